@@ -1,0 +1,6 @@
+/** xdp-lab conformance — not built yet. */
+import { UsageError, type CliIO } from '../io';
+
+export async function run(_args: string[], _io: CliIO): Promise<number> {
+  throw new UsageError('the conformance command is not available yet');
+}

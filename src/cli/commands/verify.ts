@@ -1,0 +1,6 @@
+/** xdp-lab verify — not built yet. */
+import { UsageError, type CliIO } from '../io';
+
+export async function run(_args: string[], _io: CliIO): Promise<number> {
+  throw new UsageError('the verify command is not available yet');
+}

@@ -1,0 +1,4 @@
+/** The eBPF instruction set: opcodes, the one table, slot encoding. */
+export * from './opcodes';
+export * from './insn';
+export * from './table';

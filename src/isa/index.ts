@@ -2,3 +2,4 @@
 export * from './opcodes';
 export * from './insn';
 export * from './table';
+export * from './spec';

@@ -1,0 +1,118 @@
+/**
+ * The program spec: the one JSON format shared by the compiler, verifier,
+ * VM, CLI and the kernel oracle (../shared/oracle/bpf-oracle). A spec the
+ * compiler writes can be handed to the oracle unchanged.
+ *
+ *   {"prog_type":"xdp","insns":"<hex, 8 bytes a slot>",
+ *    "maps":[{"name","type","key_size","value_size","max_entries"}],
+ *    "map_relocs":[{"insn":N,"map":I}], line_info?, btf?, source?}
+ */
+import { decodeProgram, hexToBytes, type Insn } from './insn';
+
+/** Map types by the oracle's names, with the kernel's enum bpf_map_type values. */
+export const MAP_TYPES = {
+  hash: 1,
+  array: 2,
+  prog_array: 3,
+  percpu_hash: 5,
+  percpu_array: 6,
+  lru_hash: 9,
+  devmap: 14,
+  cpumap: 16,
+  xskmap: 17,
+  devmap_hash: 25,
+} as const;
+export type MapType = keyof typeof MAP_TYPES;
+
+export interface MapSpec {
+  name?: string;
+  type: MapType;
+  key_size: number;
+  value_size: number;
+  max_entries: number;
+  flags?: number;
+  /** Initial entries (oracle format: hex key and value). */
+  init?: { key: string; value: string }[];
+}
+
+export interface MapReloc {
+  /** Slot index of the lddw whose imm refers to the map. */
+  insn: number;
+  /** Index into maps. */
+  map: number;
+}
+
+/** For each instruction slot, the C span it came from (compiler output). */
+export interface LineInfo {
+  insn: number;
+  file?: string;
+  line: number;
+  col: number;
+  endLine?: number;
+  endCol?: number;
+}
+
+export interface ProgramSpec {
+  prog_type: 'xdp';
+  insns: string;
+  maps?: MapSpec[];
+  map_relocs?: MapReloc[];
+  line_info?: LineInfo[];
+  /** Types for pretty printing (compiler-defined shape). */
+  btf?: unknown;
+  /** The C source, when compiled from C. */
+  source?: string;
+  /** Function boundaries (compiler output): name and first slot. */
+  funcs?: { name: string; insn: number }[];
+}
+
+export interface ParsedSpec {
+  spec: ProgramSpec;
+  insns: Insn[];
+}
+
+/**
+ * Check a spec from untrusted JSON. Returns the decoded slots, or one line
+ * naming the first problem (never throws).
+ */
+export function parseSpec(json: unknown): ParsedSpec | { error: string } {
+  if (typeof json !== 'object' || json === null || Array.isArray(json)) return { error: 'spec must be a JSON object' };
+  const o = json as Record<string, unknown>;
+  if (o.prog_type !== undefined && o.prog_type !== 'xdp') return { error: `unsupported prog_type ${JSON.stringify(o.prog_type)} (only "xdp")` };
+  if (typeof o.insns !== 'string') return { error: 'spec.insns must be a hex string' };
+  const bytes = hexToBytes(o.insns);
+  if (typeof bytes === 'string') return { error: `spec.insns: ${bytes}` };
+  if (bytes.length === 0) return { error: 'spec.insns is empty' };
+  const dec = decodeProgram(bytes);
+  if (dec.error) return { error: `spec.insns: ${dec.error}` };
+  const maps: MapSpec[] = [];
+  if (o.maps !== undefined) {
+    if (!Array.isArray(o.maps)) return { error: 'spec.maps must be a list' };
+    for (const [i, m] of (o.maps as unknown[]).entries()) {
+      if (typeof m !== 'object' || m === null) return { error: `spec.maps[${i}] must be an object` };
+      const mm = m as Record<string, unknown>;
+      if (typeof mm.type !== 'string' || !(mm.type in MAP_TYPES)) {
+        return { error: `spec.maps[${i}]: unknown map type ${JSON.stringify(mm.type)} (known: ${Object.keys(MAP_TYPES).join(', ')})` };
+      }
+      for (const f of ['key_size', 'value_size', 'max_entries'] as const) {
+        const v = mm[f];
+        if (typeof v !== 'number' || !Number.isInteger(v) || v < 0 || v > 0x7fffffff) {
+          return { error: `spec.maps[${i}].${f} must be a non-negative integer` };
+        }
+      }
+      maps.push(mm as unknown as MapSpec);
+    }
+  }
+  const relocs: MapReloc[] = [];
+  if (o.map_relocs !== undefined) {
+    if (!Array.isArray(o.map_relocs)) return { error: 'spec.map_relocs must be a list' };
+    for (const [i, r] of (o.map_relocs as unknown[]).entries()) {
+      const rr = r as Record<string, unknown> | null;
+      if (!rr || typeof rr.insn !== 'number' || typeof rr.map !== 'number') return { error: `spec.map_relocs[${i}] must be {insn, map}` };
+      if (rr.map < 0 || rr.map >= maps.length) return { error: `spec.map_relocs[${i}]: map ${rr.map} does not exist` };
+      if (dec.insns[rr.insn]?.code !== 0x18) return { error: `spec.map_relocs[${i}]: slot ${rr.insn} is not an lddw` };
+      relocs.push({ insn: rr.insn, map: rr.map });
+    }
+  }
+  return { spec: { ...(o as unknown as ProgramSpec), prog_type: 'xdp', maps, map_relocs: relocs }, insns: dec.insns };
+}

@@ -258,26 +258,29 @@ int xdp_no_bounds_check(struct xdp_md *ctx)
 char _license[] SEC("license") = "GPL";
 `;
 
-const uncheckedMapValue = `/* A verifier error, on purpose: the map value pointer returned by
- * bpf_map_lookup_elem() may be NULL, and it is used without a check.
+const uncheckedMapValue = `/* A verifier error, on purpose: the value pointer returned by
+ * bpf_map_lookup_elem() is NULL when the key is not in the hash map, and
+ * it is used without a check.
  *
  * The kernel rejects this program ("invalid mem access
  * 'map_value_or_null'"). Wrap the increment in if (value) { ... }.
+ * (For an array map and a constant key in range, recent kernels know the
+ * lookup cannot fail; a hash map lookup always can.)
  */
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
 
 struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(type, BPF_MAP_TYPE_HASH);
 	__type(key, __u32);
 	__type(value, __u64);
-	__uint(max_entries, 1);
+	__uint(max_entries, 16);
 } pkt_count SEC(".maps");
 
 SEC("xdp")
 int xdp_unchecked_value(struct xdp_md *ctx)
 {
-	__u32 key = 0;
+	__u32 key = ctx->ingress_ifindex;
 	__u64 *value = bpf_map_lookup_elem(&pkt_count, &key);
 
 	*value += 1;

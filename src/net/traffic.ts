@@ -68,8 +68,9 @@ interface SourceState {
   spanNs?: number;
 }
 
+const MIN_FRAME = ETH_ZLEN;
 function wireNs(len: number, gbps: number): number {
-  return ((Math.max(len, ETH_ZLEN) + 24) * 8) / gbps;
+  return ((Math.max(len, MIN_FRAME) + 24) * 8) / gbps;
 }
 
 function ipAt(base: string, i: number, v6: boolean): string {

@@ -13,7 +13,7 @@
 import { TrafficGenerator } from '../net/traffic';
 import { profileFrom, type ProfileEntry } from './cost';
 import { resolveConfig, type ResolvedConfig, type SimConfig } from './config';
-import { CPU_STATE_NAMES, CpuState, Machine, type Cpu } from './machine';
+import { CPU_STATE_NAMES, CpuState as CpuStateEnum, Machine, type Cpu } from './machine';
 import { Mlx4En, newRingCounters, SLOT_STATE_NAMES, MLX4_EN_CACHE_SIZE, type RedirectHandler, type RingCounters } from './nic/mlx4';
 import { PAGE_LOC_NAMES, PageLoc } from './page_alloc';
 import type { XdpHook } from './program';
@@ -73,6 +73,9 @@ export interface SimRates {
   /** Packets the driver finished with (all actions, and the stack path). */
   processed_pps: number;
 }
+
+// A local copy: imported const enums are getter calls when transpiled per module.
+const CpuState = { IDLE: CpuStateEnum.IDLE, POLL_BEGIN: CpuStateEnum.POLL_BEGIN } as const;
 
 type ControlOp = { at: number; op: 'attach'; prog: XdpHook | null } | { at: number; op: 'mtu'; mtu: number };
 

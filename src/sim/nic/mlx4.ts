@@ -11,12 +11,36 @@
  * does work charges its cost step to the CPU running it; nothing here
  * computes a rate.
  */
-import { Cpu, CpuState, type Machine } from '../machine';
-import { S } from '../cost';
-import { K } from '../trace';
-import { DmaDir, PAGE_SIZE, PageLoc } from '../page_alloc';
-import { XDP_ABORTED, XDP_DROP, XDP_PASS, XDP_REDIRECT, XDP_TX, XdpBuff, type XdpHook } from '../program';
+import { Cpu, CpuState as CpuStateEnum, type Machine } from '../machine';
+import { S as CostSteps } from '../cost';
+import { K as TraceKinds } from '../trace';
+import { DmaDir as DmaDirEnum, PAGE_SIZE as PAGE_SIZE_, PageLoc as PageLocEnum } from '../page_alloc';
+import * as xdpActions from '../program';
+import { XdpBuff, type XdpHook } from '../program';
 import { SocketQueue } from '../stack';
+
+// Module-local copies of imported constants: on the per-packet path a
+// cross-module binding is a getter call when the module is transpiled on
+// its own (tsx, vitest); a local object or const is a plain load.
+const S = { ...CostSteps };
+const K = { ...TraceKinds };
+const PAGE_SIZE = PAGE_SIZE_;
+const PageLoc = {
+  FREE: PageLocEnum.FREE,
+  RX_RING: PageLocEnum.RX_RING,
+  PAGE_CACHE: PageLocEnum.PAGE_CACHE,
+  TX_RING: PageLocEnum.TX_RING,
+  STACK: PageLocEnum.STACK,
+  IN_FLIGHT: PageLocEnum.IN_FLIGHT,
+  FRAGS: PageLocEnum.FRAGS,
+} as const;
+const DmaDir = { NONE: DmaDirEnum.NONE, FROM_DEVICE: DmaDirEnum.FROM_DEVICE, BIDIRECTIONAL: DmaDirEnum.BIDIRECTIONAL } as const;
+const CpuState = { IDLE: CpuStateEnum.IDLE, POLL_BEGIN: CpuStateEnum.POLL_BEGIN, POLL_RX: CpuStateEnum.POLL_RX, POLL_END: CpuStateEnum.POLL_END } as const;
+const XDP_ABORTED = xdpActions.XDP_ABORTED;
+const XDP_DROP = xdpActions.XDP_DROP;
+const XDP_PASS = xdpActions.XDP_PASS;
+const XDP_TX = xdpActions.XDP_TX;
+const XDP_REDIRECT = xdpActions.XDP_REDIRECT;
 
 /** NAPI weight (NAPI_POLL_WEIGHT). */
 export const NAPI_BUDGET = 64;

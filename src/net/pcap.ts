@@ -10,7 +10,10 @@ export const PCAP_MAGIC_NS = 0xa1b23c4d;
 export const LINKTYPE_ETHERNET = 1;
 
 export interface PcapRecord {
-  /** Timestamp in nanoseconds since the epoch (a JS number: exact to ~104 days of ns, then ~µs-exact). */
+  /** Timestamp: seconds since the epoch and nanoseconds within the second (exact). */
+  sec: number;
+  nsec: number;
+  /** The same as one number of nanoseconds (not exact beyond 2^53 ns: use sec/nsec for differences). */
   tsNs: number;
   data: Uint8Array;
   /** Length on the wire (may exceed data.length when the capture was truncated by snaplen). */
@@ -48,14 +51,15 @@ export function readPcap(bytes: Uint8Array): { records: PcapRecord[]; nanosecond
     const origLen = dv.getUint32(off + 12, little);
     if (!ns && frac >= 1_000_000) throw new PcapError(`record ${records.length + 1}: microsecond field ${frac} out of range`);
     if (off + 16 + inclLen > bytes.length) throw new PcapError(`record ${records.length + 1} is truncated: ${inclLen} bytes announced, ${bytes.length - off - 16} present`);
-    records.push({ tsNs: sec * 1e9 + (ns ? frac : frac * 1000), data: bytes.slice(off + 16, off + 16 + inclLen), origLen });
+    const nsec = ns ? frac : frac * 1000;
+    records.push({ sec, nsec, tsNs: sec * 1e9 + nsec, data: bytes.slice(off + 16, off + 16 + inclLen), origLen });
     off += 16 + inclLen;
   }
   return { records, nanosecond: ns, bigEndian: !little, snaplen };
 }
 
 /** Write classic pcap, little endian; nanosecond resolution unless `micro`. */
-export function writePcap(records: readonly { tsNs: number; data: Uint8Array; origLen?: number }[], opts: { micro?: boolean; snaplen?: number } = {}): Uint8Array {
+export function writePcap(records: readonly { sec?: number; nsec?: number; tsNs?: number; data: Uint8Array; origLen?: number }[], opts: { micro?: boolean; snaplen?: number } = {}): Uint8Array {
   const total = 24 + records.reduce((a, r) => a + 16 + r.data.length, 0);
   const out = new Uint8Array(total);
   const dv = new DataView(out.buffer);
@@ -66,8 +70,8 @@ export function writePcap(records: readonly { tsNs: number; data: Uint8Array; or
   dv.setUint32(20, LINKTYPE_ETHERNET, true);
   let off = 24;
   for (const r of records) {
-    const sec = Math.floor(r.tsNs / 1e9);
-    const fracNs = r.tsNs - sec * 1e9;
+    const sec = r.sec ?? Math.floor((r.tsNs ?? 0) / 1e9);
+    const fracNs = r.nsec ?? (r.tsNs ?? 0) - sec * 1e9;
     dv.setUint32(off, sec, true);
     dv.setUint32(off + 4, opts.micro ? Math.floor(fracNs / 1000) : Math.round(fracNs), true);
     dv.setUint32(off + 8, r.data.length, true);

@@ -167,8 +167,10 @@ export class TrafficGenerator {
     if (spec.pcap) {
       const recs = spec.pcap.records;
       if (recs.length === 0) throw new Error('traffic: the pcap holds no packets');
-      const t0 = recs[0]!.tsNs;
-      const times = spec.pcap.ratePps ? Float64Array.from(recs, (_, i) => (i * 1e9) / spec.pcap!.ratePps!) : Float64Array.from(recs, (r) => Math.max(0, r.tsNs - t0));
+      const r0 = recs[0]!;
+      // Differences in sec/nsec stay exact where absolute ns would not fit a double.
+      const rel = (r: PcapRecord) => Math.max(0, (r.sec - r0.sec) * 1e9 + (r.nsec - r0.nsec));
+      const times = spec.pcap.ratePps ? Float64Array.from(recs, (_, i) => (i * 1e9) / spec.pcap!.ratePps!) : Float64Array.from(recs, rel);
       const last = times[times.length - 1]!;
       this.sources.push({
         templates: recs.map((r) => r.data),

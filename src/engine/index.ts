@@ -1,0 +1,8 @@
+/** The engine façade: Session = compile + verify + attach + simulate. */
+export * from './types';
+export * from './api';
+export * from './toolchain';
+export { Session } from './session';
+export { createEngine } from './engine';
+export { landedToolchain } from './stages';
+export { lineOfPc } from './build';

@@ -5,11 +5,26 @@
  */
 import type { Example } from './toolchain';
 import type { BuildResult, Capabilities } from './types';
+import type { SimReply } from './simSession';
+import type { SimSettings, SimSnapshot, StepUnit } from './simTypes';
 
 export interface EngineApi {
   hello(): { capabilities: Capabilities; examples: Example[] };
   build(source: string): BuildResult;
+  simSnapshot(): SimReply;
+  simStep(unit: StepUnit, count: number): SimReply & { ran?: number };
+  simStepBack(): SimReply;
+  simReset(): SimReply;
+  simConfigure(patch: { traffic?: Partial<SimSettings['traffic']>; driver?: Partial<SimSettings['driver']> }): SimReply;
+  /** Frames from a pcap the user uploaded (null: back to generated traffic). */
+  simUsePcap(frames: Uint8Array[] | null): SimReply;
 }
 
-/** Events the engine pushes without being asked (snapshots, printk lines). */
-export type EngineEvent = { type: 'log'; text: string };
+/** Events the engine host pushes without being asked. */
+export type EngineEvent =
+  | { type: 'log'; text: string }
+  | { type: 'snapshot'; snapshot: SimSnapshot }
+  | { type: 'run'; running: boolean; speed: Speed; reason?: string };
+
+/** Simulation speed: events per second of wall time, or as fast as the CPU allows. */
+export type Speed = number | 'max';

@@ -10,6 +10,7 @@
  */
 import type { Insn, ParsedSpec, ProgramSpec } from '../isa';
 import type { Diagnostic, InsnState } from './types';
+import type { SimSettings, SimSnapshot, StepUnit } from './simTypes';
 
 export interface CompileOutput {
   spec: ProgramSpec | null;
@@ -37,4 +38,22 @@ export interface Toolchain {
   disassemble?: (insns: readonly Insn[]) => string[];
   verify?: (parsed: ParsedSpec) => VerifyOutput;
   examples?: readonly Example[];
+  sim?: SimFactory;
 }
+
+/**
+ * The simulated machine as the engine drives it. Deterministic: the same
+ * settings, program and packets always give the same event stream, which is
+ * how the engine steps back (reset, then replay to one event earlier).
+ */
+export interface SimPort {
+  /** Start over with these settings and program (null: no program attached). */
+  reset(settings: SimSettings, program: ParsedSpec | null, pcap: Uint8Array[] | null): void;
+  /** Run up to `count` units; returns how many completed (fewer if nothing is left to do). */
+  advance(unit: StepUnit, count: number): number;
+  /** Events processed since reset. */
+  eventCount(): number;
+  snapshot(): SimSnapshot;
+}
+
+export type SimFactory = () => SimPort;

@@ -4,9 +4,10 @@
  * the engine becomes an error response with one line, never a dead worker.
  */
 import type { EngineApi } from '../engine/api';
-import type { Request, Response } from './protocol';
+import type { HostApi, Request, Response } from './protocol';
 
-export function dispatch(api: EngineApi, req: Request): Response {
+/** `api` is the worker's full surface; tests may pass the bare engine. */
+export function dispatch(api: EngineApi & Partial<HostApi>, req: Request): Response {
   const fn = api[req.method] as ((...a: unknown[]) => unknown) | undefined;
   if (typeof fn !== 'function') return { kind: 'response', id: req.id, ok: false, error: `unknown method '${String(req.method)}'` };
   try {

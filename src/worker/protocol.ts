@@ -1,14 +1,22 @@
 /**
  * The one typed protocol between the UI thread and the engine worker.
- * Requests are calls of EngineApi methods (so the protocol cannot drift from
- * the engine), responses answer them by id, and events are pushed by the
- * worker unasked (snapshots, printk lines).
+ * Requests are calls of WorkerApi methods: the engine's own API plus the
+ * few things only the worker host can do (run the simulation against the
+ * wall clock). Responses answer them by id; events are pushed unasked
+ * (snapshots ≤ 60 Hz, run state, printk lines).
  */
-import type { EngineApi, EngineEvent } from '../engine/api';
+import type { EngineApi, EngineEvent, Speed } from '../engine/api';
 
-export type Method = keyof EngineApi;
-export type Args<M extends Method> = Parameters<EngineApi[M]>;
-export type Result<M extends Method> = ReturnType<EngineApi[M]>;
+/** What the worker host adds to the engine. */
+export interface HostApi {
+  /** Start or pause the free-running simulation, at `speed`. */
+  setRun(running: boolean, speed: Speed): { running: boolean; speed: Speed };
+}
+
+export type WorkerApi = EngineApi & HostApi;
+export type Method = keyof WorkerApi;
+export type Args<M extends Method> = Parameters<WorkerApi[M]>;
+export type Result<M extends Method> = ReturnType<WorkerApi[M]>;
 
 /** UI → worker. */
 export type Request = { [M in Method]: { kind: 'request'; id: number; method: M; args: Args<M> } }[Method];

@@ -16,8 +16,8 @@ export interface EngineApi {
   simStepBack(): SimReply;
   simReset(): SimReply;
   simConfigure(patch: { traffic?: Partial<SimSettings['traffic']>; driver?: Partial<SimSettings['driver']> }): SimReply;
-  /** Frames from a pcap the user uploaded (null: back to generated traffic). */
-  simUsePcap(frames: Uint8Array[] | null): SimReply;
+  /** Replay the frames of an uploaded pcap file (null: back to generated traffic). */
+  simLoadPcap(file: Uint8Array | null): SimReply & { frames?: number };
 }
 
 /** Events the engine host pushes without being asked. */

@@ -18,6 +18,13 @@ export function createEngine(tc: Toolchain): EngineApi & { session: Session } {
     simStepBack: () => sim.stepBack(),
     simReset: () => sim.reset(),
     simConfigure: (patch) => sim.configure(patch),
-    simUsePcap: (frames) => sim.usePcap(frames),
+    simLoadPcap: (file) => {
+      if (file === null) return sim.usePcap(null);
+      if (!tc.readPcap) return { ok: false, reason: 'pcap reading (src/net) is not available yet' };
+      const r = tc.readPcap(file);
+      if ('error' in r) return { ok: false, reason: `not a pcap file this lab can read: ${r.error}` };
+      if (r.frames.length === 0) return { ok: false, reason: 'the pcap file holds no packets' };
+      return { ...sim.usePcap(r.frames), frames: r.frames.length };
+    },
   };
 }

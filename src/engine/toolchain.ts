@@ -39,6 +39,8 @@ export interface Toolchain {
   verify?: (parsed: ParsedSpec) => VerifyOutput;
   examples?: readonly Example[];
   sim?: SimFactory;
+  /** Split a pcap file into Ethernet frames. */
+  readPcap?: (file: Uint8Array) => { frames: Uint8Array[] } | { error: string };
 }
 
 /**

@@ -5,7 +5,7 @@
  * per animation frame, so a burst of snapshots costs one render.
  */
 import { create } from 'zustand';
-import type { BuildResult, Capabilities, Example } from '../engine';
+import type { BuildResult, Capabilities, Example, SimSnapshot, Speed } from '../engine';
 
 export type Theme = 'light' | 'dark';
 export type PaneTab = 'disasm' | 'verifier' | 'inspector' | 'maps' | 'console';
@@ -35,7 +35,15 @@ export interface UiSlice {
   consoleLines: string[];
 }
 
-export type AppState = EngineSlice & ProgramSlice & UiSlice;
+export interface SimSlice {
+  sim: SimSnapshot | null;
+  /** Why there is no snapshot (simulator missing, traffic ran out, …). */
+  simMessage: string | null;
+  running: boolean;
+  speed: Speed;
+}
+
+export type AppState = EngineSlice & ProgramSlice & UiSlice & SimSlice;
 
 export const initialState: AppState = {
   engineStatus: 'starting',
@@ -51,6 +59,10 @@ export const initialState: AppState = {
   selectedPc: null,
   selectedLine: null,
   consoleLines: [],
+  sim: null,
+  simMessage: null,
+  running: false,
+  speed: 'max',
 };
 
 export const useApp = create<AppState>()(() => ({ ...initialState }));

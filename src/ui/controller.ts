@@ -24,6 +24,8 @@ export async function startEngine(): Promise<void> {
   client = new EngineClient(() => new EngineWorker({ name: 'xdp-lab-engine' }));
   client.onEvent = (e) => {
     if (e.type === 'log') appendConsole([e.text]);
+    else if (e.type === 'snapshot') mergeFromWorker({ sim: e.snapshot });
+    else if (e.type === 'run') mergeFromWorker({ running: e.running, speed: e.speed, ...(e.reason ? { simMessage: e.reason } : {}) });
   };
   client.onRestart = (reason) => {
     setApp({ engineStatus: 'restarting', notice: `${reason}. The engine was restarted; your program is kept.` });
@@ -33,7 +35,10 @@ export async function startEngine(): Promise<void> {
   await helloAndBuild();
 }
 
+let firstStart = true;
+
 async function helloAndBuild(): Promise<void> {
+  const wasRunning = useApp.getState().running;
   const c = engine();
   await c.ready();
   const hello = await c.call('hello');
@@ -45,6 +50,9 @@ async function helloAndBuild(): Promise<void> {
   }
   setApp(patch);
   requestBuild(0);
+  // The default example opens with traffic running (after a restart: as it was).
+  if (hello.capabilities.sim && (firstStart || wasRunning)) await c.call('setRun', true, useApp.getState().speed).then((r) => setApp({ running: r.running }));
+  firstStart = false;
 }
 
 /** The user edited the program. */

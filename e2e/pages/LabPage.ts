@@ -34,10 +34,26 @@ export class LabPage {
 
   /** Replace the editor text the way a user would: select all, type. */
   async setSource(text: string): Promise<void> {
-    await this.editor.locator('.monaco-editor textarea').focus();
+    await this.editor.locator('.view-lines').click();
     await this.page.keyboard.press('ControlOrMeta+A');
-    // insertText arrives as one input event, like a paste: no auto-closing brackets.
-    await this.page.keyboard.insertText(text);
+    await this.paste(text);
+  }
+
+  /** Paste text at the cursor, as Ctrl+V would (a real paste event, so no auto-indent per line). */
+  async paste(text: string): Promise<void> {
+    await this.page.evaluate((t) => {
+      const dt = new DataTransfer();
+      dt.setData('text/plain', t);
+      document.activeElement!.dispatchEvent(new ClipboardEvent('paste', { clipboardData: dt, bubbles: true, cancelable: true }));
+    }, text);
+  }
+
+  /** Make a share link with the Share button; returns the URL it shows. */
+  async share(): Promise<string> {
+    await this.page.getByTestId('share').click();
+    const field = this.page.getByTestId('share-link');
+    await expect(field).toHaveValue(/#share=/);
+    return field.inputValue();
   }
 
   tab(name: 'disasm' | 'verifier' | 'inspector' | 'maps' | 'console'): Locator {

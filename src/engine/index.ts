@@ -8,3 +8,4 @@ export { SimSession, type SimReply } from './simSession';
 export { createEngine } from './engine';
 export { landedToolchain } from './stages';
 export { lineOfPc } from './build';
+export { encodeScenario, decodeScenario, checkSettings, type Scenario } from './scenario';

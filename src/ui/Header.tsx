@@ -3,6 +3,7 @@ import { loadExample } from './controller';
 import { toggleTheme } from './theme';
 import { useApp } from '../store';
 import { BuildStatus } from './BuildStatus';
+import { ShareButton } from './ShareButton';
 
 export function Header() {
   const examples = useApp((s) => s.examples);
@@ -24,6 +25,7 @@ export function Header() {
       <BuildStatus />
       <span className="spacer" />
       <span className={`engine-status ${status}`} data-testid="engine-status">engine: {status}</span>
+      <ShareButton />
       <button data-testid="theme-toggle" onClick={toggleTheme} aria-label="Toggle light and dark theme">
         {theme === 'dark' ? '☀ Light' : '☾ Dark'}
       </button>

@@ -6,6 +6,7 @@
 import { EngineClient } from '../worker/client';
 import EngineWorker from '../worker/worker.ts?worker';
 import { appendConsole, mergeFromWorker, setApp, useApp } from '../store';
+import type { SimSettings } from '../engine';
 
 /** Short enough that results land ~100 ms after the last keystroke. */
 export const BUILD_DEBOUNCE_MS = 60;
@@ -20,7 +21,11 @@ export function engine(): EngineClient {
   return client;
 }
 
-export async function startEngine(): Promise<void> {
+/** Settings to apply once the engine is up (from a share link or the last session). */
+let bootSettings: SimSettings | null = null;
+
+export async function startEngine(settings: SimSettings | null = null): Promise<void> {
+  bootSettings = settings;
   client = new EngineClient(() => new EngineWorker({ name: 'xdp-lab-engine' }));
   client.onEvent = (e) => {
     if (e.type === 'log') appendConsole([e.text]);
@@ -49,6 +54,10 @@ async function helloAndBuild(): Promise<void> {
     patch.exampleName = hello.examples[0].name;
   }
   setApp(patch);
+  if (hello.capabilities.sim) {
+    const settings = useApp.getState().sim?.settings ?? bootSettings;
+    if (settings) await c.call('simConfigure', settings);
+  }
   requestBuild(0);
   // The default example opens with traffic running (after a restart: as it was).
   if (hello.capabilities.sim && (firstStart || wasRunning)) await c.call('setRun', true, useApp.getState().speed).then((r) => setApp({ running: r.running }));

@@ -3,12 +3,19 @@ import { createRoot } from 'react-dom/client';
 import { App } from './App';
 import { startEngine } from './controller';
 import { initTheme } from './theme';
-import { useApp } from '../store';
+import { setApp, useApp } from '../store';
+import { applyBootNotice, resolveBoot, startAutosave } from './persist';
 import './app.css';
 
 initTheme();
 createRoot(document.getElementById('root')!).render(<App />);
-void startEngine();
+void (async () => {
+  const boot = await resolveBoot();
+  setApp({ source: boot.source ?? '', exampleName: boot.source ? boot.example : null });
+  applyBootNotice(boot);
+  startAutosave();
+  await startEngine(boot.settings);
+})();
 
 // A read-only window for e2e tests and the browser benchmark (the editor's
 // full text lives in Monaco's model; the DOM holds only the visible lines).

@@ -4,6 +4,8 @@ import { App } from './App';
 import { startEngine } from './controller';
 import { initTheme } from './theme';
 import { setApp, useApp } from '../store';
+import { setRunning } from './simControl';
+import type { Speed } from '../engine';
 import { applyBootNotice, resolveBoot, startAutosave } from './persist';
 import './app.css';
 
@@ -22,4 +24,5 @@ void (async () => {
 (window as unknown as { __xdpLab: unknown }).__xdpLab = {
   source: () => useApp.getState().source,
   state: () => useApp.getState(),
+  setSpeed: (s: Speed) => setRunning(true, s),
 };

@@ -81,6 +81,8 @@ export interface ProgramContext {
   /** Functions that become bpf-to-bpf subprograms, in the order they are needed. */
   subprogs: Sym[];
   inlineable(fn: Sym): boolean;
+  /** Run the peephole pass (default on). */
+  optimize?: boolean;
 }
 
 /** Generate one BPF function (the entry program or a subprogram). */
@@ -135,7 +137,7 @@ export class FuncGen {
 
   /** Resolve label jumps to offsets; drop jumps to the next instruction. */
   finish(): void {
-    peephole(this.out, this.labelPos);
+    if (this.ctx.optimize !== false) peephole(this.out, this.labelPos);
     // Remove `ja +0` (a jump to the very next slot) repeatedly, fixing label positions.
     for (;;) {
       const kill = this.out.findIndex((e, i) => e.label !== undefined && e.insn.code === (O.BPF_JMP | O.BPF_JA) && this.labelPos[e.label] === i + 1);
@@ -355,7 +357,13 @@ export class FuncGen {
 
   private stmtInner(s: Stmt): void {
     switch (s.k) {
-      case 'empty': case 'case': case 'default': return;
+      case 'empty': return;
+      case 'case': case 'default': {
+        const l = this.caseLabels[this.caseLabels.length - 1]?.get(s);
+        if (l === undefined) this.fail(`'${s.k}' statement not in switch statement`, s.span, 'sema-case');
+        this.place(l);
+        return;
+      }
       case 'expr': {
         const v = this.expr(s.e, true);
         this.release(v);

@@ -332,7 +332,7 @@ export class FuncGen {
     const last = this.out[this.out.length - 1];
     if (!last || last.insn.code !== (O.BPF_JMP | O.BPF_EXIT) || this.labelPos.some((p) => p === this.out.length)) {
       const ret = (fn.type as FuncType).ret;
-      if (ret.k !== 'void' && fn.name !== 'main') this.diags.warning('sema-return-type', `non-void function does not return a value in all control paths`, { ...this.span, line: fn.body!.span.endLine, col: fn.body!.span.endCol - 1 });
+      if (ret.k !== 'void' && !this.diags.hasErrors) this.diags.warning('sema-return-type', `non-void function does not return a value in all control paths`, { ...this.span, line: fn.body!.span.endLine, col: fn.body!.span.endCol - 1 });
       this.emit(O.BPF_ALU64 | O.BPF_MOV | O.BPF_K, 0, 0, 0, 0);
       this.emit(O.BPF_JMP | O.BPF_EXIT);
     }
@@ -378,7 +378,7 @@ export class FuncGen {
         const savedTop = this.stackTop;
         let dead = false;
         for (const b of s.body) {
-          if (dead && b.k !== 'label' && !(b.k === 'block' && (b.body[0]?.k === 'case' || b.body[0]?.k === 'default' || b.body[0]?.k === 'label')) && b.k !== 'empty' && b.k !== 'decl') {
+          if (dead && !this.diags.hasErrors && b.k !== 'label' && !(b.k === 'block' && (b.body[0]?.k === 'case' || b.body[0]?.k === 'default' || b.body[0]?.k === 'label')) && b.k !== 'empty' && b.k !== 'decl') {
             this.diags.warning('sema-unreachable', 'code will never be executed', b.span);
             dead = false;
           }

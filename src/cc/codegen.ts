@@ -753,19 +753,7 @@ export class FuncGen {
           this.place(end);
           return { k: 'imm', v: 0n };
         }
-        const r = this.allocTemp();
-        const elseL = this.newLabel(), end = this.newLabel();
-        this.branch(e.c, elseL, false);
-        const tv = this.expr(e.t);
-        this.moveTo(tv, r, e.ty);
-        this.release(tv);
-        this.jmp(end);
-        this.place(elseL);
-        const fv = this.expr(e.f);
-        this.moveTo(fv, r, e.ty);
-        this.release(fv);
-        this.place(end);
-        return { k: 'reg', r, temp: true };
+        return this.select(e.c, e.t, e.f, e.ty);
       }
       case 'comma': {
         this.release(this.expr(e.l, true));
@@ -1123,9 +1111,34 @@ export class FuncGen {
   }
 
   // ---- conditions ----------------------------------------------------------------
+  /**
+   * c ? t : f into one register. The register is chosen after the condition
+   * (which may call) and is free again on the other arm, which is a
+   * different path: no value is live across a call in either.
+   */
+  private select(c: Expr, t: Expr, f: Expr, ty: Type): Val {
+    const elseL = this.newLabel(), end = this.newLabel();
+    this.branch(c, elseL, false);
+    const tv = this.expr(t);
+    const r = tv.k === 'reg' && tv.temp ? tv.r : this.allocTemp();
+    this.moveTo(tv, r, ty);
+    if (tv.k === 'reg' && tv.r !== r) this.release(tv);
+    this.jmp(end);
+    this.place(elseL);
+    this.regOwner[r] = 'free';
+    const fv = this.expr(f);
+    if (this.regOwner[r] !== 'free' && !(fv.k === 'reg' && fv.r === r)) this.fail('expression too complex: out of registers (split it into several statements)', this.span, 'cc-out-of-registers');
+    this.moveTo(fv, r, ty);
+    if (!(fv.k === 'reg' && fv.r === r)) this.release(fv);
+    this.regOwner[r] = 'temp';
+    this.place(end);
+    return { k: 'reg', r, temp: true, zext: sizeOf(ty) < 8 };
+  }
+
   private condValue(e: Expr): Val {
     const c = constOf(e);
     if (c !== undefined) return { k: 'imm', v: c };
+    if (this.containsCall(e)) return this.select(e, { k: 'num', value: 1n, ty: T.int, span: e.span }, { k: 'num', value: 0n, ty: T.int, span: e.span }, T.int);
     const r = this.allocTemp();
     const l = this.newLabel();
     this.emit(O.BPF_ALU | O.BPF_MOV | O.BPF_K, r, 0, 0, 1);

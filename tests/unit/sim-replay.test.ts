@@ -94,3 +94,18 @@ describe('snapshot', () => {
     expect(sim.events(0, 5).map((e) => e.seq)).toEqual([0, 1, 2, 3, 4]);
   });
 });
+
+describe('trace window', () => {
+  it('keeps at most `limit` records, dropping the oldest, without changing the hash', () => {
+    const small = new Simulation(cfg(1), prog());
+    (small.machine.trace as unknown as { limit: number }).limit = 2048;
+    while (small.stepEvent());
+    const full = new Simulation(cfg(1), prog());
+    while (full.stepEvent());
+    const t = small.machine.trace;
+    expect(t.hash).toBe(full.machine.trace.hash);
+    expect(t.count - t.base).toBeLessThanOrEqual(2048);
+    expect(t.get(t.count - 1)).toEqual(full.machine.trace.get(t.count - 1));
+    expect(t.get(0)).toBeUndefined();
+  });
+});

@@ -1,0 +1,66 @@
+/**
+ * Page object for the XDP Lab app: every selector the specs use lives here,
+ * keyed on data-testid, so the specs read as user stories.
+ */
+import { expect, type Locator, type Page, type TestInfo } from '@playwright/test';
+
+export class LabPage {
+  readonly editor: Locator;
+  readonly engineStatus: Locator;
+  readonly buildStatus: Locator;
+  readonly examples: Locator;
+  readonly notice: Locator;
+
+  constructor(readonly page: Page) {
+    this.editor = page.getByTestId('editor');
+    this.engineStatus = page.getByTestId('engine-status');
+    this.buildStatus = page.getByTestId('build-status');
+    this.examples = page.getByTestId('examples');
+    this.notice = page.getByTestId('notice');
+  }
+
+  async open(path = '/'): Promise<void> {
+    await this.page.goto(path);
+    await expect(this.editor.locator('.monaco-editor')).toBeVisible();
+  }
+
+  /** The editor's full text, read from Monaco's model (the DOM only holds visible lines). */
+  async source(): Promise<string> {
+    return this.page.evaluate(() => {
+      const w = window as unknown as { __xdpLab?: { source(): string } };
+      return w.__xdpLab?.source() ?? '';
+    });
+  }
+
+  /** Replace the editor text the way a user would: select all, type. */
+  async setSource(text: string): Promise<void> {
+    await this.editor.locator('.view-lines').click();
+    await this.page.keyboard.press('ControlOrMeta+A');
+    await this.paste(text);
+  }
+
+  /** Paste text at the cursor, as Ctrl+V would (a real paste event, so no auto-indent per line). */
+  async paste(text: string): Promise<void> {
+    await this.page.evaluate((t) => {
+      const dt = new DataTransfer();
+      dt.setData('text/plain', t);
+      document.activeElement!.dispatchEvent(new ClipboardEvent('paste', { clipboardData: dt, bubbles: true, cancelable: true }));
+    }, text);
+  }
+
+  /** Make a share link with the Share button; returns the URL it shows. */
+  async share(): Promise<string> {
+    await this.page.getByTestId('share').click();
+    const field = this.page.getByTestId('share-link');
+    await expect(field).toHaveValue(/#share=/);
+    return field.inputValue();
+  }
+
+  tab(name: 'disasm' | 'verifier' | 'inspector' | 'maps' | 'console'): Locator {
+    return this.page.getByTestId(`tab-${name}`);
+  }
+
+  async screenshot(testInfo: TestInfo, name: string): Promise<void> {
+    await testInfo.attach(name, { body: await this.page.screenshot(), contentType: 'image/png' });
+  }
+}

@@ -1,0 +1,111 @@
+/**
+ * One build: C source → compile → spec check → disassembly → verification.
+ * Each stage reports ok / failed / unavailable / skipped, so the UI can say
+ * exactly how far a program got and why it stopped there.
+ */
+import { bytesToHex, encodeProgram, parseSpec, type ParsedSpec } from '../isa';
+import type { Toolchain } from './toolchain';
+import type { BuildResult, CompileInfo, Diagnostic, DisasmLine, StageResult, VerifyInfo } from './types';
+
+export interface BuildOutput {
+  result: BuildResult;
+  /** The decoded program, when compilation produced one. */
+  parsed: ParsedSpec | null;
+}
+
+const notLanded = (what: string) => ({ status: 'unavailable' as const, message: `${what} not available yet` });
+
+export function runBuild(tc: Toolchain, seq: number, source: string): BuildOutput {
+  const diagnostics: Diagnostic[] = [];
+  const result = (compile: StageResult<CompileInfo>, disasm: StageResult<{ lines: DisasmLine[] }>, verify: StageResult<VerifyInfo>): BuildResult => ({
+    seq, source, diagnostics, compile, disasm, verify,
+  });
+
+  if (!tc.compile) {
+    return { result: result(notLanded('compiler'), notLanded('compiler'), notLanded('compiler')), parsed: null };
+  }
+  let out;
+  try {
+    out = tc.compile(source);
+  } catch (e) {
+    const message = `internal compiler error: ${(e as Error)?.message ?? String(e)}`;
+    diagnostics.push({ stage: 'engine', severity: 'error', message, line: 1, col: 1, endLine: 1, endCol: 1 });
+    const failed = { status: 'failed' as const, message };
+    return { result: result(failed, failed, { status: 'skipped', message: 'compilation failed' }), parsed: null };
+  }
+  diagnostics.push(...out.diagnostics);
+  if (!out.spec) {
+    const failed = { status: 'failed' as const, message: 'compilation failed' };
+    return { result: result(failed, { status: 'skipped', message: 'compilation failed' }, { status: 'skipped', message: 'compilation failed' }), parsed: null };
+  }
+  const parsed = parseSpec(out.spec);
+  if ('error' in parsed) {
+    const message = `compiler produced an invalid program: ${parsed.error}`;
+    diagnostics.push({ stage: 'engine', severity: 'error', message, line: 1, col: 1, endLine: 1, endCol: 1 });
+    const failed = { status: 'failed' as const, message };
+    return { result: result(failed, failed, { status: 'skipped', message }), parsed: null };
+  }
+  const lineOf: Record<number, number> = {};
+  for (const li of parsed.spec.line_info ?? []) lineOf[li.insn] = li.line;
+  const compile: StageResult<CompileInfo> = {
+    status: 'ok',
+    insnCount: parsed.insns.length,
+    maps: (parsed.spec.maps ?? []).map((m, i) => ({ name: m.name ?? `map${i}`, type: m.type, key_size: m.key_size, value_size: m.value_size, max_entries: m.max_entries })),
+    lineOf,
+  };
+  const disasm = tc.disassemble ? listing(tc, parsed, source, lineOf) : notLanded('disassembler');
+  const verify = tc.verify ? runVerify(tc, parsed, lineOf, diagnostics) : notLanded('verifier');
+  return { result: result(compile, disasm, verify), parsed };
+}
+
+/** llvm-objdump -S: each C line once, before the first instruction it produced. */
+function listing(tc: Toolchain, parsed: ParsedSpec, source: string, lineOf: Record<number, number>): StageResult<{ lines: DisasmLine[] }> {
+  let texts: string[];
+  try {
+    texts = tc.disassemble!(parsed.insns);
+  } catch (e) {
+    return { status: 'failed', message: `disassembler: ${(e as Error)?.message ?? String(e)}` };
+  }
+  const src = source.split('\n');
+  const funcs = new Map((parsed.spec.funcs ?? []).map((f) => [f.insn, f.name]));
+  const lines: DisasmLine[] = [];
+  let lastLine = 0;
+  parsed.insns.forEach((insn, pc) => {
+    if (pc > 0 && parsed.insns[pc - 1].code === 0x18) return; // second lddw slot
+    const fn = funcs.get(pc);
+    if (fn) lines.push({ kind: 'label', pc, text: `${fn}:` });
+    const line = lineOf[pc];
+    if (line !== undefined && line !== lastLine) {
+      lines.push({ kind: 'source', line, text: src[line - 1] ?? '' });
+      lastLine = line;
+    }
+    const slots = insn.code === 0x18 ? parsed.insns.slice(pc, pc + 2) : [insn];
+    lines.push({ kind: 'insn', pc, hex: bytesToHex(encodeProgram(slots)), text: texts[pc] ?? '', line: line ?? lastLine });
+  });
+  return { status: 'ok', lines };
+}
+
+function runVerify(tc: Toolchain, parsed: ParsedSpec, lineOf: Record<number, number>, diagnostics: Diagnostic[]): StageResult<VerifyInfo> {
+  let v;
+  try {
+    v = tc.verify!(parsed);
+  } catch (e) {
+    return { status: 'failed', message: `internal verifier error: ${(e as Error)?.message ?? String(e)}` };
+  }
+  if (!v.accepted) {
+    const line = lineOfPc(lineOf, v.errorPc);
+    diagnostics.push({
+      stage: 'verifier', severity: 'error', code: 'verifier',
+      message: v.error ?? 'the verifier rejected the program',
+      line, col: 1, endLine: line, endCol: 1000,
+    });
+  }
+  return { status: 'ok', accepted: v.accepted, log: v.log, error: v.error, errorPc: v.errorPc, states: v.states, processed: v.processed };
+}
+
+/** The C line of a slot: its own line_info, else the nearest earlier one. */
+export function lineOfPc(lineOf: Record<number, number>, pc: number | undefined): number {
+  if (pc === undefined) return 1;
+  for (let p = pc; p >= 0; p--) if (lineOf[p] !== undefined) return lineOf[p];
+  return 1;
+}

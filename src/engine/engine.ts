@@ -1,0 +1,30 @@
+/**
+ * createEngine: binds a Session to the EngineApi surface. Pure; the worker
+ * and tests both go through here.
+ */
+import type { EngineApi } from './api';
+import { Session } from './session';
+import type { Toolchain } from './toolchain';
+
+export function createEngine(tc: Toolchain): EngineApi & { session: Session } {
+  const session = new Session(tc);
+  const sim = session.sim;
+  return {
+    session,
+    hello: () => ({ capabilities: session.capabilities(), examples: [...session.examples()] }),
+    build: (source) => session.build(source),
+    simSnapshot: () => sim.snapshot(),
+    simStep: (unit, count) => sim.step(unit, count),
+    simStepBack: () => sim.stepBack(),
+    simReset: () => sim.reset(),
+    simConfigure: (patch) => sim.configure(patch),
+    simLoadPcap: (file) => {
+      if (file === null) return sim.usePcap(null);
+      if (!tc.readPcap) return { ok: false, reason: 'pcap reading (src/net) is not available yet' };
+      const r = tc.readPcap(file);
+      if ('error' in r) return { ok: false, reason: `not a pcap file this lab can read: ${r.error}` };
+      if (r.frames.length === 0) return { ok: false, reason: 'the pcap file holds no packets' };
+      return { ...sim.usePcap(r.frames), frames: r.frames.length };
+    },
+  };
+}

@@ -1,0 +1,11 @@
+/** The engine façade: Session = compile + verify + attach + simulate. */
+export * from './types';
+export * from './simTypes';
+export * from './api';
+export * from './toolchain';
+export { Session } from './session';
+export { SimSession, type SimReply } from './simSession';
+export { createEngine } from './engine';
+export { landedToolchain } from './stages';
+export { lineOfPc } from './build';
+export { encodeScenario, decodeScenario, checkSettings, type Scenario } from './scenario';

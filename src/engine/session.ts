@@ -1,0 +1,60 @@
+/**
+ * Session: the engine façade (compile + verify + attach + simulate). One
+ * Session holds one program and one simulated machine; every method is
+ * synchronous and deterministic, so the same Session runs in the Web Worker,
+ * on the main thread in tests, and under Node.
+ */
+import { runBuild } from './build';
+import { SimSession } from './simSession';
+import type { Example, Toolchain } from './toolchain';
+import type { BuildResult, Capabilities } from './types';
+import type { ParsedSpec } from '../isa';
+
+export class Session {
+  private seq = 0;
+  private lastBuild: BuildResult | null = null;
+  private program: ParsedSpec | null = null;
+  readonly sim: SimSession;
+
+  constructor(private readonly tc: Toolchain) {
+    this.sim = new SimSession(tc.sim);
+  }
+
+  capabilities(): Capabilities {
+    return {
+      compiler: !!this.tc.compile,
+      verifier: !!this.tc.verify,
+      disassembler: !!this.tc.disassemble,
+      vm: !!this.tc.sim,
+      sim: !!this.tc.sim,
+    };
+  }
+
+  examples(): readonly Example[] {
+    return this.tc.examples ?? [];
+  }
+
+  /**
+   * Compile and verify `source`; the result replaces the previous build. A
+   * program the verifier accepts is attached to the simulated NIC at once;
+   * one it rejects is not (the kernel would refuse to load it), so the NIC
+   * runs without XDP until the program is fixed.
+   */
+  build(source: string): BuildResult {
+    const { result, parsed } = runBuild(this.tc, ++this.seq, source);
+    this.lastBuild = result;
+    this.program = parsed;
+    if (this.sim.available) this.sim.attach(this.attachable() ? parsed : null);
+    return result;
+  }
+
+  currentBuild(): BuildResult | null {
+    return this.lastBuild;
+  }
+
+  /** Whether the current program passed the verifier and may be attached. */
+  attachable(): boolean {
+    const v = this.lastBuild?.verify;
+    return !!this.program && v?.status === 'ok' && v.accepted;
+  }
+}

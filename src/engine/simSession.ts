@@ -1,0 +1,98 @@
+/**
+ * The engine's hold on the simulated machine: settings, the attached
+ * program, uploaded packets, and stepping in both directions. Stepping back
+ * replays from reset to one event earlier, which is exact because the
+ * simulation is deterministic (DESIGN.md convention 6).
+ */
+import type { ParsedSpec } from '../isa';
+import type { SimFactory, SimPort } from './toolchain';
+import { DEFAULT_SETTINGS, type SimSettings, type SimSnapshot, type StepUnit } from './simTypes';
+
+export type SimReply = { ok: true; snapshot: SimSnapshot } | { ok: false; reason: string };
+
+/** Longest replay a step back will do; beyond it the history is dropped. */
+export const MAX_REPLAY_EVENTS = 2_000_000;
+
+export class SimSession {
+  private port: SimPort | null = null;
+  private settings: SimSettings = structuredClone(DEFAULT_SETTINGS);
+  private program: ParsedSpec | null = null;
+  private pcap: Uint8Array[] | null = null;
+
+  constructor(private readonly factory: SimFactory | undefined) {}
+
+  get available(): boolean {
+    return !!this.factory;
+  }
+
+  private unavailable(): SimReply {
+    return { ok: false, reason: 'the driver simulator (src/sim) is not available yet' };
+  }
+
+  private sim(): SimPort | null {
+    if (!this.factory) return null;
+    if (!this.port) {
+      this.port = this.factory();
+      this.port.reset(this.settings, this.program, this.pcap);
+    }
+    return this.port;
+  }
+
+  private reply(): SimReply {
+    const s = this.sim();
+    return s ? { ok: true, snapshot: s.snapshot() } : this.unavailable();
+  }
+
+  snapshot(): SimReply {
+    return this.reply();
+  }
+
+  /** Attach a verified program (or detach with null); the machine restarts. */
+  attach(program: ParsedSpec | null): SimReply {
+    this.program = program;
+    return this.reset();
+  }
+
+  reset(): SimReply {
+    const s = this.sim();
+    if (!s) return this.unavailable();
+    s.reset(this.settings, this.program, this.pcap);
+    return this.reply();
+  }
+
+  configure(patch: { traffic?: Partial<SimSettings['traffic']>; driver?: Partial<SimSettings['driver']> }): SimReply {
+    this.settings = {
+      traffic: { ...this.settings.traffic, ...patch.traffic },
+      driver: { ...this.settings.driver, ...patch.driver },
+    };
+    return this.reset();
+  }
+
+  /** Replace generated traffic with these frames (null: back to the traffic profile). */
+  usePcap(frames: Uint8Array[] | null): SimReply {
+    this.pcap = frames;
+    return this.reset();
+  }
+
+  step(unit: StepUnit, count = 1): SimReply & { ran?: number } {
+    const s = this.sim();
+    if (!s) return this.unavailable();
+    const ran = s.advance(unit, count);
+    return { ...this.reply(), ran } as SimReply & { ran: number };
+  }
+
+  stepBack(): SimReply {
+    const s = this.sim();
+    if (!s) return this.unavailable();
+    const target = s.eventCount() - 1;
+    if (target < 0) return this.reply();
+    if (target > MAX_REPLAY_EVENTS) return { ok: false, reason: `stepping back replays from the start; ${target} events is more than ${MAX_REPLAY_EVENTS}. Reset to step from the beginning.` };
+    s.reset(this.settings, this.program, this.pcap);
+    if (target > 0) s.advance('event', target);
+    return this.reply();
+  }
+
+  currentSettings(): SimSettings {
+    return this.settings;
+  }
+}

@@ -1,0 +1,103 @@
+/**
+ * What the UI sees of the simulated machine: a snapshot record, complete on
+ * its own (no deltas), small enough to send 60 times a second. The sim
+ * adapter in ./stages.ts fills it from src/sim; renderers are functions of it.
+ */
+
+/** XDP actions in the kernel's enum xdp_action order. */
+export const XDP_ACTIONS = ['ABORTED', 'DROP', 'PASS', 'TX', 'REDIRECT'] as const;
+export type XdpAction = (typeof XDP_ACTIONS)[number];
+
+/** How a slot state is drawn: who owns the descriptor and what it means. */
+export interface SlotLegend {
+  state: string;
+  owner: 'hw' | 'sw' | 'none';
+  label: string;
+}
+
+export interface RingView {
+  id: string;
+  label: string;
+  kind: 'rx' | 'tx' | 'fill' | 'completion' | 'xsk_rx' | 'xsk_tx';
+  size: number;
+  /** One index into `legend` per descriptor slot. */
+  slots: number[];
+  legend: SlotLegend[];
+  /** Named positions on the ring (producer, consumer, next_to_clean, …). */
+  pointers: { name: string; index: number }[];
+}
+
+export interface GaugeView {
+  id: string;
+  label: string;
+  value: number;
+  capacity: number;
+  /** Recent values, oldest first. */
+  history: number[];
+}
+
+export interface CounterView {
+  name: string;
+  value: number;
+  /** Per second of simulated time, over the last sampling window. */
+  rate: number;
+}
+
+export interface SeriesPoint {
+  /** Simulated time, ns. */
+  t: number;
+  pps: number;
+  dropPps: number;
+}
+
+export interface ProfileRow {
+  symbol: string;
+  percent: number;
+}
+
+export type StepUnit = 'event' | 'packet' | 'napi';
+
+/** Driver and traffic knobs the UI exposes. */
+export interface SimSettings {
+  traffic: {
+    profile: string;
+    /** Offered load, packets per second. */
+    ratePps: number;
+    /** Frame size in bytes (without FCS). */
+    frameSize: number;
+    /** Protocol mix, weights summing to 1. */
+    mix: { udp: number; tcp: number; icmp: number; ipv6: number };
+  };
+  driver: {
+    model: string;
+    ringSize: number;
+    pageCache: boolean;
+    mtu: number;
+  };
+}
+
+export interface SimSnapshot {
+  /** Simulated time, ns. */
+  nowNs: number;
+  events: number;
+  packets: number;
+  napiPolls: number;
+  /** The program attached, or why none is. */
+  attached: { ok: true; name: string } | { ok: false; reason: string };
+  rings: RingView[];
+  gauges: GaugeView[];
+  actions: CounterView[];
+  counters: CounterView[];
+  series: SeriesPoint[];
+  profile: ProfileRow[];
+  /** The last few trace events, newest last, pre-rendered. */
+  recent: { seq: number; text: string; packetId?: number }[];
+  settings: SimSettings;
+  /** Whether stepping back is possible (there is history to replay). */
+  canStepBack: boolean;
+}
+
+export const DEFAULT_SETTINGS: SimSettings = {
+  traffic: { profile: 'udp-flood', ratePps: 1_000_000, frameSize: 64, mix: { udp: 1, tcp: 0, icmp: 0, ipv6: 0 } },
+  driver: { model: 'mlx4', ringSize: 512, pageCache: true, mtu: 1500 },
+};

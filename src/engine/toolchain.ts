@@ -1,0 +1,61 @@
+/**
+ * The seam between the engine and the pipeline stages built elsewhere in the
+ * tree (src/cc, src/isa's disassembler, src/verifier, src/vm, src/sim). Each
+ * stage is optional: a stage that has not landed is simply absent, and the
+ * engine reports it as unavailable instead of inventing a result.
+ *
+ * The shapes here are the engine's own; adapters in ./stages.ts translate
+ * each module's published API into them, so the rest of the engine and the
+ * worker protocol do not change when a module's internals do.
+ */
+import type { Insn, ParsedSpec, ProgramSpec } from '../isa';
+import type { Diagnostic, InsnState } from './types';
+import type { SimSettings, SimSnapshot, StepUnit } from './simTypes';
+
+export interface CompileOutput {
+  spec: ProgramSpec | null;
+  diagnostics: Diagnostic[];
+}
+
+export interface VerifyOutput {
+  accepted: boolean;
+  log: string;
+  error?: string;
+  errorPc?: number;
+  states: InsnState[];
+  processed?: number;
+}
+
+export interface Example {
+  name: string;
+  title: string;
+  source: string;
+}
+
+export interface Toolchain {
+  compile?: (source: string) => CompileOutput;
+  /** One kernel-syntax line per slot (the second lddw slot may be ''). */
+  disassemble?: (insns: readonly Insn[]) => string[];
+  verify?: (parsed: ParsedSpec) => VerifyOutput;
+  examples?: readonly Example[];
+  sim?: SimFactory;
+  /** Split a pcap file into Ethernet frames. */
+  readPcap?: (file: Uint8Array) => { frames: Uint8Array[] } | { error: string };
+}
+
+/**
+ * The simulated machine as the engine drives it. Deterministic: the same
+ * settings, program and packets always give the same event stream, which is
+ * how the engine steps back (reset, then replay to one event earlier).
+ */
+export interface SimPort {
+  /** Start over with these settings and program (null: no program attached). */
+  reset(settings: SimSettings, program: ParsedSpec | null, pcap: Uint8Array[] | null): void;
+  /** Run up to `count` units; returns how many completed (fewer if nothing is left to do). */
+  advance(unit: StepUnit, count: number): number;
+  /** Events processed since reset. */
+  eventCount(): number;
+  snapshot(): SimSnapshot;
+}
+
+export type SimFactory = () => SimPort;

@@ -1,0 +1,81 @@
+/**
+ * The engine's data model: plain, structured-clone-safe records that cross
+ * the worker boundary unchanged. Nothing here holds behaviour; the UI renders
+ * these and the store mirrors them.
+ */
+
+/** Which stages of the pipeline have landed in this build. */
+export interface Capabilities {
+  compiler: boolean;
+  verifier: boolean;
+  disassembler: boolean;
+  vm: boolean;
+  sim: boolean;
+}
+
+/** A source-anchored message (DESIGN.md convention 3). Lines and columns are 1-based. */
+export interface Diagnostic {
+  stage: 'compiler' | 'verifier' | 'engine';
+  severity: 'error' | 'warning' | 'info';
+  message: string;
+  code?: string;
+  line: number;
+  col: number;
+  endLine: number;
+  endCol: number;
+}
+
+/** One line of the llvm-objdump -S style listing: a C line, or one instruction slot. */
+export type DisasmLine =
+  | { kind: 'source'; line: number; text: string }
+  | { kind: 'insn'; pc: number; hex: string; text: string; line?: number }
+  | { kind: 'label'; pc: number; text: string };
+
+/** Register or stack slot as the verifier sees it, pre-rendered in the kernel's words. */
+export interface AbstractValue {
+  name: string;
+  text: string;
+}
+
+/** The verifier's abstract state before one instruction. */
+export interface InsnState {
+  pc: number;
+  regs: AbstractValue[];
+  stack: AbstractValue[];
+}
+
+export type StageResult<T> =
+  | ({ status: 'ok' } & T)
+  | { status: 'failed'; message: string }
+  | { status: 'unavailable'; message: string }
+  | { status: 'skipped'; message: string };
+
+export interface CompileInfo {
+  insnCount: number;
+  maps: { name: string; type: string; key_size: number; value_size: number; max_entries: number }[];
+  /** Slot → 1-based C line, from line_info. */
+  lineOf: Record<number, number>;
+}
+
+export interface VerifyInfo {
+  accepted: boolean;
+  /** The kernel-format log (log level 2 when available). */
+  log: string;
+  error?: string;
+  errorPc?: number;
+  /** Per-instruction abstract states, when the verifier reports them. */
+  states: InsnState[];
+  /** Instructions processed, as the kernel reports it. */
+  processed?: number;
+}
+
+/** Everything the UI needs after the source changed. */
+export interface BuildResult {
+  /** Monotonic build number; the UI ignores results older than what it shows. */
+  seq: number;
+  source: string;
+  diagnostics: Diagnostic[];
+  compile: StageResult<CompileInfo>;
+  disasm: StageResult<{ lines: DisasmLine[] }>;
+  verify: StageResult<VerifyInfo>;
+}

@@ -1,0 +1,103 @@
+/**
+ * The UI's state: zustand slices that mirror what the engine worker reports
+ * (capabilities, builds, simulation snapshots) plus purely local UI state
+ * (theme, selection, open tab). Worker traffic is buffered and merged once
+ * per animation frame, so a burst of snapshots costs one render.
+ */
+import { create } from 'zustand';
+import type { BuildResult, Capabilities, Example, SimSnapshot, Speed } from '../engine';
+
+export type Theme = 'light' | 'dark';
+export type PaneTab = 'disasm' | 'verifier' | 'inspector' | 'maps' | 'console';
+
+export interface EngineSlice {
+  engineStatus: 'starting' | 'ready' | 'restarting';
+  capabilities: Capabilities | null;
+  examples: Example[];
+  /** A message for the user (restart, bad share link, …), dismissable. */
+  notice: string | null;
+}
+
+export interface ProgramSlice {
+  source: string;
+  exampleName: string | null;
+  build: BuildResult | null;
+  building: boolean;
+}
+
+export interface UiSlice {
+  theme: Theme;
+  tab: PaneTab;
+  /** The instruction selected in the disassembly or verifier pane. */
+  selectedPc: number | null;
+  /** The C line selected in the editor (1-based). */
+  selectedLine: number | null;
+  consoleLines: string[];
+}
+
+export interface SimSlice {
+  sim: SimSnapshot | null;
+  /** Why there is no snapshot (simulator missing, traffic ran out, …). */
+  simMessage: string | null;
+  running: boolean;
+  speed: Speed;
+}
+
+export type AppState = EngineSlice & ProgramSlice & UiSlice & SimSlice;
+
+export const initialState: AppState = {
+  engineStatus: 'starting',
+  capabilities: null,
+  examples: [],
+  notice: null,
+  source: '',
+  exampleName: null,
+  build: null,
+  building: false,
+  theme: 'light',
+  tab: 'disasm',
+  selectedPc: null,
+  selectedLine: null,
+  consoleLines: [],
+  sim: null,
+  simMessage: null,
+  running: false,
+  speed: 'max',
+};
+
+export const useApp = create<AppState>()(() => ({ ...initialState }));
+
+export const setApp = (p: Partial<AppState>): void => useApp.setState(p);
+
+/* ---- once-per-frame merging of worker traffic ---- */
+
+let pending: Partial<AppState> | null = null;
+let pendingConsole: string[] = [];
+let frame = 0;
+
+const raf: (cb: () => void) => number =
+  typeof requestAnimationFrame === 'function' ? (cb) => requestAnimationFrame(cb) : (cb) => setTimeout(cb, 16) as unknown as number;
+
+function flush(): void {
+  frame = 0;
+  const p = pending ?? {};
+  pending = null;
+  if (pendingConsole.length) {
+    const all = [...useApp.getState().consoleLines, ...pendingConsole];
+    p.consoleLines = all.slice(-500);
+    pendingConsole = [];
+  }
+  useApp.setState(p);
+}
+
+/** Queue a partial update from the worker; applied at the next animation frame. */
+export function mergeFromWorker(p: Partial<AppState>): void {
+  pending = { ...(pending ?? {}), ...p };
+  if (!frame) frame = raf(flush);
+}
+
+/** Queue console lines (bpf_printk, engine notes); kept to the last 500. */
+export function appendConsole(lines: string[]): void {
+  pendingConsole.push(...lines);
+  if (!frame) frame = raf(flush);
+}

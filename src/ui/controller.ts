@@ -1,0 +1,108 @@
+/**
+ * The UI's one link to the engine: owns the EngineClient, sends the program
+ * (debounced while typing), and folds worker answers into the store. React
+ * components call these functions; they never talk to the worker directly.
+ */
+import { EngineClient } from '../worker/client';
+import EngineWorker from '../worker/worker.ts?worker';
+import { appendConsole, mergeFromWorker, setApp, useApp } from '../store';
+import type { SimSettings } from '../engine';
+
+/** Short enough that results land ~100 ms after the last keystroke. */
+export const BUILD_DEBOUNCE_MS = 60;
+
+let client: EngineClient | null = null;
+let debounce: ReturnType<typeof setTimeout> | null = null;
+let inFlight = false;
+let queued: string | null = null;
+
+export function engine(): EngineClient {
+  if (!client) throw new Error('engine not started');
+  return client;
+}
+
+/** Settings to apply once the engine is up (from a share link or the last session). */
+let bootSettings: SimSettings | null = null;
+
+export async function startEngine(settings: SimSettings | null = null): Promise<void> {
+  bootSettings = settings;
+  client = new EngineClient(() => new EngineWorker({ name: 'xdp-lab-engine' }));
+  client.onEvent = (e) => {
+    if (e.type === 'log') appendConsole([e.text]);
+    else if (e.type === 'snapshot') mergeFromWorker({ sim: e.snapshot });
+    else if (e.type === 'run') mergeFromWorker({ running: e.running, speed: e.speed, ...(e.reason ? { simMessage: e.reason } : {}) });
+  };
+  client.onRestart = (reason) => {
+    setApp({ engineStatus: 'restarting', notice: `${reason}. The engine was restarted; your program is kept.` });
+    inFlight = false;
+    void helloAndBuild();
+  };
+  await helloAndBuild();
+}
+
+let firstStart = true;
+
+async function helloAndBuild(): Promise<void> {
+  const wasRunning = useApp.getState().running;
+  const c = engine();
+  await c.ready();
+  const hello = await c.call('hello');
+  const st = useApp.getState();
+  const patch: Parameters<typeof setApp>[0] = { engineStatus: 'ready', capabilities: hello.capabilities, examples: hello.examples };
+  if (!st.source && hello.examples.length) {
+    patch.source = hello.examples[0].source;
+    patch.exampleName = hello.examples[0].name;
+  }
+  setApp(patch);
+  if (hello.capabilities.sim) {
+    const settings = useApp.getState().sim?.settings ?? bootSettings;
+    if (settings) await c.call('simConfigure', settings);
+  }
+  requestBuild(0);
+  // The default example opens with traffic running (after a restart: as it was).
+  if (hello.capabilities.sim && (firstStart || wasRunning)) await c.call('setRun', true, useApp.getState().speed).then((r) => setApp({ running: r.running }));
+  firstStart = false;
+}
+
+/** The user edited the program. */
+export function setSource(source: string): void {
+  setApp({ source, exampleName: null });
+  requestBuild(BUILD_DEBOUNCE_MS);
+}
+
+export function loadExample(name: string): void {
+  const ex = useApp.getState().examples.find((e) => e.name === name);
+  if (!ex) return;
+  setApp({ source: ex.source, exampleName: ex.name, selectedPc: null, selectedLine: null });
+  requestBuild(0);
+}
+
+function requestBuild(delay: number): void {
+  if (debounce) clearTimeout(debounce);
+  debounce = setTimeout(() => {
+    debounce = null;
+    void build(useApp.getState().source);
+  }, delay);
+}
+
+/** At most one build in flight; while it runs only the newest source waits. */
+async function build(source: string): Promise<void> {
+  if (inFlight) {
+    queued = source;
+    return;
+  }
+  inFlight = true;
+  setApp({ building: true });
+  try {
+    const result = await engine().call('build', source);
+    if (useApp.getState().source === source) mergeFromWorker({ build: result });
+  } catch (e) {
+    setApp({ notice: `build failed: ${(e as Error).message}` });
+  } finally {
+    inFlight = false;
+    const next = queued;
+    queued = null;
+    if (next !== null) void build(next);
+    else setApp({ building: false });
+  }
+}

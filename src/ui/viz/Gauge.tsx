@@ -1,0 +1,18 @@
+/** A fill gauge with its recent history as a sparkline (the page cache). */
+import { line, scaleLinear } from 'd3';
+import type { GaugeView } from '../../engine';
+
+export function Gauge({ g, width = 180 }: { g: GaugeView; width?: number }) {
+  const h = 28;
+  const frac = g.capacity > 0 ? Math.min(1, g.value / g.capacity) : 0;
+  const x = scaleLinear().domain([0, Math.max(1, g.history.length - 1)]).range([0, width]);
+  const y = scaleLinear().domain([0, Math.max(1, g.capacity)]).range([h, 2]);
+  const path = line<number>().x((_, i) => x(i)).y((v) => y(v))(g.history) ?? '';
+  return (
+    <div className="gauge" data-testid={`gauge-${g.id}`}>
+      <div className="gauge-head"><span>{g.label}</span><span data-testid={`gauge-${g.id}-value`}>{g.value} / {g.capacity}</span></div>
+      <div className="gauge-bar"><div style={{ width: `${frac * 100}%` }} /></div>
+      <svg width={width} height={h} className="sparkline" aria-hidden="true"><path d={path} /></svg>
+    </div>
+  );
+}

@@ -1,0 +1,39 @@
+/**
+ * The engine worker's entry: one Session behind the protocol, and the run
+ * loop that drives the simulation against the wall clock. Everything heavy
+ * (compile, verify, simulate) happens here so the UI thread only draws.
+ */
+/// <reference lib="webworker" />
+import { createEngine, landedToolchain } from '../engine';
+import { dispatch } from './dispatch';
+import { RunLoop } from './runLoop';
+import type { FromWorker, ToWorker, WorkerApi } from './protocol';
+
+const scope = self as unknown as DedicatedWorkerGlobalScope;
+
+function post(msg: FromWorker): void {
+  scope.postMessage(msg);
+}
+
+const engine = createEngine(landedToolchain);
+const loop = new RunLoop(engine, {
+  now: () => performance.now(),
+  schedule: (fn, ms) => void setTimeout(fn, ms),
+  post: (event) => post({ kind: 'event', event }),
+});
+
+// Calls that change the machine also push a fresh snapshot, so every view
+// (not only the caller) follows a step, reset or rebuild.
+const CHANGES_MACHINE = new Set(['build', 'simStep', 'simStepBack', 'simReset', 'simConfigure', 'simLoadPcap']);
+
+const api: WorkerApi = {
+  ...engine,
+  setRun: (running, speed) => loop.set(running, speed),
+};
+
+scope.onmessage = (e: MessageEvent<ToWorker>) => {
+  post(dispatch(api, e.data));
+  if (CHANGES_MACHINE.has(e.data.method)) loop.maybePost(true);
+};
+
+post({ kind: 'ready' });

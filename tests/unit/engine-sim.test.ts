@@ -1,0 +1,152 @@
+/**
+ * The engine's simulation control: attach on accepted builds only, step and
+ * step back (replay), and the worker run loop's pacing. The machine here is
+ * a minimal deterministic SimPort (a counter), standing in for src/sim so the
+ * engine's own logic is tested in isolation.
+ */
+import { describe, expect, it } from 'vitest';
+import { bytesToHex, encodeProgram, insn, type ParsedSpec } from '../../src/isa';
+import { createEngine, DEFAULT_SETTINGS, type SimPort, type SimSettings, type SimSnapshot, type Toolchain, type EngineEvent } from '../../src/engine';
+import { RunLoop } from '../../src/worker/runLoop';
+
+/** Counts events; a packet is 3 events; `limit` events exist in total. */
+class CounterSim implements SimPort {
+  events = 0;
+  resets = 0;
+  program: ParsedSpec | null = null;
+  settings: SimSettings = DEFAULT_SETTINGS;
+  constructor(private readonly limit = Infinity) {}
+  reset(settings: SimSettings, program: ParsedSpec | null): void {
+    this.events = 0;
+    this.resets++;
+    this.program = program;
+    this.settings = settings;
+  }
+  advance(unit: 'event' | 'packet' | 'napi', count: number): number {
+    const per = unit === 'event' ? 1 : 3;
+    const can = Math.min(count, Math.floor((this.limit - this.events) / per));
+    this.events += can * per;
+    return can;
+  }
+  eventCount(): number {
+    return this.events;
+  }
+  snapshot(): SimSnapshot {
+    return {
+      nowNs: this.events * 10, events: this.events, packets: Math.floor(this.events / 3), napiPolls: 0,
+      attached: this.program ? { ok: true, name: 'prog' } : { ok: false, reason: 'no program' },
+      rings: [], gauges: [], actions: [], counters: [], series: [], profile: [], recent: [],
+      settings: this.settings, canStepBack: this.events > 0,
+    };
+  }
+}
+
+const PASS = bytesToHex(encodeProgram([insn(0xb7, 0, 0, 0, 2), insn(0x95)]));
+
+function toolchain(sim: CounterSim, accept: () => boolean): Toolchain {
+  return {
+    compile: () => ({ spec: { prog_type: 'xdp', insns: PASS }, diagnostics: [] }),
+    verify: () => (accept() ? { accepted: true, log: '', states: [] } : { accepted: false, log: '', error: 'R0 !read_ok', errorPc: 1, states: [] }),
+    sim: () => sim,
+  };
+}
+
+describe('engine simulation control', () => {
+  it('reports the simulator as unavailable when it has not landed', () => {
+    const e = createEngine({});
+    expect(e.simStep('event', 1)).toEqual({ ok: false, reason: 'the driver simulator (src/sim) is not available yet' });
+  });
+
+  it('attaches only programs the verifier accepts', () => {
+    const sim = new CounterSim();
+    let ok = false;
+    const e = createEngine(toolchain(sim, () => ok));
+    e.build('bad');
+    expect(sim.program).toBeNull();
+    ok = true;
+    e.build('good');
+    expect(sim.program?.insns.length).toBe(2);
+    const r = e.simSnapshot();
+    expect(r.ok && r.snapshot.attached.ok).toBe(true);
+  });
+
+  it('steps forward by unit and back by one event, exactly', () => {
+    const sim = new CounterSim();
+    const e = createEngine(toolchain(sim, () => true));
+    e.build('p');
+    e.simStep('packet', 2);
+    expect(sim.events).toBe(6);
+    const back = e.simStepBack();
+    expect(back.ok && back.snapshot.events).toBe(5);
+    e.simStepBack();
+    expect(sim.events).toBe(4);
+  });
+
+  it('keeps settings across a configure and restarts the machine', () => {
+    const sim = new CounterSim();
+    const e = createEngine(toolchain(sim, () => true));
+    e.simStep('event', 5);
+    const r = e.simConfigure({ driver: { ringSize: 1024 } });
+    expect(r.ok && r.snapshot.settings.driver).toEqual({ ...DEFAULT_SETTINGS.driver, ringSize: 1024 });
+    expect(sim.events).toBe(0);
+  });
+});
+
+describe('worker run loop', () => {
+  function harness(limit = Infinity) {
+    const sim = new CounterSim(limit);
+    const e = createEngine(toolchain(sim, () => true));
+    e.build('p');
+    let t = 0;
+    const queue: { at: number; fn: () => void }[] = [];
+    const posted: EngineEvent[] = [];
+    const loop = new RunLoop(e, {
+      // Reading the clock costs a little, as real work does.
+      now: () => (t += 0.25),
+      schedule: (fn, ms) => void queue.push({ at: t + ms, fn }),
+      post: (ev) => void posted.push(ev),
+    });
+    /** Advance wall time by `ms`, running due callbacks; each simStep costs `cost` ms. */
+    const run = (ms: number) => {
+      const end = t + ms;
+      while (queue.length) {
+        queue.sort((a, b) => a.at - b.at);
+        if (queue[0].at > end) break;
+        const q = queue.shift()!;
+        t = Math.max(t, q.at);
+        q.fn();
+        t += 0.5;
+      }
+      t = end;
+    };
+    return { sim, loop, run, posted };
+  }
+
+  it('runs about `speed` events per second of wall time', () => {
+    const h = harness();
+    h.loop.set(true, 100);
+    h.run(2000);
+    expect(h.sim.events).toBeGreaterThanOrEqual(190);
+    expect(h.sim.events).toBeLessThanOrEqual(201);
+  });
+
+  it('posts snapshots at most once per frame', () => {
+    const h = harness();
+    h.loop.set(true, 'max');
+    h.run(1000);
+    const snaps = h.posted.filter((p) => p.type === 'snapshot').length;
+    expect(snaps).toBeGreaterThan(10);
+    expect(snaps).toBeLessThanOrEqual(61);
+    expect(h.sim.events).toBeGreaterThan(1000);
+  });
+
+  it('pauses, and stops with a reason when the traffic runs out', () => {
+    const h = harness(50);
+    h.loop.set(true, 'max');
+    h.run(100);
+    expect(h.sim.events).toBe(50);
+    expect(h.posted.at(-1)).toEqual({ type: 'run', running: false, speed: 'max', reason: 'the traffic ran out' });
+    h.loop.set(false, 'max');
+    expect(h.loop.running).toBe(false);
+  });
+});

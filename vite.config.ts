@@ -1,0 +1,13 @@
+// Vite: the app (index.html → src/ui/main.tsx) and its two workers (the
+// engine, Monaco's editor worker), both as ES module workers. Fixed hosts and
+// ports so `npm start` and the Playwright webServer are predictable.
+import { defineConfig } from 'vite';
+import react from '@vitejs/plugin-react';
+
+export default defineConfig({
+  plugins: [react()],
+  worker: { format: 'es' },
+  server: { host: '127.0.0.1', port: 5173, strictPort: true },
+  preview: { host: '127.0.0.1', port: 4173, strictPort: true },
+  build: { target: 'es2022', sourcemap: true, chunkSizeWarningLimit: 4000 },
+});

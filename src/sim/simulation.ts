@@ -19,7 +19,8 @@ import { PAGE_LOC_NAMES, PageLoc } from './page_alloc';
 import type { XdpHook } from './program';
 import type { TraceEvent } from './trace';
 
-export type StepKind = 'event' | 'packet' | 'poll';
+/** Stepping units; 'napi' is another name for 'poll' (one napi->poll() call). */
+export type StepKind = 'event' | 'packet' | 'poll' | 'napi';
 
 export interface RingSlotView {
   state: (typeof SLOT_STATE_NAMES)[number];

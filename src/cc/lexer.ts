@@ -1,0 +1,200 @@
+/**
+ * The C lexer: source text to preprocessing tokens. Every token keeps its
+ * span, whether it starts a line (for directives) and whether whitespace
+ * precedes it (for macro definitions and stringizing). It never throws: a
+ * stray character becomes an 'other' token that the parser reports.
+ */
+import type { DiagnosticBag, Span } from './diagnostics';
+
+export type TokKind = 'id' | 'num' | 'char' | 'str' | 'punct' | 'other' | 'pragma' | 'eof';
+
+export interface Token {
+  kind: TokKind;
+  text: string;
+  span: Span;
+  /** First token on its line. */
+  bol: boolean;
+  /** Whitespace before it. */
+  space: boolean;
+  /** Macro names this token came out of (no re-expansion inside them). */
+  hide?: ReadonlySet<string>;
+  /** For 'str': the decoded bytes (no terminating NUL). */
+  bytes?: number[];
+  /** For 'num'/'char': the value and the C type suffix. */
+  value?: bigint;
+  suffix?: { unsigned: boolean; long: number };
+}
+
+const PUNCTS = [
+  '...', '<<=', '>>=',
+  '->', '++', '--', '<<', '>>', '<=', '>=', '==', '!=', '&&', '||', '*=', '/=', '%=', '+=', '-=', '&=', '^=', '|=', '##',
+  '[', ']', '(', ')', '{', '}', '.', '&', '*', '+', '-', '~', '!', '/', '%', '<', '>', '^', '|', '?', ':', ';', '=', ',', '#',
+];
+
+function isIdStart(c: string): boolean {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c === '_' || c === '$';
+}
+function isIdChar(c: string): boolean {
+  return isIdStart(c) || (c >= '0' && c <= '9');
+}
+
+/** Decode one escape sequence starting after the backslash; returns [value, next index]. */
+function readEscape(s: string, i: number): [number, number] {
+  const c = s[i];
+  switch (c) {
+    case 'n': return [10, i + 1];
+    case 't': return [9, i + 1];
+    case 'r': return [13, i + 1];
+    case '0': case '1': case '2': case '3': case '4': case '5': case '6': case '7': {
+      let v = 0;
+      let j = i;
+      while (j < i + 3 && s[j]! >= '0' && s[j]! <= '7') v = v * 8 + (s.charCodeAt(j++) - 48);
+      return [v & 0xff, j];
+    }
+    case 'x': {
+      let v = 0;
+      let j = i + 1;
+      while (j < s.length && /[0-9a-fA-F]/.test(s[j]!)) v = (v * 16 + parseInt(s[j++]!, 16)) & 0xff;
+      return [v, j];
+    }
+    case 'a': return [7, i + 1];
+    case 'b': return [8, i + 1];
+    case 'f': return [12, i + 1];
+    case 'v': return [11, i + 1];
+    case 'e': return [27, i + 1];
+    case undefined: return [92, i];
+    default: return [c.charCodeAt(0) & 0xff, i + 1];
+  }
+}
+
+function utf8(s: string): number[] {
+  return [...new TextEncoder().encode(s)];
+}
+
+/** Parse the text of a pp-number as a C integer constant. */
+export function parseNumber(text: string): { value: bigint; unsigned: boolean; long: number; error?: string } {
+  const m = /^(0[xX][0-9a-fA-F]+|0[bB][01]+|[0-9]+)([uUlL]*)$/.exec(text);
+  if (!m) return { value: 0n, unsigned: false, long: 0, error: `invalid integer constant '${text}'` };
+  let digits = m[1]!;
+  let value: bigint;
+  if (/^0[bB]/.test(digits)) value = BigInt(digits);
+  else if (/^0[xX]/.test(digits)) value = BigInt(digits);
+  else if (digits.length > 1 && digits[0] === '0') {
+    if (/[89]/.test(digits)) return { value: 0n, unsigned: false, long: 0, error: `invalid digit in octal constant '${text}'` };
+    digits = digits.replace(/^0+/, '') || '0';
+    value = BigInt('0o' + digits);
+  } else value = BigInt(digits);
+  const suf = m[2]!.toLowerCase();
+  if (!/^(u?l{0,2}|l{1,2}u)$/.test(suf)) return { value: 0n, unsigned: false, long: 0, error: `invalid suffix '${m[2]}' on integer constant` };
+  if (value > 0xffffffffffffffffn) return { value: value & 0xffffffffffffffffn, unsigned: true, long: 2, error: 'integer literal is too large to be represented in any integer type' };
+  return { value, unsigned: suf.includes('u'), long: (suf.match(/l/g) ?? []).length };
+}
+
+export function lex(src: string, file: string, diags: DiagnosticBag): Token[] {
+  const out: Token[] = [];
+  let i = 0;
+  let line = 1;
+  let lineStart = 0;
+  let bol = true;
+  let space = false;
+  const n = src.length;
+  const span = (start: number, sl: number, sls: number): Span => ({ file, line: sl, col: start - sls + 1, endLine: line, endCol: i - lineStart + 1 });
+  while (i < n) {
+    const c = src[i]!;
+    if (c === '\n') {
+      i++; line++; lineStart = i; bol = true; space = false;
+      continue;
+    }
+    if (c === ' ' || c === '\t' || c === '\r' || c === '\f' || c === '\v') { i++; space = true; continue; }
+    if (c === '\\' && (src[i + 1] === '\n' || (src[i + 1] === '\r' && src[i + 2] === '\n'))) {
+      i += src[i + 1] === '\n' ? 2 : 3; line++; lineStart = i; space = true;
+      continue;
+    }
+    if (c === '/' && src[i + 1] === '/') {
+      // A line comment may be continued with a backslash; honour that like cpp.
+      while (i < n && src[i] !== '\n') {
+        if (src[i] === '\\' && src[i + 1] === '\n') { i += 2; line++; lineStart = i; continue; }
+        i++;
+      }
+      space = true;
+      continue;
+    }
+    if (c === '/' && src[i + 1] === '*') {
+      const sl = line, sls = lineStart, st = i;
+      i += 2;
+      while (i < n && !(src[i] === '*' && src[i + 1] === '/')) {
+        if (src[i] === '\n') { line++; lineStart = i + 1; }
+        i++;
+      }
+      if (i >= n) diags.error('lex-unterminated-comment', 'unterminated /* comment', span(st, sl, sls));
+      else i += 2;
+      space = true;
+      continue;
+    }
+    const start = i, sl = line, sls = lineStart;
+    const push = (kind: TokKind, text: string, extra?: Partial<Token>): void => {
+      out.push({ kind, text, span: span(start, sl, sls), bol, space, ...extra });
+      bol = false; space = false;
+    };
+    if (isIdStart(c)) {
+      while (i < n && isIdChar(src[i]!)) i++;
+      // Prefixed literals (L"", u8"") are not used in BPF C; lex the prefix as an identifier.
+      push('id', src.slice(start, i));
+      continue;
+    }
+    if ((c >= '0' && c <= '9') || (c === '.' && src[i + 1]! >= '0' && src[i + 1]! <= '9')) {
+      // pp-number: digits, letters, dots, and exponent signs.
+      i++;
+      while (i < n) {
+        const d = src[i]!;
+        if ((d === '+' || d === '-') && /[eEpP]/.test(src[i - 1]!) && !/^0[xX]/.test(src.slice(start, i))) { i++; continue; }
+        if (isIdChar(d) || d === '.') { i++; continue; }
+        break;
+      }
+      push('num', src.slice(start, i));
+      continue;
+    }
+    if (c === '"' || c === "'") {
+      i++;
+      const bytes: number[] = [];
+      let closed = false;
+      while (i < n && src[i] !== '\n') {
+        const d = src[i]!;
+        if (d === c) { i++; closed = true; break; }
+        if (d === '\\') {
+          if (src[i + 1] === '\n') { i += 2; line++; lineStart = i; continue; }
+          const [v, j] = readEscape(src, i + 1);
+          bytes.push(v); i = j;
+          continue;
+        }
+        const cp = src.codePointAt(i)!;
+        const ch = String.fromCodePoint(cp);
+        bytes.push(...utf8(ch));
+        i += ch.length;
+      }
+      if (!closed) diags.error('lex-unterminated', `missing terminating ${c} character`, span(start, sl, sls));
+      if (c === '"') push('str', src.slice(start, i), { bytes });
+      else {
+        if (bytes.length === 0 && closed) diags.error('lex-empty-char', 'empty character constant', span(start, sl, sls));
+        // Multi-char constants are implementation defined; clang packs big-endian into an int.
+        let v = 0n;
+        for (const b of bytes.slice(-4)) v = (v << 8n) | BigInt(b);
+        if (bytes.length === 1 && bytes[0]! >= 128) v = BigInt(bytes[0]! - 256); // char is signed on BPF
+        push('char', src.slice(start, i), { value: v });
+      }
+      continue;
+    }
+    let p: string | undefined;
+    for (const q of PUNCTS) if (src.startsWith(q, i)) { p = q; break; }
+    if (p) {
+      i += p.length;
+      push('punct', p);
+      continue;
+    }
+    const cp = src.codePointAt(i)!;
+    i += String.fromCodePoint(cp).length;
+    push('other', String.fromCodePoint(cp));
+  }
+  out.push({ kind: 'eof', text: '', span: { file, line, col: i - lineStart + 1, endLine: line, endCol: i - lineStart + 1 }, bol: true, space: false });
+  return out;
+}

@@ -1,0 +1,106 @@
+/**
+ * Map definitions, read the way libbpf reads them: BTF-style definitions in
+ * SEC(".maps") (`__uint(type, …)` is a pointer to an array whose length is
+ * the value; `__type(key, T)` a pointer to T), and the legacy
+ * `struct bpf_map_def` in SEC("maps"). Also the pretty-printing type
+ * description each map carries in spec.btf.
+ */
+import type { Sym } from './ast';
+import type { DiagnosticBag } from './diagnostics';
+import { constOf } from './codegen';
+import { MAP_TYPES, type MapSpec, type MapType } from '../isa/spec';
+import { findMember, sizeOf, type Type } from './types';
+
+/**
+ * spec.btf, our shape: for each map (same order as spec.maps) the C types of
+ * its key and value, enough to print entries as C values.
+ */
+export interface BtfInfo {
+  maps: { name: string; key: TypeDesc; value: TypeDesc }[];
+}
+export type TypeDesc =
+  | { kind: 'int'; name: string; size: number; signed: boolean }
+  | { kind: 'ptr'; size: 8 }
+  | { kind: 'array'; elem: TypeDesc; len: number; size: number }
+  | { kind: 'struct' | 'union'; name?: string; size: number; members: { name?: string; offset: number; bitOffset?: number; bitWidth?: number; type: TypeDesc }[] }
+  | { kind: 'void'; size: 0 };
+
+export function describeType(t: Type, depth = 0): TypeDesc {
+  if (depth > 8) return { kind: 'void', size: 0 };
+  switch (t.k) {
+    case 'int': return { kind: 'int', name: t.name, size: t.size, signed: t.signed };
+    case 'ptr': return { kind: 'ptr', size: 8 };
+    case 'array': return { kind: 'array', elem: describeType(t.of, depth + 1), len: t.len ?? 0, size: sizeOf(t) };
+    case 'struct': return { kind: t.union ? 'union' : 'struct', name: t.tag, size: t.size, members: t.members.map((m) => ({ name: m.name, offset: m.offset, ...(m.bitWidth !== undefined ? { bitOffset: m.bitOffset, bitWidth: m.bitWidth } : {}), type: describeType(m.type, depth + 1) })) };
+    default: return { kind: 'void', size: 0 };
+  }
+}
+
+const TYPE_BY_ID = new Map<number, MapType>(Object.entries(MAP_TYPES).map(([k, v]) => [v, k as MapType]));
+
+export interface MapDef {
+  sym: Sym;
+  spec: MapSpec;
+  key?: Type;
+  value?: Type;
+}
+
+export function readMapDef(sym: Sym, diags: DiagnosticBag): MapDef | undefined {
+  const t = sym.type;
+  const sec = sym.attrs.section;
+  if (t.k !== 'struct') {
+    diags.error('cc-map-def', `map '${sym.name}' in section "${sec}" must be a struct`, sym.span);
+    return undefined;
+  }
+  let type: number | undefined, keySize: number | undefined, valueSize: number | undefined, maxEntries: number | undefined, flags = 0;
+  let key: Type | undefined, value: Type | undefined;
+  if (sec === '.maps') {
+    const arrLen = (name: string): number | undefined => {
+      const m = findMember(t, name);
+      if (!m) return undefined;
+      const mt = m.m.type;
+      if (mt.k === 'ptr' && mt.to.k === 'array') return mt.to.len;
+      diags.error('cc-map-def', `map '${sym.name}': field '${name}' must be declared with __uint(${name}, …)`, sym.span);
+      return undefined;
+    };
+    const pointee = (name: string): Type | undefined => {
+      const m = findMember(t, name);
+      if (!m) return undefined;
+      return m.m.type.k === 'ptr' ? m.m.type.to : undefined;
+    };
+    type = arrLen('type');
+    maxEntries = arrLen('max_entries');
+    flags = arrLen('map_flags') ?? 0;
+    key = pointee('key');
+    value = pointee('value');
+    keySize = key ? sizeOf(key) : arrLen('key_size');
+    valueSize = value ? sizeOf(value) : arrLen('value_size');
+  } else {
+    // struct bpf_map_def: type, key_size, value_size, max_entries, map_flags (u32 each).
+    const field = (off: number): number | undefined => {
+      const p = sym.init?.parts.find((x) => x.offset === off);
+      if (!p) return sym.init?.zero ? 0 : undefined;
+      const v = constOf(p.e);
+      return v === undefined ? undefined : Number(v);
+    };
+    type = field(0);
+    keySize = field(4);
+    valueSize = field(8);
+    maxEntries = field(12);
+    flags = field(16) ?? 0;
+  }
+  const typeName = type !== undefined ? TYPE_BY_ID.get(type) : undefined;
+  if (type === undefined) { diags.error('cc-map-def', `map '${sym.name}' has no type`, sym.span); return undefined; }
+  if (!typeName) { diags.error('cc-map-type', `map '${sym.name}': map type ${type} is not supported here (supported: ${[...TYPE_BY_ID.values()].join(', ')})`, sym.span); return undefined; }
+  // devmap, cpumap and xskmap values are fixed by the kernel; their key is a u32.
+  if (keySize === undefined && ['devmap', 'devmap_hash', 'cpumap', 'xskmap', 'array', 'percpu_array', 'prog_array'].includes(typeName)) keySize = 4;
+  if (valueSize === undefined && ['devmap', 'devmap_hash', 'xskmap', 'prog_array'].includes(typeName)) valueSize = 4;
+  if (valueSize === undefined && typeName === 'cpumap') valueSize = 4;
+  if (keySize === undefined || valueSize === undefined || maxEntries === undefined) {
+    diags.error('cc-map-def', `map '${sym.name}' needs key, value and max_entries`, sym.span);
+    return undefined;
+  }
+  const spec: MapSpec = { name: sym.name, type: typeName, key_size: keySize, value_size: valueSize, max_entries: maxEntries };
+  if (flags) spec.flags = flags;
+  return { sym, spec, key, value };
+}

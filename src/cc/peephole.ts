@@ -1,0 +1,213 @@
+/**
+ * Peephole clean-up of one function's code, driven by register liveness
+ * over its control-flow graph. The code generator copies values between
+ * temporaries and homes freely; this pass removes what the copies cost:
+ *
+ *  - retarget: `rT = …; (ops on rT); rH = rT` with rT dead afterwards
+ *    computes straight into rH;
+ *  - forward: `rT = rS; use of rT` with rT dead afterwards uses rS;
+ *  - dead code: pure instructions whose result is never read.
+ *
+ * It works on label-addressed code (before jump offsets exist) and never
+ * changes what memory is read or written, so what the verifier sees of
+ * packet and map accesses stays as written.
+ */
+import * as O from '../isa/opcodes';
+import type { EmittedInsn } from './codegen';
+
+type Code = EmittedInsn[];
+
+const ALL_ARGS = 0b111110; // r1-r5
+const CALL_CLOBBER = 0b111111; // r0-r5
+
+interface UseDef { use: number; def: number; pure: boolean }
+
+function bit(r: number): number {
+  return 1 << r;
+}
+
+function isSecondSlot(code: Code, i: number): boolean {
+  return i > 0 && code[i - 1]!.insn.code === (O.BPF_LD | O.BPF_IMM | O.BPF_DW);
+}
+
+function useDef(code: Code, i: number): UseDef {
+  const e = code[i]!;
+  const { code: c, dst, src, imm } = e.insn;
+  if (isSecondSlot(code, i)) return { use: 0, def: 0, pure: false };
+  const cls = O.BPF_CLASS(c);
+  const x = O.BPF_SRC(c) === O.BPF_X;
+  switch (cls) {
+    case O.BPF_ALU: case O.BPF_ALU64: {
+      const op = O.BPF_OP(c);
+      if (op === O.BPF_MOV) return { use: x ? bit(src) : 0, def: bit(dst), pure: true };
+      if (op === O.BPF_NEG || op === O.BPF_END) return { use: bit(dst), def: bit(dst), pure: true };
+      // Division by a register may fault-free but is still pure for our purposes (BPF defines x/0 = 0).
+      return { use: bit(dst) | (x ? bit(src) : 0), def: bit(dst), pure: true };
+    }
+    case O.BPF_LDX: return { use: bit(src), def: bit(dst), pure: false };
+    case O.BPF_ST: return { use: bit(dst), def: 0, pure: false };
+    case O.BPF_STX: {
+      if (O.BPF_MODE(c) === O.BPF_ATOMIC) {
+        if (imm === O.BPF_CMPXCHG) return { use: bit(dst) | bit(src) | bit(0), def: bit(0), pure: false };
+        return { use: bit(dst) | bit(src), def: imm & O.BPF_FETCH ? bit(src) : 0, pure: false };
+      }
+      return { use: bit(dst) | bit(src), def: 0, pure: false };
+    }
+    case O.BPF_LD: return { use: 0, def: bit(dst), pure: e.map === undefined };
+    case O.BPF_JMP: case O.BPF_JMP32: {
+      const op = O.BPF_OP(c);
+      if (op === O.BPF_CALL) return { use: ALL_ARGS, def: CALL_CLOBBER, pure: false };
+      if (op === O.BPF_EXIT) return { use: bit(0), def: 0, pure: false };
+      if (op === O.BPF_JA) return { use: 0, def: 0, pure: false };
+      return { use: bit(dst) | (x ? bit(src) : 0), def: 0, pure: false };
+    }
+  }
+  return { use: 0, def: 0, pure: false };
+}
+
+function successors(code: Code, labelPos: number[], i: number): number[] {
+  const c = code[i]!.insn.code;
+  const cls = O.BPF_CLASS(c);
+  if (cls === O.BPF_JMP || cls === O.BPF_JMP32) {
+    const op = O.BPF_OP(c);
+    if (op === O.BPF_EXIT) return [];
+    const l = code[i]!.label;
+    const t = l !== undefined ? labelPos[l]! : undefined;
+    if (op === O.BPF_JA) return t !== undefined ? [t] : [];
+    if (op !== O.BPF_CALL && t !== undefined) return i + 1 < code.length ? [i + 1, t] : [t];
+  }
+  if (c === (O.BPF_LD | O.BPF_IMM | O.BPF_DW)) return i + 2 < code.length ? [i + 2] : [];
+  return i + 1 < code.length ? [i + 1] : [];
+}
+
+/** live-out register set of every instruction. */
+function liveness(code: Code, labelPos: number[]): number[] {
+  const n = code.length;
+  const liveIn = new Array<number>(n).fill(0);
+  const liveOut = new Array<number>(n).fill(0);
+  const ud = code.map((_, i) => useDef(code, i));
+  const succ = code.map((_, i) => successors(code, labelPos, i));
+  let changed = true;
+  let rounds = 0;
+  while (changed && rounds++ < 1000) {
+    changed = false;
+    for (let i = n - 1; i >= 0; i--) {
+      let out = 0;
+      for (const s of succ[i]!) out |= liveIn[s] ?? 0;
+      const inn = ud[i]!.use | (out & ~ud[i]!.def);
+      if (out !== liveOut[i] || inn !== liveIn[i]) {
+        liveOut[i] = out;
+        liveIn[i] = inn;
+        changed = true;
+      }
+    }
+  }
+  return liveOut;
+}
+
+function isMovReg(e: EmittedInsn): boolean {
+  const c = e.insn.code;
+  return (c === (O.BPF_ALU64 | O.BPF_MOV | O.BPF_X) || c === (O.BPF_ALU | O.BPF_MOV | O.BPF_X)) && e.insn.off === 0;
+}
+
+/** Does this instruction leave its destination zero-extended from 32 bits? */
+function defines32(e: EmittedInsn): boolean {
+  const c = e.insn.code;
+  const cls = O.BPF_CLASS(c);
+  if (cls === O.BPF_ALU) return true;
+  if (cls === O.BPF_LDX && O.BPF_MODE(c) === O.BPF_MEM && O.BPF_SIZE(c) !== O.BPF_DW) return true;
+  return false;
+}
+
+function remove(code: Code, labelPos: number[], k: number): void {
+  code.splice(k, 1);
+  for (let l = 0; l < labelPos.length; l++) if (labelPos[l]! > k) labelPos[l]!--;
+}
+
+export function peephole(code: Code, labelPos: number[]): void {
+  for (let round = 0; round < 20; round++) {
+    const targets = new Set(labelPos);
+    const live = liveness(code, labelPos);
+    let changed = false;
+    for (let i = 0; i < code.length; i++) {
+      const e = code[i]!;
+      if (isSecondSlot(code, i)) continue;
+      const ud = useDef(code, i);
+      // Dead pure instruction.
+      if (ud.pure && ud.def && (live[i]! & ud.def) === 0 && e.insn.code !== (O.BPF_LD | O.BPF_IMM | O.BPF_DW)) {
+        remove(code, labelPos, i);
+        changed = true;
+        break;
+      }
+      // Self move (64-bit only: a 32-bit self move zero-extends).
+      if (e.insn.code === (O.BPF_ALU64 | O.BPF_MOV | O.BPF_X) && e.insn.dst === e.insn.src) {
+        remove(code, labelPos, i);
+        changed = true;
+        break;
+      }
+      if (!isMovReg(e)) continue;
+      const t = e.insn.src, h = e.insn.dst;
+      if (t === 10 || h === 10 || t === h) continue;
+      const is32 = O.BPF_CLASS(e.insn.code) === O.BPF_ALU;
+      // Retarget: walk back over the chain that builds rT.
+      if ((live[i]! & bit(t)) === 0 && !targets.has(i)) {
+        let j = i - 1;
+        let ok = false;
+        while (j >= 0 && !targets.has(j + 1) && !isSecondSlot(code, j)) {
+          const pu = useDef(code, j);
+          const pe = code[j]!;
+          if (pu.def !== bit(t) || !pu.pure && O.BPF_CLASS(pe.insn.code) !== O.BPF_LDX) break;
+          const op = O.BPF_OP(pe.insn.code);
+          const cls = O.BPF_CLASS(pe.insn.code);
+          const starts = cls === O.BPF_LDX || ((cls === O.BPF_ALU || cls === O.BPF_ALU64) && op === O.BPF_MOV);
+          if (starts) { ok = true; break; }
+          if (pu.use & bit(h)) break;
+          if (targets.has(j)) break;
+          j--;
+        }
+        if (ok) {
+          // Everything from j..i-1 writes rT; rH must not be read in between (except by the first).
+          let safe = true;
+          for (let k = j + 1; k < i; k++) if (useDef(code, k).use & bit(h)) safe = false;
+          // The value must be live nowhere else: rH is overwritten earlier now.
+          for (let k = j; k < i; k++) if (k > j && (live[k - 1]! & bit(h)) && false) safe = false;
+          // rH must not be live across the chain (its old value would be lost before i).
+          for (let k = j; k < i; k++) if (live[k]! & bit(h) && k !== i - 1) {
+            // live[k] includes rH only if read later before being redefined; after the rename, it is redefined at j.
+            if (useDef(code, k + 1).use & bit(h)) safe = false;
+          }
+          if (is32 && !defines32(code[i - 1]!)) safe = false;
+          if (!is32 && O.BPF_CLASS(code[i - 1]!.insn.code) === O.BPF_ALU && false) safe = false;
+          if (safe) {
+            for (let k = j; k < i; k++) {
+              const ins = code[k]!.insn;
+              if (ins.dst === t) ins.dst = h;
+              if (O.BPF_SRC(ins.code) === O.BPF_X && ins.src === t && O.BPF_CLASS(ins.code) !== O.BPF_LDX) ins.src = h;
+              if (O.BPF_CLASS(ins.code) === O.BPF_LDX && ins.src === t && k !== j) ins.src = h;
+            }
+            remove(code, labelPos, i);
+            changed = true;
+            break;
+          }
+        }
+      }
+      // Forward: rT = rS; next uses rT (not as destination) and rT dies there.
+      const n = code[i + 1];
+      if (n && !targets.has(i + 1) && !isSecondSlot(code, i + 1) && (live[i + 1]! & bit(t === h ? -1 : h)) === 0) {
+        const nu = useDef(code, i + 1);
+        const ni = n.insn;
+        const cls = O.BPF_CLASS(ni.code);
+        const usesOnlyAsSrc = (nu.use & bit(h)) !== 0 && (nu.def & bit(h)) === 0 && !(ni.dst === h && (cls === O.BPF_ALU || cls === O.BPF_ALU64 || cls === O.BPF_JMP || cls === O.BPF_JMP32 || cls === O.BPF_ST || cls === O.BPF_STX || cls === O.BPF_LDX));
+        const narrowOk = !is32 || (cls === O.BPF_STX && O.BPF_MODE(ni.code) === O.BPF_MEM && O.BPF_SIZE(ni.code) !== O.BPF_DW) || cls === O.BPF_ALU || cls === O.BPF_JMP32;
+        const callUse = cls === O.BPF_JMP && O.BPF_OP(ni.code) === O.BPF_CALL;
+        if (usesOnlyAsSrc && narrowOk && !callUse && ni.src === h) {
+          ni.src = t;
+          remove(code, labelPos, i);
+          changed = true;
+          break;
+        }
+      }
+    }
+    if (!changed) return;
+  }
+}

@@ -1,0 +1,331 @@
+/**
+ * The example programs shipped in the app (and part of the compiler's
+ * corpus). Sources are template literals so Vite and Node import them
+ * alike. Each states what it expects of the traffic in its header comment.
+ */
+
+export interface Example {
+  id: string;
+  title: string;
+  description: string;
+  source: string;
+}
+
+const xdp1 = `/* xdp1: count packets per IP protocol, then drop them.
+ *
+ * Packets: Ethernet, optionally one or two VLAN tags (802.1Q / 802.1ad),
+ * then IPv4 or IPv6. The counter index is the IPv4 protocol or the IPv6
+ * next header; anything else counts under 0. Every packet is dropped.
+ */
+#include <linux/bpf.h>
+#include <linux/if_ether.h>
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_endian.h>
+
+struct vlan_hdr {
+	__be16 h_vlan_TCI;
+	__be16 h_vlan_encapsulated_proto;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__type(key, __u32);
+	__type(value, long);
+	__uint(max_entries, 256);
+} rxcnt SEC(".maps");
+
+static __always_inline int parse_ipv4(void *data, __u64 nh_off, void *data_end)
+{
+	struct iphdr *iph = data + nh_off;
+
+	if ((void *)(iph + 1) > data_end)
+		return 0;
+	return iph->protocol;
+}
+
+static __always_inline int parse_ipv6(void *data, __u64 nh_off, void *data_end)
+{
+	struct ipv6hdr *ip6h = data + nh_off;
+
+	if ((void *)(ip6h + 1) > data_end)
+		return 0;
+	return ip6h->nexthdr;
+}
+
+SEC("xdp")
+int xdp_prog1(struct xdp_md *ctx)
+{
+	void *data_end = (void *)(long)ctx->data_end;
+	void *data = (void *)(long)ctx->data;
+	struct ethhdr *eth = data;
+	int rc = XDP_DROP;
+	long *value;
+	__u16 h_proto;
+	__u64 nh_off;
+	__u32 ipproto;
+
+	nh_off = sizeof(*eth);
+	if (data + nh_off > data_end)
+		return rc;
+
+	h_proto = eth->h_proto;
+
+	/* Up to two VLAN tags (QinQ). */
+	if (h_proto == bpf_htons(ETH_P_8021Q) || h_proto == bpf_htons(ETH_P_8021AD)) {
+		struct vlan_hdr *vhdr = data + nh_off;
+
+		nh_off += sizeof(struct vlan_hdr);
+		if (data + nh_off > data_end)
+			return rc;
+		h_proto = vhdr->h_vlan_encapsulated_proto;
+	}
+	if (h_proto == bpf_htons(ETH_P_8021Q) || h_proto == bpf_htons(ETH_P_8021AD)) {
+		struct vlan_hdr *vhdr = data + nh_off;
+
+		nh_off += sizeof(struct vlan_hdr);
+		if (data + nh_off > data_end)
+			return rc;
+		h_proto = vhdr->h_vlan_encapsulated_proto;
+	}
+
+	if (h_proto == bpf_htons(ETH_P_IP))
+		ipproto = parse_ipv4(data, nh_off, data_end);
+	else if (h_proto == bpf_htons(ETH_P_IPV6))
+		ipproto = parse_ipv6(data, nh_off, data_end);
+	else
+		ipproto = 0;
+
+	value = bpf_map_lookup_elem(&rxcnt, &ipproto);
+	if (value)
+		*value += 1;
+
+	return rc;
+}
+
+char _license[] SEC("license") = "GPL";
+`;
+
+const xdp2 = `/* xdp2: bounce UDP back where it came from.
+ *
+ * Packets: Ethernet (+ up to two VLAN tags), IPv4 or IPv6. For UDP the
+ * source and destination MAC addresses are swapped and the frame is sent
+ * back out of the port it came in on (XDP_TX); everything else is dropped.
+ * Per-protocol counters as in xdp1.
+ */
+#include <linux/bpf.h>
+#include <linux/if_ether.h>
+#include <linux/in.h>
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_endian.h>
+
+struct vlan_hdr {
+	__be16 h_vlan_TCI;
+	__be16 h_vlan_encapsulated_proto;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__type(key, __u32);
+	__type(value, long);
+	__uint(max_entries, 256);
+} rxcnt SEC(".maps");
+
+/* Swap the two 6-byte MAC addresses, 16 bits at a time. */
+static __always_inline void swap_src_dst_mac(void *data)
+{
+	unsigned short *p = data;
+	unsigned short dst[3];
+
+	dst[0] = p[0];
+	dst[1] = p[1];
+	dst[2] = p[2];
+	p[0] = p[3];
+	p[1] = p[4];
+	p[2] = p[5];
+	p[3] = dst[0];
+	p[4] = dst[1];
+	p[5] = dst[2];
+}
+
+static __always_inline int parse_ipv4(void *data, __u64 nh_off, void *data_end)
+{
+	struct iphdr *iph = data + nh_off;
+
+	if ((void *)(iph + 1) > data_end)
+		return 0;
+	return iph->protocol;
+}
+
+static __always_inline int parse_ipv6(void *data, __u64 nh_off, void *data_end)
+{
+	struct ipv6hdr *ip6h = data + nh_off;
+
+	if ((void *)(ip6h + 1) > data_end)
+		return 0;
+	return ip6h->nexthdr;
+}
+
+SEC("xdp")
+int xdp_prog2(struct xdp_md *ctx)
+{
+	void *data_end = (void *)(long)ctx->data_end;
+	void *data = (void *)(long)ctx->data;
+	struct ethhdr *eth = data;
+	int rc = XDP_DROP;
+	long *value;
+	__u16 h_proto;
+	__u64 nh_off;
+	__u32 ipproto;
+
+	nh_off = sizeof(*eth);
+	if (data + nh_off > data_end)
+		return rc;
+
+	h_proto = eth->h_proto;
+
+	if (h_proto == bpf_htons(ETH_P_8021Q) || h_proto == bpf_htons(ETH_P_8021AD)) {
+		struct vlan_hdr *vhdr = data + nh_off;
+
+		nh_off += sizeof(struct vlan_hdr);
+		if (data + nh_off > data_end)
+			return rc;
+		h_proto = vhdr->h_vlan_encapsulated_proto;
+	}
+	if (h_proto == bpf_htons(ETH_P_8021Q) || h_proto == bpf_htons(ETH_P_8021AD)) {
+		struct vlan_hdr *vhdr = data + nh_off;
+
+		nh_off += sizeof(struct vlan_hdr);
+		if (data + nh_off > data_end)
+			return rc;
+		h_proto = vhdr->h_vlan_encapsulated_proto;
+	}
+
+	if (h_proto == bpf_htons(ETH_P_IP))
+		ipproto = parse_ipv4(data, nh_off, data_end);
+	else if (h_proto == bpf_htons(ETH_P_IPV6))
+		ipproto = parse_ipv6(data, nh_off, data_end);
+	else
+		ipproto = 0;
+
+	value = bpf_map_lookup_elem(&rxcnt, &ipproto);
+	if (value)
+		*value += 1;
+
+	if (ipproto == IPPROTO_UDP) {
+		swap_src_dst_mac(data);
+		rc = XDP_TX;
+	}
+
+	return rc;
+}
+
+char _license[] SEC("license") = "GPL";
+`;
+
+const missingBoundsCheck = `/* A verifier error, on purpose: the Ethernet header is read without
+ * first checking that the packet is long enough to hold it.
+ *
+ * The kernel rejects this program: every packet access must be proven
+ * in bounds by a comparison against data_end. Add
+ *
+ *     if (data + sizeof(*eth) > data_end)
+ *         return XDP_DROP;
+ *
+ * before reading eth->h_proto, and it loads.
+ */
+#include <linux/bpf.h>
+#include <linux/if_ether.h>
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_endian.h>
+
+SEC("xdp")
+int xdp_no_bounds_check(struct xdp_md *ctx)
+{
+	void *data_end = (void *)(long)ctx->data_end;
+	void *data = (void *)(long)ctx->data;
+	struct ethhdr *eth = data;
+
+	(void)data_end; /* the check that should use it is missing */
+	if (eth->h_proto == bpf_htons(ETH_P_IP))
+		return XDP_PASS;
+	return XDP_DROP;
+}
+
+char _license[] SEC("license") = "GPL";
+`;
+
+const uncheckedMapValue = `/* A verifier error, on purpose: the value pointer returned by
+ * bpf_map_lookup_elem() is NULL when the key is not in the hash map, and
+ * it is used without a check.
+ *
+ * The kernel rejects this program ("invalid mem access
+ * 'map_value_or_null'"). Wrap the increment in if (value) { ... }.
+ * (For an array map and a constant key in range, recent kernels know the
+ * lookup cannot fail; a hash map lookup always can.)
+ */
+#include <linux/bpf.h>
+#include <bpf/bpf_helpers.h>
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__type(key, __u32);
+	__type(value, __u64);
+	__uint(max_entries, 16);
+} pkt_count SEC(".maps");
+
+SEC("xdp")
+int xdp_unchecked_value(struct xdp_md *ctx)
+{
+	__u32 key = ctx->ingress_ifindex;
+	__u64 *value = bpf_map_lookup_elem(&pkt_count, &key);
+
+	*value += 1;
+	return XDP_PASS;
+}
+
+char _license[] SEC("license") = "GPL";
+`;
+
+const passCount = `/* The smallest useful XDP program: count every packet, let it pass.
+ *
+ * Packets: any. Counter 0 of the array map counts them.
+ */
+#include <linux/bpf.h>
+#include <bpf/bpf_helpers.h>
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__type(key, __u32);
+	__type(value, __u64);
+	__uint(max_entries, 1);
+} pkt_count SEC(".maps");
+
+SEC("xdp")
+int xdp_count_pass(struct xdp_md *ctx)
+{
+	__u32 key = 0;
+	__u64 *value = bpf_map_lookup_elem(&pkt_count, &key);
+
+	if (value)
+		__sync_fetch_and_add(value, 1);
+	return XDP_PASS;
+}
+
+char _license[] SEC("license") = "GPL";
+`;
+
+export const EXAMPLES: Example[] = [
+  { id: 'xdp1', title: 'xdp1: per-protocol drop counter', description: 'Parse Ethernet (+VLAN/QinQ), IPv4/IPv6; count packets per IP protocol in a per-CPU array; drop everything.', source: xdp1 },
+  { id: 'xdp2', title: 'xdp2: swap MACs and XDP_TX UDP', description: 'Like xdp1, but UDP packets get their MAC addresses swapped and are bounced back out with XDP_TX.', source: xdp2 },
+  { id: 'xdp-pass-count', title: 'Count and pass', description: 'The smallest useful program: an array map counter and XDP_PASS.', source: passCount },
+  { id: 'missing-bounds-check', title: 'Verifier error: missing bounds check', description: 'Reads the Ethernet header without checking data_end; the verifier rejects it. Fix it!', source: missingBoundsCheck },
+  { id: 'unchecked-map-value', title: 'Verifier error: unchecked map value', description: 'Dereferences a map lookup result without a NULL check; the verifier rejects it.', source: uncheckedMapValue },
+];
+
+export function exampleById(id: string): Example | undefined {
+  return EXAMPLES.find((e) => e.id === id);
+}

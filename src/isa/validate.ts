@@ -1,0 +1,105 @@
+/**
+ * Encoding checks on a slot-indexed program: every slot must be a row of the
+ * opcode table with valid registers and zero reserved fields, every lddw
+ * must be followed by a zero-coded second slot, and every jump or local call
+ * must land on an instruction inside the program (not in the middle of an
+ * lddw). These are the checks the kernel makes before verification proper
+ * (bpf_check's resolve_pseudo_ldimm64, check_subprogs, check_cfg); messages
+ * use the kernel's words where it has them. Never throws.
+ */
+import * as O from './opcodes';
+import type { Insn } from './insn';
+import { lookupInsn } from './table';
+
+export interface SlotProblem {
+  slot: number;
+  reason: string;
+}
+
+export function validateProgram(insns: readonly Insn[]): SlotProblem[] {
+  const out: SlotProblem[] = [];
+  const n = insns.length;
+  const isSecondHalf = new Uint8Array(n);
+  for (let k = 0; k < n; k++) {
+    if (insns[k]!.code === 0x18) {
+      isSecondHalf[k + 1] = 1;
+      k++;
+    }
+  }
+  const jumpTo = (k: number, rel: number): void => {
+    const t = k + 1 + rel;
+    if (t < 0 || t >= n) out.push({ slot: k, reason: `jump out of range from insn ${k} to ${t}` });
+    else if (isSecondHalf[t]) out.push({ slot: k, reason: `jump into the middle of ldimm64 insn ${t - 1}` });
+  };
+  for (let k = 0; k < n; k++) {
+    const i = insns[k]!;
+    if (isSecondHalf[k]) continue;
+    const row = lookupInsn(i);
+    if (!row) {
+      out.push({ slot: k, reason: `unknown opcode ${i.code.toString(16).padStart(2, '0')}` });
+      continue;
+    }
+    const bad = (why: string): void => {
+      out.push({ slot: k, reason: why });
+    };
+    if (i.dst > 10) bad(`R${i.dst} is invalid`);
+    const usesSrcReg = row.source === 'reg' && row.kind !== 'call';
+    if (usesSrcReg && i.src > 10) bad(`R${i.src} is invalid`);
+    const cls = O.BPF_CLASS(i.code);
+    const clsName = ['BPF_LD', 'BPF_LDX', 'BPF_ST', 'BPF_STX', 'BPF_ALU', 'BPF_JMP', 'BPF_JMP32', 'BPF_ALU64'][cls]!;
+    switch (row.kind) {
+      case 'alu':
+      case 'mov':
+      case 'movsx':
+        if (row.source === 'imm' ? i.src !== 0 : i.imm !== 0) bad(`${clsName} uses reserved fields`);
+        if (row.source === 'imm' && row.kind === 'mov' && i.off !== 0) bad(`${clsName} uses reserved fields`);
+        break;
+      case 'neg':
+        if (i.src !== 0 || i.off !== 0 || i.imm !== 0) bad(`BPF_NEG uses reserved fields`);
+        break;
+      case 'end':
+        if (i.src !== 0 || i.off !== 0) bad(`BPF_END uses reserved fields`);
+        break;
+      case 'jmp':
+        if (row.source === 'imm' && i.src !== 0) bad(`${clsName} uses reserved fields`);
+        if (row.source === 'reg' && i.imm !== 0) bad(`${clsName} uses reserved fields`);
+        jumpTo(k, i.off);
+        break;
+      case 'ja':
+        if (i.src !== 0 || i.dst !== 0 || (row.is64 ? i.imm !== 0 : i.off !== 0)) bad(`BPF_JA uses reserved fields`);
+        jumpTo(k, row.is64 ? i.off : i.imm);
+        break;
+      case 'call':
+        if (i.off !== 0 || (row.source === 'imm' && i.dst !== 0)) bad(`BPF_CALL uses reserved fields`);
+        if (row.source === 'imm' && i.src > O.BPF_PSEUDO_KFUNC_CALL) bad(`BPF_CALL uses reserved fields`);
+        if (i.src === O.BPF_PSEUDO_CALL) jumpTo(k, i.imm);
+        break;
+      case 'exit':
+        if (i.src !== 0 || i.dst !== 0 || i.off !== 0 || i.imm !== 0) bad(`BPF_EXIT uses reserved fields`);
+        break;
+      case 'lddw': {
+        const hi = insns[k + 1];
+        if (!hi) bad('invalid BPF_LD_IMM insn');
+        else if (hi.code !== 0 || hi.dst !== 0 || hi.src !== 0 || hi.off !== 0) bad('invalid bpf_ld_imm64 insn');
+        if (i.off !== 0 || i.src > 6) bad('invalid bpf_ld_imm64 insn');
+        k++;
+        break;
+      }
+      case 'ldx':
+        if (i.imm !== 0) bad('BPF_LDX uses reserved fields');
+        break;
+      case 'st':
+        if (i.src !== 0) bad('BPF_ST uses reserved fields');
+        break;
+      case 'stx':
+        if (i.imm !== 0) bad('BPF_STX uses reserved fields');
+        break;
+      case 'atomic':
+        break;
+      case 'ld_legacy':
+        if (i.off !== 0 || (row.source === 'imm' && i.src !== 0) || i.dst !== 0) bad('BPF_LD_[ABS|IND] uses reserved fields');
+        break;
+    }
+  }
+  return out;
+}

@@ -1,0 +1,9 @@
+/** Traffic for the simulated NIC: packet builders/decoders, checksums, RSS, pcap, flow generators. */
+export * from './addr';
+export * from './csum';
+export * from './packet';
+export * from './decode';
+export * from './pcap';
+export * from './rss';
+export * from './rng';
+export * from './traffic';

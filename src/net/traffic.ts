@@ -1,0 +1,250 @@
+/**
+ * Traffic: pktgen-like flow sources (sizes, MAC/IP/port ranges, rates up to
+ * line rate, bursts) and pcap replay, merged onto one wire. The generator is
+ * the NIC's view of the world: "the next frame arrives at time t", computed
+ * lazily one packet ahead so the simulation never materializes a packet
+ * list. Frames come from prebuilt templates (one per flow), so generating a
+ * packet allocates nothing.
+ */
+import { formatIPv4, parseIPv4, parseIPv6, formatIPv6 } from './addr';
+import { buildPacket, ETH_ZLEN, lineRatePps, type PacketSpec } from './packet';
+import { rssHash } from './rss';
+import { Rng } from './rng';
+import type { PcapRecord } from './pcap';
+
+export interface FlowSourceSpec {
+  name?: string;
+  /** Offered packets per second (default: line rate for this source's size). */
+  ratePps?: number;
+  /** Frame length without FCS (default 60: the 64-byte wire minimum). Ignored when `sizes` is set. */
+  frameLen?: number;
+  /** Frame lengths used in turn (an IMIX, say). */
+  sizes?: number[];
+  l3?: 'ipv4' | 'ipv6' | 'arp';
+  l4?: 'udp' | 'tcp' | 'icmp';
+  vlans?: number[];
+  srcMac?: string;
+  dstMac?: string;
+  src?: string;
+  dst?: string;
+  /** How many consecutive addresses/ports to cycle through, starting at the given one. */
+  srcCount?: number;
+  dstCount?: number;
+  sport?: number;
+  sportCount?: number;
+  dport?: number;
+  dportCount?: number;
+  /** Packets sent back to back at wire speed, then a pause that keeps the average rate. */
+  burst?: number;
+  /** Pick flows at random (seeded) instead of in order. */
+  randomFlows?: boolean;
+}
+
+export interface TrafficSpec {
+  /** Link speed in Gbit/s: the wire never carries more than line rate. */
+  linkGbps: number;
+  sources?: FlowSourceSpec[];
+  /** Replay captured frames (timestamps kept, relative to the first, unless ratePps is set). */
+  pcap?: { records: PcapRecord[]; ratePps?: number; loop?: boolean };
+  /** Stop after this many packets (default: unbounded). */
+  maxPackets?: number;
+}
+
+/** Most flow templates a source prebuilds; ranges beyond this repeat. */
+export const MAX_TEMPLATES = 4096;
+
+interface SourceState {
+  templates: Uint8Array[];
+  hashes: Uint32Array;
+  gapNs: number;
+  burst: number;
+  inBurst: number;
+  nextNs: number;
+  flow: number;
+  random: boolean;
+  /** pcap: the per-record times (ns, relative) when replaying captured timing. */
+  times?: Float64Array;
+  loop?: boolean;
+  spanNs?: number;
+}
+
+const MIN_FRAME = ETH_ZLEN;
+function wireNs(len: number, gbps: number): number {
+  return ((Math.max(len, MIN_FRAME) + 24) * 8) / gbps;
+}
+
+function ipAt(base: string, i: number, v6: boolean): string {
+  if (!v6) return formatIPv4((parseIPv4(base) + i) >>> 0);
+  const b = parseIPv6(base);
+  let carry = i;
+  for (let k = 15; k >= 0 && carry > 0; k--) {
+    const v = b[k]! + (carry & 0xff);
+    b[k] = v & 0xff;
+    carry = (carry >>> 8) + (v >> 8);
+  }
+  return formatIPv6(b);
+}
+
+/** Build the per-flow frame templates of one source. Throws Error (one line) on bad addresses. */
+export function buildTemplates(s: FlowSourceSpec): Uint8Array[] {
+  const sizes = s.sizes?.length ? s.sizes : [s.frameLen ?? ETH_ZLEN];
+  const counts = [s.srcCount ?? 1, s.dstCount ?? 1, s.sportCount ?? 1, s.dportCount ?? 1, sizes.length];
+  const total = Math.min(MAX_TEMPLATES, counts.reduce((a, c) => a * Math.max(1, c), 1));
+  const v6 = s.l3 === 'ipv6';
+  const out: Uint8Array[] = [];
+  for (let i = 0; i < total; i++) {
+    // Mixed radix over (dport, sport, dst, src, size): like pktgen's flow increments.
+    let k = i;
+    const pick = (n: number) => {
+      const r = k % Math.max(1, n);
+      k = Math.floor(k / Math.max(1, n));
+      return r;
+    };
+    const dp = pick(counts[3]!);
+    const sp = pick(counts[2]!);
+    const d = pick(counts[1]!);
+    const sr = pick(counts[0]!);
+    const sz = pick(counts[4]!);
+    const spec: PacketSpec = {
+      srcMac: s.srcMac,
+      dstMac: s.dstMac,
+      vlans: s.vlans,
+      l3: s.l3,
+      l4: s.l4,
+      src: ipAt(s.src ?? (v6 ? 'fd00::1' : '198.18.0.1'), sr, v6),
+      dst: ipAt(s.dst ?? (v6 ? 'fd00::2' : '198.19.0.1'), d, v6),
+      sport: ((s.sport ?? 9) + sp) & 0xffff,
+      dport: ((s.dport ?? 9) + dp) & 0xffff,
+      frameLen: sizes[sz],
+    };
+    out.push(buildPacket(spec));
+  }
+  return out;
+}
+
+/** Offered rate of a source when it does not say (line rate for its first size). */
+export function sourceRate(s: FlowSourceSpec, linkGbps: number): number {
+  return s.ratePps ?? lineRatePps(linkGbps, s.sizes?.[0] ?? s.frameLen ?? ETH_ZLEN);
+}
+
+export class TrafficGenerator {
+  /** Arrival time of the next frame at the NIC, in ns (Infinity when the traffic has ended). */
+  nextNs = 0;
+  nextFrame: Uint8Array = new Uint8Array(0);
+  nextHash = 0;
+  nextSource = 0;
+  /** Packets handed out so far (the next one gets this id). */
+  produced = 0;
+  private wireFreeNs = 0;
+  private readonly sources: SourceState[] = [];
+  private readonly rng: Rng;
+
+  constructor(
+    readonly spec: TrafficSpec,
+    seed: number,
+  ) {
+    this.rng = new Rng(seed ^ 0x7a3f);
+    if (!(spec.linkGbps > 0)) throw new Error('traffic: linkGbps must be positive');
+    for (const s of spec.sources ?? []) {
+      const templates = buildTemplates(s);
+      const rate = sourceRate(s, spec.linkGbps);
+      if (!(rate > 0)) throw new Error(`traffic: source ${s.name ?? ''} has no positive rate`);
+      const burst = Math.max(1, s.burst ?? 1);
+      const st: SourceState = {
+        templates,
+        hashes: Uint32Array.from(templates.map(rssHash)),
+        gapNs: 1e9 / rate,
+        burst,
+        inBurst: 0,
+        nextNs: 0,
+        flow: 0,
+        random: !!s.randomFlows,
+      };
+      // pktgen threads start unsynchronized: a seeded phase within one period.
+      st.nextNs = this.rng.float() * st.gapNs * burst;
+      this.sources.push(st);
+    }
+    if (spec.pcap) {
+      const recs = spec.pcap.records;
+      if (recs.length === 0) throw new Error('traffic: the pcap holds no packets');
+      const r0 = recs[0]!;
+      // Differences in sec/nsec stay exact where absolute ns would not fit a double.
+      const rel = (r: PcapRecord) => Math.max(0, (r.sec - r0.sec) * 1e9 + (r.nsec - r0.nsec));
+      const times = spec.pcap.ratePps ? Float64Array.from(recs, (_, i) => (i * 1e9) / spec.pcap!.ratePps!) : Float64Array.from(recs, rel);
+      const last = times[times.length - 1]!;
+      this.sources.push({
+        templates: recs.map((r) => r.data),
+        hashes: Uint32Array.from(recs.map((r) => rssHash(r.data))),
+        gapNs: spec.pcap.ratePps ? 1e9 / spec.pcap.ratePps : last / Math.max(1, recs.length - 1),
+        burst: 1,
+        inBurst: 0,
+        nextNs: 0,
+        flow: 0,
+        random: false,
+        times,
+        loop: spec.pcap.loop,
+        spanNs: last + (spec.pcap.ratePps ? 1e9 / spec.pcap.ratePps : wireNs(recs[recs.length - 1]!.data.length, spec.linkGbps)),
+      });
+    }
+    if (this.sources.length === 0) throw new Error('traffic: no sources and no pcap');
+    this.advance();
+  }
+
+  /** Offered rate summed over sources (pps), before the wire's limit. */
+  offeredPps(): number {
+    return this.sources.reduce((a, s) => a + 1e9 / s.gapNs, 0);
+  }
+
+  /** Compute the next frame: the earliest source, serialized onto the wire. */
+  advance(): void {
+    if (this.spec.maxPackets !== undefined && this.produced >= this.spec.maxPackets) {
+      this.nextNs = Infinity;
+      return;
+    }
+    let best = -1;
+    let bestNs = Infinity;
+    for (let i = 0; i < this.sources.length; i++) {
+      const n = this.sources[i]!.nextNs;
+      if (n < bestNs) {
+        bestNs = n;
+        best = i;
+      }
+    }
+    if (best < 0) {
+      this.nextNs = Infinity;
+      return;
+    }
+    const s = this.sources[best]!;
+    const idx = s.random ? this.rng.below(s.templates.length) : s.flow;
+    const frame = s.templates[idx]!;
+    const t = Math.max(bestNs, this.wireFreeNs);
+    this.wireFreeNs = t + wireNs(frame.length, this.spec.linkGbps);
+    this.nextNs = t;
+    this.nextFrame = frame;
+    this.nextHash = s.hashes[idx]!;
+    this.nextSource = best;
+    this.produced++;
+    // Schedule this source's following packet.
+    if (s.times) {
+      s.flow++;
+      if (s.flow >= s.templates.length) {
+        if (!s.loop) {
+          s.nextNs = Infinity;
+          return;
+        }
+        s.flow = 0;
+        s.times = s.times.map((x) => x + s.spanNs!);
+      }
+      s.nextNs = s.times[s.flow]!;
+      return;
+    }
+    s.flow = s.flow + 1 >= s.templates.length ? 0 : s.flow + 1;
+    s.inBurst++;
+    if (s.inBurst < s.burst) s.nextNs = bestNs + wireNs(frame.length, this.spec.linkGbps);
+    else {
+      s.inBurst = 0;
+      // Bursts keep the source's average rate: the burst starts are gap*burst apart.
+      s.nextNs = bestNs + s.gapNs * s.burst - (s.burst - 1) * wireNs(frame.length, this.spec.linkGbps);
+    }
+  }
+}

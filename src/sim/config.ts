@@ -1,0 +1,92 @@
+/**
+ * Simulation configuration: one plain JSON-able object (plus the program
+ * hook), so the UI, the CLI and the scenario registry describe a run the
+ * same way, and a replay rebuilds the same machine from it.
+ */
+import type { TrafficSpec } from '../net/traffic';
+import type { HardwareProfile } from './hw';
+import { HARDWARE_PROFILES, SEED2016_E5 } from './hw';
+
+/** What the network stack does with an skb (XDP_PASS, or every packet without XDP). */
+export type StackSinkConfig =
+  /** iptables -t raw -j DROP: the seed's baseline; the skb is freed in the softirq. */
+  | { kind: 'iptables-raw-drop' }
+  /** A UDP socket drained by an application on another CPU at `appPps`; rcvbuf holds `rcvbufPackets`. */
+  | { kind: 'socket'; appPps: number; rcvbufPackets: number };
+
+export interface SimConfig {
+  /** Hardware profile name (HARDWARE_PROFILES) or a full profile. */
+  hw?: string | HardwareProfile;
+  /** rx queues, one per CPU (RSS spreads flows over them). */
+  queues?: number;
+  /** rx descriptor ring size (power of two). Small by default so every slot is visible. */
+  rxRingSize?: number;
+  /** XDP tx ring size (power of two). */
+  txRingSize?: number;
+  mtu?: number;
+  /** mlx4's per-ring page cache (seed 000 patch 07). */
+  pageCache?: boolean;
+  /**
+   * rx buffers with a program attached: 'order0' (one page per packet, as
+   * merged) or 'frags' (order-3 fragments, the series before patch 07:
+   * no XDP_TX, no page cache possible).
+   */
+  xdpRxMode?: 'order0' | 'frags';
+  /** Host memory in 4 KiB pages (multiple of 8). */
+  memoryPages?: number;
+  traffic: TrafficSpec;
+  stack?: StackSinkConfig;
+  seed?: number;
+  /** Record events (off is faster; counters and profile are always kept). */
+  trace?: boolean;
+  /** Keep trace records in memory (else only hash and count them). */
+  keepTrace?: boolean;
+}
+
+export interface ResolvedConfig {
+  hw: HardwareProfile;
+  queues: number;
+  rxRingSize: number;
+  txRingSize: number;
+  mtu: number;
+  pageCache: boolean;
+  xdpRxMode: 'order0' | 'frags';
+  memoryPages: number;
+  traffic: TrafficSpec;
+  stack: StackSinkConfig;
+  seed: number;
+  trace: boolean;
+  keepTrace: boolean;
+}
+
+function pow2(n: number): boolean {
+  return Number.isInteger(n) && n >= 2 && (n & (n - 1)) === 0;
+}
+
+/** Fill defaults and check ranges; throws Error with one line naming the problem. */
+export function resolveConfig(c: SimConfig): ResolvedConfig {
+  const hw = typeof c.hw === 'object' ? c.hw : HARDWARE_PROFILES[c.hw ?? SEED2016_E5.name];
+  if (!hw) throw new Error(`unknown hardware profile '${String(c.hw)}' (known: ${Object.keys(HARDWARE_PROFILES).join(', ')})`);
+  const r: ResolvedConfig = {
+    hw,
+    queues: c.queues ?? 1,
+    rxRingSize: c.rxRingSize ?? 16,
+    txRingSize: c.txRingSize ?? 16,
+    mtu: c.mtu ?? 1500,
+    pageCache: c.pageCache ?? true,
+    xdpRxMode: c.xdpRxMode ?? 'order0',
+    memoryPages: c.memoryPages ?? 4096,
+    traffic: c.traffic,
+    stack: c.stack ?? { kind: 'iptables-raw-drop' },
+    seed: c.seed ?? 1,
+    trace: c.trace ?? true,
+    keepTrace: c.keepTrace ?? c.trace ?? true,
+  };
+  if (!Number.isInteger(r.queues) || r.queues < 1 || r.queues > 64) throw new Error(`queues must be 1..64, got ${r.queues}`);
+  if (!pow2(r.rxRingSize) || r.rxRingSize > 8192) throw new Error(`rxRingSize must be a power of two up to 8192, got ${r.rxRingSize}`);
+  if (!pow2(r.txRingSize) || r.txRingSize > 8192) throw new Error(`txRingSize must be a power of two up to 8192, got ${r.txRingSize}`);
+  if (!Number.isInteger(r.mtu) || r.mtu < 68 || r.mtu > 9600) throw new Error(`mtu must be 68..9600, got ${r.mtu}`);
+  if (!Number.isInteger(r.memoryPages) || r.memoryPages < 64 || r.memoryPages % 8 !== 0) throw new Error(`memoryPages must be a multiple of 8, at least 64, got ${r.memoryPages}`);
+  if (r.xdpRxMode === 'frags' && r.pageCache) r.pageCache = false; // the cache only holds whole order-0 pages
+  return r;
+}

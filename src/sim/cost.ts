@@ -1,0 +1,117 @@
+/**
+ * The cost model's bookkeeping: each driver step (a CostStep) charges cycles
+ * to one or more kernel function names, the way `perf report` would see them.
+ * A hardware profile gives the cycles per step; this module compiles that
+ * table into flat arrays so charging a step on the per-packet path is a few
+ * array adds, and turns the accumulated cycles into a profile by symbol.
+ */
+
+/** Every step of the driver and stack that costs CPU time. */
+export const COST_STEPS = [
+  'irq', // hard interrupt: the NIC's event queue, return from interrupt
+  'idle_wake', // leaving a cpuidle state to run the softirq
+  'napi_poll', // one napi->poll() call from net_rx_action
+  'napi_complete', // napi_complete_done and re-arming the completion queue (MMIO)
+  'rx_cqe', // reading one rx completion and the driver's per-packet work
+  'dma_sync_cpu', // dma_sync_single_for_cpu before the CPU reads the frame
+  'xdp_run', // entering the program (bpf_prog_run_xdp), fixed part
+  'xdp_insn', // per executed eBPF instruction (JITed), multiplied by the VM's count
+  'map_lookup', // one bpf_map_lookup_elem call (array/percpu array)
+  'page_cache_put', // mlx4_en_rx_recycle: page into the ring's cache
+  'page_cache_get', // refilling a slot from the ring's page cache
+  'rx_alloc_frag', // carving one fragment of an order-3 page for a slot (legacy mlx4)
+  'rx_alloc_page', // driver work to post a fresh order-0 page on a slot
+  'order0_page_miss', // first touch of a fresh order-0 page's struct page and data (cold)
+  'alloc_order0', // page allocator: one order-0 page
+  'free_order0',
+  'alloc_order3', // page allocator: one order-3 (32 KiB) compound page
+  'free_order3',
+  'dma_map', // dma_map_page of a fresh page
+  'dma_unmap',
+  'rx_frag_free', // mlx4_en_free_frag: dropping the driver's reference to a frag
+  'rx_doorbell', // publishing the new rx producer index
+  'tx_post', // writing one XDP_TX descriptor (incl. dma_sync_single_for_device)
+  'tx_doorbell', // MMIO write telling the NIC to fetch pending tx descriptors
+  'tx_cq_poll', // polling the XDP tx completion queue once
+  'tx_complete', // per completed tx frame: recycle to the rx ring's page cache
+  'skb_build', // stack: allocate and build the skb, copy headers
+  'stack_rx', // stack: GRO, __netif_receive_skb_core, ip_rcv, netfilter hook
+  'stack_drop', // stack: kfree_skb after the iptables raw DROP
+  'stack_deliver', // stack: udp_rcv and socket queueing (the socket sink)
+  'xdp_redirect', // xdp_do_redirect's per-packet part
+] as const;
+export type CostStep = (typeof COST_STEPS)[number];
+
+/** A step's cost: [kernel symbol, cycles] pairs, charged in order. */
+export type CostTable = Record<CostStep, readonly (readonly [string, number])[]>;
+
+/** Symbols that mean "the CPU had nothing to do". */
+export const IDLE_SYMBOLS = ['intel_idle', 'poll_idle'] as const;
+
+export interface ProfileEntry {
+  symbol: string;
+  cycles: number;
+  percent: number;
+}
+
+/**
+ * A CostTable compiled for the hot path: for step s, parts
+ * [start[s], start[s+1]) of partSym/partCycles, and the total.
+ */
+export class CompiledCosts {
+  readonly symbols: string[] = [...IDLE_SYMBOLS];
+  readonly total: Float64Array;
+  readonly start: Int32Array;
+  readonly partSym: Int32Array;
+  readonly partCycles: Float64Array;
+  readonly stepIndex: Record<CostStep, number>;
+
+  constructor(table: CostTable) {
+    const symIndex = new Map<string, number>(this.symbols.map((s, i) => [s, i]));
+    const syms: number[] = [];
+    const cyc: number[] = [];
+    this.start = new Int32Array(COST_STEPS.length + 1);
+    this.total = new Float64Array(COST_STEPS.length);
+    this.stepIndex = {} as Record<CostStep, number>;
+    COST_STEPS.forEach((step, i) => {
+      this.stepIndex[step] = i;
+      this.start[i] = syms.length;
+      for (const [sym, c] of table[step] ?? []) {
+        let k = symIndex.get(sym);
+        if (k === undefined) {
+          k = this.symbols.length;
+          this.symbols.push(sym);
+          symIndex.set(sym, k);
+        }
+        syms.push(k);
+        cyc.push(c);
+        this.total[i]! += c;
+      }
+    });
+    this.start[COST_STEPS.length] = syms.length;
+    this.partSym = Int32Array.from(syms);
+    this.partCycles = Float64Array.from(cyc);
+  }
+
+  symbolId(name: string): number {
+    return this.symbols.indexOf(name);
+  }
+}
+
+/** Step ids as constants, for the per-packet path (no string lookups). */
+export const S = Object.fromEntries(COST_STEPS.map((s, i) => [s, i])) as Record<CostStep, number>;
+
+/** Turn per-symbol cycles into a perf-report-like list, largest first. */
+export function profileFrom(symbols: readonly string[], cycles: Float64Array, minPercent = 0): ProfileEntry[] {
+  let total = 0;
+  for (let i = 0; i < cycles.length; i++) total += cycles[i]!;
+  if (total <= 0) return [];
+  const out: ProfileEntry[] = [];
+  for (let i = 0; i < cycles.length; i++) {
+    const c = cycles[i]!;
+    if (c <= 0) continue;
+    const percent = (100 * c) / total;
+    if (percent >= minPercent) out.push({ symbol: symbols[i]!, cycles: c, percent });
+  }
+  return out.sort((a, b) => b.cycles - a.cycles || (a.symbol < b.symbol ? -1 : 1));
+}

@@ -1,0 +1,180 @@
+/**
+ * Hardware profiles: one parameter set per machine the seeds measured on.
+ * Every number says where it comes from. Three kinds of source:
+ *   [measured]  a number the seed thread reports directly (page_bench's
+ *               237/423 cycles, mlx4 defaults from mlx4_en.h);
+ *   [perf]      cycles per packet derived from a perf report in the seed:
+ *               percent of samples x cycles per packet at the reported rate;
+ *   [fit]       not measured anywhere; chosen so the model's emergent rate
+ *               lands on the seed's number, and kept plausible for the
+ *               hardware (an MMIO write costs hundreds of cycles, an LLC hit
+ *               tens, a DRAM miss ~80 ns).
+ * Rates are never computed from these tables directly: they emerge from the
+ * event loop (ring occupancy, interrupts, budget, the NIC dropping when no
+ * buffer is posted).
+ */
+import type { CostTable } from './cost';
+
+export interface HardwareProfile {
+  name: string;
+  cpu: string;
+  nic: string;
+  /** Core clock in Hz: virtual time is counted in cycles of this clock. */
+  clockHz: number;
+  linkGbps: number;
+  /** rx interrupt moderation (ethtool -C rx-frames / rx-usecs). */
+  rxCoalFrames: number;
+  rxCoalUsecs: number;
+  /** Idle stretches shorter than this are spent in poll_idle, longer ones in intel_idle. */
+  pollIdleNs: number;
+  /** Latency from the doorbell to the NIC putting a frame on the wire (DMA read of descriptor and data). */
+  txLatencyNs: number;
+  costs: CostTable;
+  /** Where each number comes from (shown by the UI next to the profile). */
+  notes: string[];
+}
+
+/*
+ * Stack costs for one 60-byte UDP packet that the iptables raw table drops,
+ * from Jesper Brouer's baseline perf report in seed 000 (i7-4790K, 4.45 Mpps
+ * = ~966 cycles/packet at the 4.3 GHz turbostat reported): [perf].
+ */
+const STACK_RX_I7: readonly (readonly [string, number])[] = [
+  ['eth_type_trans', 8.5],
+  ['napi_gro_receive', 6.4],
+  ['dev_gro_receive', 7.4],
+  ['skb_gro_reset_offset', 4],
+  ['netif_receive_skb_internal', 7],
+  ['__netif_receive_skb', 4],
+  ['__netif_receive_skb_core', 33],
+  ['ip_rcv', 45],
+  ['nf_hook_slow', 15],
+  ['nf_iterate', 16],
+  ['iptable_raw_hook', 2.6],
+  ['ipt_do_table', 64],
+  ['__rcu_read_lock', 6.4],
+  ['__rcu_read_unlock', 12.9],
+  ['__local_bh_enable_ip', 7.3],
+];
+const STACK_DROP_I7: readonly (readonly [string, number])[] = [
+  ['kfree_skb', 5],
+  ['skb_release_all', 4.2],
+  ['skb_release_head_state', 6.4],
+  ['skb_release_data', 7.3],
+  ['skb_free_head', 4],
+  ['kfree_skbmem', 3.4],
+  ['kmem_cache_free', 18.5],
+  ['__free_page_frag', 23],
+];
+const STACK_DELIVER: readonly (readonly [string, number])[] = [
+  ['udp_rcv', 40],
+  ['__udp4_lib_rcv', 60],
+  ['sock_queue_rcv_skb', 90],
+  ['sock_def_readable', 40],
+];
+
+/** Seed 000 / 003: the XDP series' test machine. */
+export const SEED2016_E5: HardwareProfile = {
+  name: 'seed2016-e5-1630v3-cx3',
+  cpu: 'Intel Xeon E5-1630 v3 @ 3.70GHz',
+  nic: 'Mellanox ConnectX-3 40G (mlx4)',
+  clockHz: 3.7e9,
+  linkGbps: 40,
+  rxCoalFrames: 44,
+  rxCoalUsecs: 16,
+  pollIdleNs: 1000,
+  txLatencyNs: 500,
+  costs: {
+    // [fit] interrupt path; mlx4_eq_int and tasklet_action appear at 6% and 4% in the with-cache profile.
+    irq: [['mlx4_eq_int', 350], ['tasklet_action', 230], ['native_irq_return_iret', 120]],
+    idle_wake: [['cpuidle_enter_state', 220], ['menu_select', 75]],
+    napi_poll: [['net_rx_action', 90], ['mlx4_en_poll_rx_cq', 30]],
+    napi_complete: [['napi_complete_done', 40], ['mlx4_en_arm_cq', 60]],
+    // [perf] 26% of the 3.7e9/20.4e6 = 181 cycles a packet in the before-cache profile.
+    rx_cqe: [['mlx4_en_process_rx_cq', 48]],
+    // [measured] direct DMA (no IOMMU, no bounce buffers): a sync is nearly free on x86.
+    dma_sync_cpu: [['dma_sync_single_for_cpu', 1]],
+    // [perf] the unnamed JIT addresses in [mlx4_en] (~7%) are the program: entry + ~0.6 cycles per insn.
+    xdp_run: [['bpf_prog_run_xdp', 6]],
+    xdp_insn: [['bpf_prog_run_xdp', 0.6]],
+    // [perf] bpf_map_lookup_elem 2.6%, percpu_array_map_lookup_elem 1.9%.
+    map_lookup: [['bpf_map_lookup_elem', 4.7], ['percpu_array_map_lookup_elem', 3.5]],
+    // [fit] the cache is a small array of dma-mapped pages: a store and a counter.
+    page_cache_put: [['mlx4_en_rx_recycle', 5]],
+    page_cache_get: [['mlx4_en_prepare_rx_desc', 8]],
+    // [perf] mlx4_en_alloc_frags 18% (page refcount atomics on the shared order-3 page).
+    rx_alloc_frag: [['mlx4_en_alloc_frags', 33]],
+    rx_alloc_page: [['mlx4_en_alloc_frags', 20], ['mlx4_alloc_pages', 38]],
+    order0_page_miss: [['mlx4_alloc_pages', 60]],
+    // [measured] page_bench in seed 000: order-0 237 cycles, order-3 423 cycles (alloc + free).
+    // The split between symbols follows the before-cache profile (get_page_from_freelist
+    // 4.1%, __free_pages_ok 2.8%, free_one_page 1.4%, __alloc_pages_nodemask 0.9%).
+    alloc_order0: [['get_page_from_freelist', 100], ['__alloc_pages_nodemask', 45], ['alloc_pages_current', 15]],
+    free_order0: [['free_hot_cold_page', 55], ['__free_pages', 22]],
+    alloc_order3: [['get_page_from_freelist', 190], ['__alloc_pages_nodemask', 40]],
+    free_order3: [['__free_pages_ok', 130], ['free_one_page', 63]],
+    dma_map: [['dma_map_page', 10]],
+    dma_unmap: [['dma_unmap_page', 4]],
+    // [perf] mlx4_en_free_frag 5.5-6%.
+    rx_frag_free: [['mlx4_en_free_frag', 10.5]],
+    rx_doorbell: [['mlx4_en_update_rx_prod_db', 10]],
+    // [fit] to xdp2's ~10 Mpps: descriptor write with an RFO miss on the WQE line, MMIO doorbell.
+    tx_post: [['mlx4_en_xmit_frame', 110], ['dma_sync_single_for_device', 2]],
+    tx_doorbell: [['mlx4_en_xmit_doorbell', 400]],
+    tx_cq_poll: [['mlx4_en_process_tx_cq', 60]],
+    tx_complete: [['mlx4_en_process_tx_cq', 80], ['mlx4_en_recycle_tx_desc', 15]],
+    // Stack: the i7's [perf] numbers; DDIO puts DMA'd frames in the LLC on this Xeon, so the copy is an LLC hit.
+    skb_build: [['__netdev_alloc_skb', 29], ['kmem_cache_alloc', 27], ['__build_skb', 58], ['memcpy_erms', 60]],
+    stack_rx: STACK_RX_I7,
+    stack_drop: STACK_DROP_I7,
+    stack_deliver: STACK_DELIVER,
+    xdp_redirect: [['xdp_do_redirect', 40]],
+  },
+  notes: [
+    'seed 000 patch 06: xdp1 on one core drops ~20.4 Mpps from 4 pktgen threads; receiver E5-1630 v3 @ 3.70GHz, ConnectX-3 40G',
+    'seed 000 patch 07: perf report before/after the page cache (mlx4_en_process_rx_cq 26.9%, mlx4_en_alloc_frags 17.9%, mlx4_en_free_frag 6.0%, get_page_from_freelist 4.5%; after: ~40% idle)',
+    'seed 000 patch 12: xdp2 forwards ~10 Mpps on one core',
+    'mlx4_en.h: rx coalescing 44 frames / 16 us, default rx ring 1024, FRAG_SZ0 1536 (21 frags per order-3 page)',
+  ],
+};
+
+/** Seed 000, Jesper Brouer's order-0 vs order-3 measurement. */
+export const SEED2016_I7: HardwareProfile = {
+  name: 'seed2016-i7-4790k-cx3pro',
+  cpu: 'Intel i7-4790K @ 4.00GHz (turbostat: 4.3GHz)',
+  nic: 'Mellanox ConnectX-3 Pro (mlx4)',
+  clockHz: 4.3e9,
+  linkGbps: 40,
+  rxCoalFrames: 44,
+  rxCoalUsecs: 16,
+  pollIdleNs: 1000,
+  txLatencyNs: 500,
+  costs: {
+    ...SEED2016_E5.costs,
+    // [perf] baseline report at 966 cycles/packet: process_rx_cq 6.76%, prepare_rx_desc 4.22%, free_frag 3.46%.
+    rx_cqe: [['mlx4_en_process_rx_cq', 65]],
+    // [perf] swiotlb is active on this machine (swiotlb_map_page, swiotlb_sync_single_for_cpu in the report).
+    dma_sync_cpu: [['swiotlb_sync_single_for_cpu', 3.8]],
+    dma_map: [['swiotlb_map_page', 8]],
+    dma_unmap: [['swiotlb_unmap_page', 3.3]],
+    rx_alloc_frag: [['mlx4_en_prepare_rx_desc', 41]],
+    // [perf] XDP_PASS report: mlx4_alloc_pages 4.46% of 1305 cycles.
+    rx_alloc_page: [['mlx4_en_prepare_rx_desc', 20], ['mlx4_alloc_pages', 38]],
+    // [fit] Jesper's unexplained extra ~24 ns "from an earlier cache miss" on fresh order-0 pages.
+    order0_page_miss: [['mlx4_alloc_pages', 60]],
+    rx_frag_free: [['mlx4_en_free_frag', 33]],
+    map_lookup: [['bpf_map_lookup_elem', 3], ['percpu_array_map_lookup_elem', 2.9]],
+    // [perf] memcpy_erms 36.6% of 966 cycles: no DDIO on a desktop part, the header copy takes a DRAM miss.
+    skb_build: [['__netdev_alloc_skb', 29], ['kmem_cache_alloc', 27], ['__build_skb', 58], ['memcpy_erms', 345]],
+  },
+  notes: [
+    'seed 000, "order-0 vs order-N driver allocation": i7-4790K @ 4.0 GHz (turbostat 4.3 GHz), CX3-pro, iptables raw drop, GRO off',
+    'baseline (order-3 frags, no XDP) 4,453,022 pps; XDP_PASS (order-0, one page per packet) 3,295,798 pps (-26%)',
+    'page_bench: order-0 237 cycles, order-3 423 cycles (21 frames of 1536 B per order-3 page)',
+  ],
+};
+
+export const HARDWARE_PROFILES: Record<string, HardwareProfile> = {
+  [SEED2016_E5.name]: SEED2016_E5,
+  [SEED2016_I7.name]: SEED2016_I7,
+};

@@ -1,0 +1,28 @@
+/**
+ * The simulated driver: the public API of src/sim.
+ *
+ *   const sim = new Simulation(config, prog)   // SimConfig: hw profile, rings, traffic, stack, seed
+ *   sim.attach(prog | null)                    // XDP attach/replace/detach ({ok} or {ok:false, message})
+ *   sim.setMtu(mtu)
+ *   sim.step('event' | 'packet' | 'poll', n)   // single-stepping
+ *   sim.run({packets, ns})                     // run ahead
+ *   sim.snapshot()                             // rings, slots, cache, tx ring, counters, pages, rates, profile
+ *   sim.events(from, to)                       // the trace (TraceEvent records)
+ *   sim.rewindTo(step)                         // a new Simulation replayed to an earlier step (exact)
+ *   sim.markWindow(); sim.rates(); sim.profile(cpu); sim.idlePercent(cpu)
+ *   checkInvariants(sim)                       // [] when pages and packets are conserved
+ *
+ * Programs are XdpHook objects: vmHook(parsedSpec) runs real bytecode in
+ * the VM; nativeXdp1/2 are reference implementations for tests.
+ * Scenarios (SCENARIOS, runScenario) are the seeds' setups by name.
+ */
+export { Simulation, type SimSnapshot, type QueueSnapshot, type RingSlotView, type SimRates, type StepKind } from './simulation';
+export { resolveConfig, type SimConfig, type StackSinkConfig, type ResolvedConfig } from './config';
+export { HARDWARE_PROFILES, SEED2016_E5, SEED2016_I7, type HardwareProfile } from './hw';
+export { COST_STEPS, type CostStep, type CostTable, type ProfileEntry } from './cost';
+export { TRACE_KINDS, type TraceKind, type TraceEvent } from './trace';
+export { PAGE_LOC_NAMES, PAGE_SIZE, type PageLocName } from './page_alloc';
+export { XdpBuff, XDP_ABORTED, XDP_DROP, XDP_PASS, XDP_TX, XDP_REDIRECT, XDP_ACTION_NAMES, nativeXdp1, nativeXdp2, nativeConst, type XdpHook } from './program';
+export { NAPI_BUDGET, MLX4_EN_CACHE_SIZE, MLX4_EN_DOORBELL_BUDGET, XDP_PACKET_HEADROOM, FRAG_SZ0, type RingCounters, type RedirectHandler } from './nic/mlx4';
+export { checkInvariants } from './invariants';
+export { SCENARIOS, findScenario, runScenario, nativePrograms, type Scenario, type ScenarioResult, type ScenarioProgram, type ProgramResolver } from './scenarios';

@@ -1,0 +1,176 @@
+/**
+ * The seeds' setups by name: hardware profile, traffic, program and driver
+ * configuration, plus the number the seed published, so the CLI
+ * (`xdp-lab sim --scenario NAME`), the tests and the UI run the same thing
+ * and print the model next to the paper. Later seeds (AF_XDP, devmap
+ * redirect, vmxnet3) add entries here with their own drivers and metrics.
+ */
+import type { FlowSourceSpec, TrafficSpec } from '../net/traffic';
+import type { SimConfig } from './config';
+import type { ProfileEntry } from './cost';
+import { SEED2016_E5, SEED2016_I7 } from './hw';
+import type { RingCounters } from './nic/mlx4';
+import { nativeConst, nativeXdp1, nativeXdp2, XDP_PASS, type XdpHook } from './program';
+import { Simulation, type SimRates } from './simulation';
+
+/** The programs scenarios use, by the sample's name (src/examples once compiled; see ProgramResolver). */
+export type ScenarioProgram = 'xdp1' | 'xdp2' | 'xdp_pass' | null;
+
+/** Which rate is "the" rate of a scenario. */
+export type ScenarioMetric = keyof Pick<SimRates, 'xdp_drop_pps' | 'tx_pps' | 'stack_pps' | 'processed_pps'>;
+
+export interface Scenario {
+  name: string;
+  seed: string;
+  title: string;
+  program: ScenarioProgram;
+  metric: ScenarioMetric;
+  /** What the seed reports for this setup. */
+  published: { rate_pps?: number; idle_percent?: number; profile?: Record<string, number>; source: string };
+  config(): SimConfig;
+  /** Packets run before measuring (rings and caches reach steady state) and measured. */
+  warmup: number;
+  measure: number;
+}
+
+export interface ScenarioResult {
+  scenario: string;
+  title: string;
+  hw: string;
+  program: string | null;
+  program_engine: 'vm' | 'native' | null;
+  rate_pps: number;
+  idle_percent: number;
+  profile: { symbol: string; percent: number }[];
+  counters: RingCounters & { offered: number };
+  rates: SimRates;
+  published: Scenario['published'];
+  warnings: string[];
+  trace_hash: number;
+}
+
+/**
+ * seed 000: "./pktgen_sample03_burst_single_flow.sh -t 4": four pktgen
+ * threads, one UDP flow, 64-byte frames (60 without FCS), bursts of 32;
+ * 20.2 Mpps offered in total.
+ */
+function pktgenSample03(totalPps: number, threads = 4): FlowSourceSpec[] {
+  return Array.from({ length: threads }, (_, i) => ({
+    name: `pktgen thread ${i}`,
+    ratePps: totalPps / threads,
+    frameLen: 60,
+    l3: 'ipv4' as const,
+    l4: 'udp' as const,
+    src: '198.18.0.1',
+    dst: '198.19.0.1',
+    sport: 9,
+    dport: 9,
+    burst: 32,
+  }));
+}
+
+const seed000Traffic = (): TrafficSpec => ({ linkGbps: 40, sources: pktgenSample03(20.2e6) });
+
+const E5 = SEED2016_E5.name;
+const I7 = SEED2016_I7.name;
+const RINGS = { rxRingSize: 1024, txRingSize: 512, memoryPages: 8192 } as const;
+
+export const SCENARIOS: Scenario[] = [
+  {
+    name: 'seed000-xdp1-drop',
+    seed: '000',
+    title: 'xdp1 drop + per-protocol count, page cache on (E5-1630 v3, ConnectX-3 40G, one core)',
+    program: 'xdp1',
+    metric: 'xdp_drop_pps',
+    published: { rate_pps: 20.2e6, idle_percent: 40, source: 'seed 000 patch 07: after the page cache the allocator leaves the profile, ~40% idle (intel_idle 31.7% + poll_idle 7.5%)' },
+    config: () => ({ hw: E5, ...RINGS, pageCache: true, xdpRxMode: 'order0', traffic: seed000Traffic() }),
+    warmup: 50_000,
+    measure: 400_000,
+  },
+  {
+    name: 'seed000-xdp1-drop-nocache',
+    seed: '000',
+    title: 'xdp1 before the page cache: order-3 fragments, every frag freed and reallocated',
+    program: 'xdp1',
+    metric: 'xdp_drop_pps',
+    published: {
+      rate_pps: 20.4e6,
+      profile: { mlx4_en_process_rx_cq: 26.91, mlx4_en_alloc_frags: 17.88, mlx4_en_free_frag: 6.0, get_page_from_freelist: 4.49 },
+      source: 'seed 000 patch 06 (~20 Mpps, 20403027 drops/s) and patch 07 "Before" perf report',
+    },
+    config: () => ({ hw: E5, ...RINGS, pageCache: false, xdpRxMode: 'frags', traffic: seed000Traffic() }),
+    warmup: 50_000,
+    measure: 400_000,
+  },
+  {
+    name: 'seed000-xdp2-tx',
+    seed: '000',
+    title: 'xdp2: swap MACs, XDP_TX for UDP, on the dedicated XDP tx ring',
+    program: 'xdp2',
+    metric: 'tx_pps',
+    published: { rate_pps: 10e6, source: 'seed 000 patch 12: single core forwarding ~10 Mpps' },
+    config: () => ({ hw: E5, ...RINGS, pageCache: true, xdpRxMode: 'order0', traffic: seed000Traffic() }),
+    warmup: 50_000,
+    measure: 400_000,
+  },
+  {
+    name: 'seed000-order3-baseline',
+    seed: '000',
+    title: 'no XDP: order-3 fragments, iptables raw DROP (i7-4790K, CX3-pro)',
+    program: null,
+    metric: 'stack_pps',
+    published: { rate_pps: 4_453_022, source: 'seed 000, order-0 vs order-N thread: baseline 4,453,022 pps' },
+    config: () => ({ hw: I7, ...RINGS, stack: { kind: 'iptables-raw-drop' }, traffic: seed000Traffic() }),
+    warmup: 30_000,
+    measure: 150_000,
+  },
+  {
+    name: 'seed000-xdp-pass-order0',
+    seed: '000',
+    title: 'XDP_PASS program: one order-0 page per packet, iptables raw DROP (i7-4790K, CX3-pro)',
+    program: 'xdp_pass',
+    metric: 'stack_pps',
+    published: { rate_pps: 3_295_798, source: 'seed 000, order-0 vs order-N thread: XDP_PASS 3,295,798 pps (-26%)' },
+    config: () => ({ hw: I7, ...RINGS, pageCache: true, xdpRxMode: 'order0', stack: { kind: 'iptables-raw-drop' }, traffic: seed000Traffic() }),
+    warmup: 30_000,
+    measure: 150_000,
+  },
+];
+
+/** Turns a scenario's program name into a hook (the CLI supplies compiled examples run in the VM). */
+export type ProgramResolver = (name: Exclude<ScenarioProgram, null>) => XdpHook;
+
+/** The simulator's reference programs (used when no resolver is given). */
+export const nativePrograms: ProgramResolver = (name) => (name === 'xdp1' ? nativeXdp1() : name === 'xdp2' ? nativeXdp2() : nativeConst(XDP_PASS, 'xdp_pass'));
+
+export function findScenario(name: string): Scenario | undefined {
+  return SCENARIOS.find((s) => s.name === name);
+}
+
+export function runScenario(
+  s: Scenario,
+  opts: { programs?: ProgramResolver; packets?: number; trace?: boolean; seed?: number } = {},
+): ScenarioResult {
+  const prog = s.program ? (opts.programs ?? nativePrograms)(s.program) : null;
+  const sim = new Simulation({ ...s.config(), trace: opts.trace ?? false, seed: opts.seed ?? 1 }, prog);
+  sim.run({ packets: s.warmup });
+  sim.markWindow();
+  sim.run({ packets: opts.packets ?? s.measure });
+  const rates = sim.rates();
+  const profile: ProfileEntry[] = sim.profile(0);
+  return {
+    scenario: s.name,
+    title: s.title,
+    hw: sim.cfg.hw.name,
+    program: prog?.name ?? null,
+    program_engine: prog?.engine ?? null,
+    rate_pps: Math.round(rates[s.metric]),
+    idle_percent: Math.round(sim.idlePercent(0) * 100) / 100,
+    profile: profile.map((e) => ({ symbol: e.symbol, percent: Math.round(e.percent * 100) / 100 })),
+    counters: { ...sim.counters(), offered: sim.offered },
+    rates,
+    published: s.published,
+    warnings: [...sim.nic.warnings],
+    trace_hash: sim.traceHash,
+  };
+}

@@ -1,0 +1,369 @@
+/**
+ * The Simulation: the discrete-event loop over the NIC, the CPUs and the
+ * wire, and the API the UI engine, the CLI and the tests drive.
+ *
+ * Time is virtual: cycles of the profile's CPU clock. The loop always
+ * advances whichever comes first — the next frame arriving on the wire, or
+ * the CPU whose clock is furthest behind — so the rx ring a CPU looks at is
+ * exactly the ring at that CPU's time. Nothing reads a wall clock and the
+ * only randomness is the seeded RNG, so a config and a seed give one event
+ * stream, and stepping back is replaying from the start (the checkpoint)
+ * to an earlier step.
+ */
+import { TrafficGenerator } from '../net/traffic';
+import { profileFrom, type ProfileEntry } from './cost';
+import { resolveConfig, type ResolvedConfig, type SimConfig } from './config';
+import { CPU_STATE_NAMES, CpuState as CpuStateEnum, Machine, type Cpu } from './machine';
+import { Mlx4En, newRingCounters, SLOT_STATE_NAMES, MLX4_EN_CACHE_SIZE, type RedirectHandler, type RingCounters } from './nic/mlx4';
+import { PAGE_LOC_NAMES, PageLoc } from './page_alloc';
+import type { XdpHook } from './program';
+import type { TraceEvent } from './trace';
+
+export type StepKind = 'event' | 'packet' | 'poll';
+
+export interface RingSlotView {
+  state: (typeof SLOT_STATE_NAMES)[number];
+  /** Who owns the descriptor: the NIC ('hw') or the driver ('sw'). */
+  owner: 'hw' | 'sw';
+  page: number;
+  packet: number;
+  len: number;
+}
+
+export interface QueueSnapshot {
+  index: number;
+  cpu: number;
+  rx: { size: number; cons: number; hw: number; prod: number; slots: RingSlotView[] };
+  cache: { size: number; level: number; pages: number[] };
+  tx: { size: number; prod: number; doorbell: number; cons: number; slots: { state: 'empty' | 'pending' | 'hw' | 'done'; page: number; packet: number }[] };
+  program: string | null;
+  counters: RingCounters;
+}
+
+export interface SimSnapshot {
+  /** Virtual time: the earliest CPU clock or the last arrival, in cycles and ns. */
+  cycle: number;
+  timeNs: number;
+  steps: number;
+  hw: { name: string; cpu: string; nic: string; clockHz: number; linkGbps: number };
+  mode: 'frags' | 'order0';
+  mtu: number;
+  cpus: { id: number; state: (typeof CPU_STATE_NAMES)[number]; cycle: number; idlePercent: number }[];
+  queues: QueueSnapshot[];
+  counters: RingCounters & { offered: number };
+  pages: { total: number; free: number; byLocation: Record<string, number> };
+  rates: SimRates;
+  profile: ProfileEntry[];
+  warnings: string[];
+  traceCount: number;
+  traceHash: number;
+}
+
+export interface SimRates {
+  /** Over the measurement window (see markWindow), in packets per second of virtual time. */
+  windowNs: number;
+  offered_pps: number;
+  rx_pps: number;
+  rx_missed_pps: number;
+  xdp_drop_pps: number;
+  xdp_pass_pps: number;
+  xdp_tx_pps: number;
+  tx_pps: number;
+  stack_pps: number;
+  /** Packets the driver finished with (all actions, and the stack path). */
+  processed_pps: number;
+}
+
+// A local copy: imported const enums are getter calls when transpiled per module.
+const CpuState = { IDLE: CpuStateEnum.IDLE, POLL_BEGIN: CpuStateEnum.POLL_BEGIN } as const;
+
+type ControlOp = { at: number; op: 'attach'; prog: XdpHook | null } | { at: number; op: 'mtu'; mtu: number };
+
+export class Simulation {
+  readonly cfg: ResolvedConfig;
+  readonly machine: Machine;
+  readonly nic: Mlx4En;
+  readonly traffic: TrafficGenerator;
+  /** Loop iterations so far (the unit of stepping by event). */
+  steps = 0;
+  /** Frames that reached the NIC. */
+  offered = 0;
+  private lastArrival = 0;
+  private readonly controls: ControlOp[] = [];
+  private window = { cycle: 0, counters: newRingCounters(), offered: 0, sym: [] as Float64Array[] };
+  private readonly hashInit: number;
+
+  constructor(
+    private readonly config: SimConfig,
+    prog: XdpHook | null = null,
+  ) {
+    this.cfg = resolveConfig(config);
+    this.machine = new Machine(this.cfg);
+    this.nic = new Mlx4En(this.machine);
+    this.traffic = new TrafficGenerator(this.cfg.traffic, this.cfg.seed);
+    this.hashInit = this.machine.trace.hash;
+    if (prog) {
+      const r = this.nic.mlx4_xdp_set(prog);
+      if (!r.ok) throw new Error(r.message);
+      this.controls.push({ at: 0, op: 'attach', prog });
+    }
+    this.markWindow();
+  }
+
+  // ------------------------------------------------------------ control
+
+  /** Attach, replace (prog→prog: no ring restart) or detach (null) the XDP program. */
+  attach(prog: XdpHook | null): { ok: true; restarted: boolean } | { ok: false; message: string } {
+    const r = this.nic.mlx4_xdp_set(prog);
+    if (r.ok) this.controls.push({ at: this.steps, op: 'attach', prog });
+    return r;
+  }
+
+  setMtu(mtu: number): { ok: true } | { ok: false; message: string } {
+    const r = this.nic.mlx4_en_change_mtu(mtu);
+    if (r.ok) this.controls.push({ at: this.steps, op: 'mtu', mtu });
+    return r;
+  }
+
+  /** Where XDP_REDIRECT frames go (devmap/cpumap/xsk land here in later issues); none → redirect error, drop. */
+  setRedirectHandler(h: RedirectHandler | null): void {
+    this.nic.redirect = h;
+  }
+
+  // ------------------------------------------------------------ the loop
+
+  /** True when traffic has ended and every CPU is idle with nothing pending. */
+  get finished(): boolean {
+    if (this.traffic.nextNs !== Infinity) return false;
+    for (const c of this.machine.cpus) if (c.state !== CpuState.IDLE || c.wakeAt !== Infinity) return false;
+    return true;
+  }
+
+  /** One event: a frame arriving, or one CPU step. Returns false when finished. */
+  stepEvent(): boolean {
+    const m = this.machine;
+    const arrival = this.traffic.nextNs * m.cyclesPerNs;
+    let cpu: Cpu | null = null;
+    let t = Infinity;
+    for (const c of m.cpus) {
+      const ct = c.state === CpuState.IDLE ? c.wakeAt : c.now;
+      if (ct < t) {
+        t = ct;
+        cpu = c;
+      }
+    }
+    if (arrival <= t) {
+      if (arrival === Infinity) return false;
+      const tr = this.traffic;
+      const q = this.cfg.queues === 1 ? 0 : this.rssQueue(tr.nextHash);
+      this.nic.nicReceive(q, tr.nextFrame, tr.produced - 1, arrival);
+      this.offered++;
+      this.lastArrival = arrival;
+      tr.advance();
+    } else this.nic.step(cpu!);
+    this.steps++;
+    return true;
+  }
+
+  /** The RSS indirection table: 128 entries spread round robin over the queues (mlx4's default). */
+  private rssQueue(hash: number): number {
+    return (hash & 127) % this.cfg.queues;
+  }
+
+  step(kind: StepKind = 'event', count = 1): number {
+    let n = 0;
+    for (; n < count; n++) {
+      if (kind === 'event') {
+        if (!this.stepEvent()) break;
+      } else if (kind === 'packet') {
+        const target = this.nic.packetsDone + 1;
+        while (this.nic.packetsDone < target) if (!this.stepEvent()) return n;
+      } else {
+        const polls = this.polls();
+        while (this.polls() === polls) if (!this.stepEvent()) return n;
+        // Run to the end of that poll.
+        while (this.machine.cpus.some((c) => c.state !== CpuState.IDLE && c.state !== CpuState.POLL_BEGIN)) if (!this.stepEvent()) return n + 1;
+      }
+    }
+    return n;
+  }
+
+  private polls(): number {
+    return this.nic.rings.reduce((a, r) => a + r.c.polls, 0);
+  }
+
+  /**
+   * Run until `packets` more frames have been offered, or `ns` more virtual
+   * nanoseconds have passed, or the traffic ends — whichever first.
+   */
+  run(opts: { packets?: number; ns?: number; maxSteps?: number } = {}): void {
+    const stopOffered = opts.packets !== undefined ? this.offered + opts.packets : Infinity;
+    const stopCycle = opts.ns !== undefined ? this.now() + opts.ns * this.machine.cyclesPerNs : Infinity;
+    const stopSteps = opts.maxSteps !== undefined ? this.steps + opts.maxSteps : Infinity;
+    while (this.offered < stopOffered && this.steps < stopSteps) {
+      if (stopCycle !== Infinity && this.now() >= stopCycle) break;
+      if (!this.stepEvent()) break;
+    }
+  }
+
+  /** Virtual now: the latest point any part of the machine has reached (cycles). */
+  now(): number {
+    let t = this.lastArrival;
+    for (const c of this.machine.cpus) t = Math.max(t, c.state === CpuState.IDLE ? c.idleSince : c.now);
+    return t;
+  }
+
+  // ------------------------------------------------------------ replay
+
+  /** Step back: rebuild from the config and replay to `steps` (exact: the core is deterministic). */
+  rewindTo(steps: number): Simulation {
+    const fresh = new Simulation(this.config, null);
+    const ops = this.controls;
+    let k = 0;
+    for (;;) {
+      while (k < ops.length && ops[k]!.at <= fresh.steps) {
+        const op = ops[k++]!;
+        if (op.op === 'attach') fresh.attach(op.prog);
+        else fresh.setMtu(op.mtu);
+      }
+      if (fresh.steps >= steps) break;
+      const next = k < ops.length ? Math.min(steps, ops[k]!.at) : steps;
+      while (fresh.steps < next) if (!fresh.stepEvent()) return fresh;
+    }
+    return fresh;
+  }
+
+  // ------------------------------------------------------------ measurement
+
+  /** Start a measurement window now: rates and the profile count from here. */
+  markWindow(): void {
+    this.window = {
+      cycle: this.now(),
+      counters: this.counters(),
+      offered: this.offered,
+      sym: this.machine.cpus.map((c) => Float64Array.from(c.sym)),
+    };
+  }
+
+  counters(): RingCounters {
+    const total = newRingCounters();
+    for (const r of this.nic.rings) for (const k of Object.keys(total) as (keyof RingCounters)[]) total[k] += r.c[k];
+    return total;
+  }
+
+  rates(): SimRates {
+    const c = this.counters();
+    const w = this.window;
+    const ns = (this.now() - w.cycle) / this.machine.cyclesPerNs;
+    const per = (v: number) => (ns > 0 ? (v * 1e9) / ns : 0);
+    const d = (k: keyof RingCounters) => c[k] - w.counters[k];
+    const processed = d('xdp_drop') + d('xdp_aborted') + d('xdp_pass') + d('xdp_tx') + d('xdp_redirect') + d('xdp_unknown') + d('rx_no_xdp');
+    return {
+      windowNs: ns,
+      offered_pps: per(this.offered - w.offered),
+      rx_pps: per(d('rx_packets')),
+      rx_missed_pps: per(d('rx_missed')),
+      xdp_drop_pps: per(d('xdp_drop')),
+      xdp_pass_pps: per(d('xdp_pass')),
+      xdp_tx_pps: per(d('xdp_tx')),
+      tx_pps: per(d('tx_packets')),
+      stack_pps: per(d('stack_rx')),
+      processed_pps: per(processed),
+    };
+  }
+
+  /** perf report for one CPU over the window (idle included, as `perf record -a` sees it). */
+  profile(cpu = 0): ProfileEntry[] {
+    const c = this.machine.cpus[cpu]!;
+    const base = this.window.sym[cpu]!;
+    const d = new Float64Array(c.sym.length);
+    for (let i = 0; i < d.length; i++) d[i] = c.sym[i]! - (base[i] ?? 0);
+    // A CPU idle right now has been idle since idleSince: count it.
+    if (c.state === CpuState.IDLE) {
+      const upto = Math.max(this.now(), c.idleSince);
+      const from = Math.max(c.idleSince, this.window.cycle);
+      if (upto > from) d[this.machine.idleSym]! += upto - from;
+    }
+    return profileFrom(this.machine.costs.symbols, d);
+  }
+
+  idlePercent(cpu = 0): number {
+    return this.profile(cpu)
+      .filter((e) => e.symbol === 'intel_idle' || e.symbol === 'poll_idle')
+      .reduce((a, e) => a + e.percent, 0);
+  }
+
+  // ------------------------------------------------------------ views
+
+  /** Trace records [from, to) (when kept). */
+  events(from = 0, to?: number): TraceEvent[] {
+    return this.machine.trace.slice(from, to);
+  }
+
+  get traceHash(): number {
+    return this.machine.trace.hash;
+  }
+
+  /** Location of every page (PAGE_LOC_NAMES index), for the page map view. */
+  pageLocations(): Uint8Array {
+    return Uint8Array.from(this.machine.alloc.loc);
+  }
+
+  snapshot(opts: { profile?: boolean } = {}): SimSnapshot {
+    const m = this.machine;
+    const a = m.alloc;
+    const byLocation: Record<string, number> = {};
+    for (const n of PAGE_LOC_NAMES) byLocation[n] = 0;
+    for (let p = 0; p < a.totalPages; p++) {
+      const l = a.loc[p]!;
+      if (l === PageLoc.TAIL) continue;
+      byLocation[PAGE_LOC_NAMES[l]!]! += l === PageLoc.FREE ? 0 : 1;
+    }
+    byLocation.free = a.freePages;
+    const cyc = this.now();
+    return {
+      cycle: cyc,
+      timeNs: cyc / m.cyclesPerNs,
+      steps: this.steps,
+      hw: { name: this.cfg.hw.name, cpu: this.cfg.hw.cpu, nic: this.cfg.hw.nic, clockHz: this.cfg.hw.clockHz, linkGbps: this.cfg.hw.linkGbps },
+      mode: this.nic.mode,
+      mtu: this.nic.mtu,
+      cpus: m.cpus.map((c) => ({ id: c.id, state: CPU_STATE_NAMES[c.state]!, cycle: c.state === CpuState.IDLE ? Math.max(c.idleSince, cyc) : c.now, idlePercent: opts.profile === false ? NaN : this.idlePercent(c.id) })),
+      queues: this.nic.rings.map((r) => {
+        const slots: RingSlotView[] = [];
+        for (let s = 0; s < r.size; s++) {
+          const st = SLOT_STATE_NAMES[r.slotState[s]!]!;
+          slots.push({ state: st, owner: st === 'hw' ? 'hw' : 'sw', page: r.slotPage[s]!, packet: r.slotPkt[s]!, len: st === 'sw' ? r.slotLen[s]! : 0 });
+        }
+        const tx = r.tx;
+        const txSlots: QueueSnapshot['tx']['slots'] = [];
+        for (let s = 0; s < tx.size; s++) {
+          const page = tx.slotPage[s]!;
+          const done = tx.slotDone[s]!;
+          txSlots.push({ state: page < 0 ? 'empty' : done === Infinity ? 'pending' : done <= cyc ? 'done' : 'hw', page, packet: tx.slotPkt[s]! });
+        }
+        return {
+          index: r.index,
+          cpu: r.cpu.id,
+          rx: { size: r.size, cons: r.cons, hw: r.hw, prod: r.prod, slots },
+          cache: { size: MLX4_EN_CACHE_SIZE, level: r.cacheCount, pages: Array.from(r.cache.subarray(0, r.cacheCount)) },
+          tx: { size: tx.size, prod: tx.prod, doorbell: tx.db, cons: tx.cons, slots: txSlots },
+          program: r.prog?.name ?? null,
+          counters: { ...r.c },
+        };
+      }),
+      counters: { ...this.counters(), offered: this.offered },
+      pages: { total: a.totalPages, free: a.freePages, byLocation },
+      rates: this.rates(),
+      profile: opts.profile === false ? [] : this.profile(0),
+      warnings: [...this.nic.warnings],
+      traceCount: m.trace.count,
+      traceHash: m.trace.hash,
+    };
+  }
+
+  /** The trace hash a fresh simulation starts from (for tests). */
+  get initialTraceHash(): number {
+    return this.hashInit;
+  }
+}

@@ -1,0 +1,243 @@
+/**
+ * What libbpf would do with clang's object file, as far as the compiler
+ * differential tests need it: find the XDP program in its ELF section,
+ * append the subprograms of .text and fix the bpf-to-bpf call offsets,
+ * find the map definitions (BTF-style in .maps, read through .BTF; legacy
+ * struct bpf_map_def in "maps") and turn map relocations into the spec's
+ * map_relocs. Test code only: it reads files written by clang-19.
+ */
+import type { MapSpec, MapType } from '../../src/isa/spec';
+import { MAP_TYPES } from '../../src/isa/spec';
+
+interface Section { name: string; type: number; offset: number; size: number; link: number; info: number; entsize: number; data: Uint8Array }
+interface ElfSym { name: string; value: number; size: number; shndx: number; type: number; bind: number }
+
+const SHT_SYMTAB = 2, SHT_REL = 9;
+const STT_SECTION = 3, STT_FUNC = 2;
+const R_BPF_64_64 = 1, R_BPF_64_32 = 10;
+
+function cstr(b: Uint8Array, off: number): string {
+  let e = off;
+  while (e < b.length && b[e] !== 0) e++;
+  return new TextDecoder().decode(b.subarray(off, e));
+}
+
+export interface ElfProgram {
+  insns: Uint8Array;
+  maps: MapSpec[];
+  map_relocs: { insn: number; map: number }[];
+  progName: string;
+}
+
+export function readElf(buf: Uint8Array): { sections: Section[]; syms: ElfSym[] } {
+  const dv = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
+  if (dv.getUint32(0, false) !== 0x7f454c46) throw new Error('not an ELF file');
+  const shoff = Number(dv.getBigUint64(0x28, true));
+  const shentsize = dv.getUint16(0x3a, true);
+  const shnum = dv.getUint16(0x3c, true);
+  const shstrndx = dv.getUint16(0x3e, true);
+  const raw = [];
+  for (let i = 0; i < shnum; i++) {
+    const p = shoff + i * shentsize;
+    raw.push({
+      nameOff: dv.getUint32(p, true), type: dv.getUint32(p + 4, true), offset: Number(dv.getBigUint64(p + 24, true)),
+      size: Number(dv.getBigUint64(p + 32, true)), link: dv.getUint32(p + 40, true), info: dv.getUint32(p + 44, true), entsize: Number(dv.getBigUint64(p + 56, true)),
+    });
+  }
+  const shstr = buf.subarray(raw[shstrndx]!.offset, raw[shstrndx]!.offset + raw[shstrndx]!.size);
+  const sections: Section[] = raw.map((s) => ({ ...s, name: cstr(shstr, s.nameOff), data: s.type === 8 ? new Uint8Array(s.size) : buf.subarray(s.offset, s.offset + s.size) }));
+  const symtab = sections.find((s) => s.type === SHT_SYMTAB);
+  const syms: ElfSym[] = [];
+  if (symtab) {
+    const strtab = sections[symtab.link]!.data;
+    const sd = new DataView(symtab.data.buffer, symtab.data.byteOffset, symtab.data.byteLength);
+    for (let p = 0; p + 24 <= symtab.data.length; p += 24) {
+      const info = sd.getUint8(p + 4);
+      syms.push({ name: cstr(strtab, sd.getUint32(p, true)), type: info & 0xf, bind: info >> 4, shndx: sd.getUint16(p + 6, true), value: Number(sd.getBigUint64(p + 8, true)), size: Number(sd.getBigUint64(p + 16, true)) });
+    }
+  }
+  return { sections, syms };
+}
+
+interface BtfType { kind: number; name: string; vlen: number; sizeOrType: number; extra: DataView; members?: { name: string; type: number }[]; nelems?: number; elemType?: number; vars?: { type: number; offset: number; size: number }[] }
+
+function readBtf(data: Uint8Array): BtfType[] {
+  const dv = new DataView(data.buffer, data.byteOffset, data.byteLength);
+  const hdrLen = dv.getUint32(4, true);
+  const typeOff = dv.getUint32(8, true), typeLen = dv.getUint32(12, true), strOff = dv.getUint32(16, true), strLen = dv.getUint32(20, true);
+  const strs = data.subarray(hdrLen + strOff, hdrLen + strOff + strLen);
+  const types: BtfType[] = [{ kind: 0, name: 'void', vlen: 0, sizeOrType: 0, extra: dv }];
+  let p = hdrLen + typeOff;
+  const end = p + typeLen;
+  while (p < end) {
+    const nameOff = dv.getUint32(p, true), info = dv.getUint32(p + 4, true), st = dv.getUint32(p + 8, true);
+    const kind = (info >>> 24) & 0x1f, vlen = info & 0xffff;
+    p += 12;
+    const t: BtfType = { kind, name: cstr(strs, nameOff), vlen, sizeOrType: st, extra: dv };
+    switch (kind) {
+      case 1: p += 4; break; // INT
+      case 3: t.elemType = dv.getUint32(p, true); t.nelems = dv.getUint32(p + 8, true); p += 12; break; // ARRAY
+      case 4: case 5: t.members = []; for (let i = 0; i < vlen; i++) { t.members.push({ name: cstr(strs, dv.getUint32(p, true)), type: dv.getUint32(p + 4, true) }); p += 12; } break;
+      case 6: p += 8 * vlen; break; // ENUM
+      case 13: p += 8 * vlen; break; // FUNC_PROTO
+      case 14: p += 4; break; // VAR
+      case 15: t.vars = []; for (let i = 0; i < vlen; i++) { t.vars.push({ type: dv.getUint32(p, true), offset: dv.getUint32(p + 4, true), size: dv.getUint32(p + 8, true) }); p += 12; } break;
+      case 17: p += 4; break; // DECL_TAG
+      case 19: p += 12 * vlen; break; // ENUM64
+      default: break; // PTR, FWD, TYPEDEF, VOLATILE, CONST, RESTRICT, FUNC, FLOAT, TYPE_TAG: no extra data
+    }
+    types.push(t);
+  }
+  return types;
+}
+
+function btfSize(types: BtfType[], id: number, depth = 0): number {
+  const t = types[id];
+  if (!t || depth > 20) return 0;
+  switch (t.kind) {
+    case 1: case 4: case 5: case 6: case 19: return t.sizeOrType;
+    case 2: return 8;
+    case 3: return (t.nelems ?? 0) * btfSize(types, t.elemType!, depth + 1);
+    case 8: case 9: case 10: case 11: case 18: return btfSize(types, t.sizeOrType, depth + 1);
+    default: return 0;
+  }
+}
+
+function skipMods(types: BtfType[], id: number): number {
+  let t = types[id];
+  while (t && [8, 9, 10, 11, 18].includes(t.kind)) { id = t.sizeOrType; t = types[id]; }
+  return id;
+}
+
+const TYPE_BY_ID = new Map<number, MapType>(Object.entries(MAP_TYPES).map(([k, v]) => [v, k as MapType]));
+
+/** Maps by symbol name, from .maps (through BTF) and the legacy "maps" section. */
+function readMaps(sections: Section[], syms: ElfSym[]): Map<string, MapSpec> {
+  const out = new Map<string, MapSpec>();
+  const btfSec = sections.find((s) => s.name === '.BTF');
+  const mapsIdx = sections.findIndex((s) => s.name === '.maps');
+  if (btfSec && mapsIdx >= 0) {
+    const types = readBtf(btfSec.data);
+    const datasec = types.find((t) => t.kind === 15 && t.name === '.maps');
+    for (const v of datasec?.vars ?? []) {
+      const varT = types[v.type]!;
+      const st = types[skipMods(types, varT.sizeOrType)]!;
+      const field = (n: string): number | undefined => st.members?.find((m) => m.name === n)?.type;
+      const arrLen = (n: string): number | undefined => {
+        const f = field(n);
+        if (f === undefined) return undefined;
+        const ptr = types[skipMods(types, f)]!;
+        const arr = types[skipMods(types, ptr.sizeOrType)]!;
+        return arr.nelems;
+      };
+      const pointee = (n: string): number | undefined => {
+        const f = field(n);
+        if (f === undefined) return undefined;
+        return btfSize(types, types[skipMods(types, f)]!.sizeOrType);
+      };
+      const type = TYPE_BY_ID.get(arrLen('type') ?? -1);
+      if (!type) throw new Error(`map ${varT.name}: unsupported type`);
+      let keySize = pointee('key') ?? arrLen('key_size');
+      let valueSize = pointee('value') ?? arrLen('value_size');
+      if (keySize === undefined && ['devmap', 'devmap_hash', 'cpumap', 'xskmap'].includes(type)) keySize = 4;
+      if (valueSize === undefined && ['devmap', 'devmap_hash', 'cpumap', 'xskmap'].includes(type)) valueSize = 4;
+      const spec: MapSpec = { name: varT.name, type, key_size: keySize ?? 0, value_size: valueSize ?? 0, max_entries: arrLen('max_entries') ?? 0 };
+      const flags = arrLen('map_flags');
+      if (flags) spec.flags = flags;
+      out.set(varT.name, spec);
+    }
+  }
+  const legacyIdx = sections.findIndex((s) => s.name === 'maps');
+  if (legacyIdx >= 0) {
+    const d = sections[legacyIdx]!.data;
+    const dv = new DataView(d.buffer, d.byteOffset, d.byteLength);
+    for (const s of syms) {
+      if (s.shndx !== legacyIdx || s.type === STT_SECTION) continue;
+      const type = TYPE_BY_ID.get(dv.getUint32(s.value, true));
+      if (!type) throw new Error(`map ${s.name}: unsupported type`);
+      const spec: MapSpec = { name: s.name, type, key_size: dv.getUint32(s.value + 4, true), value_size: dv.getUint32(s.value + 8, true), max_entries: dv.getUint32(s.value + 12, true) };
+      const flags = dv.getUint32(s.value + 16, true);
+      if (flags) spec.flags = flags;
+      out.set(s.name, spec);
+    }
+  }
+  return out;
+}
+
+/**
+ * The XDP program of a clang object, linked as libbpf links it. `mapOrder`
+ * gives the map names in the order our compiler numbered them, so both
+ * programs see the same map at the same index.
+ */
+export function extractProgram(buf: Uint8Array, mapOrder: string[]): ElfProgram {
+  const { sections, syms } = readElf(buf);
+  const progIdx = sections.findIndex((s) => /^xdp/.test(s.name) && s.size > 0);
+  if (progIdx < 0) throw new Error('no xdp section');
+  const progSec = sections[progIdx]!;
+  const progSym = syms.find((s) => s.shndx === progIdx && s.type === STT_FUNC);
+  const textIdx = sections.findIndex((s) => s.name === '.text');
+  const start = progSym?.value ?? 0;
+  const len = progSym?.size || progSec.size;
+  const prog = progSec.data.slice(start, start + len);
+  const text = textIdx >= 0 ? sections[textIdx]!.data : new Uint8Array(0);
+  const rels = (target: number): { off: number; sym: ElfSym; type: number }[] => {
+    const r: { off: number; sym: ElfSym; type: number }[] = [];
+    for (const s of sections) {
+      if (s.type !== SHT_REL || s.info !== target) continue;
+      const dv = new DataView(s.data.buffer, s.data.byteOffset, s.data.byteLength);
+      for (let p = 0; p + 16 <= s.data.length; p += 16) {
+        const info = dv.getBigUint64(p + 8, true);
+        r.push({ off: Number(dv.getBigUint64(p, true)), sym: syms[Number(info >> 32n)]!, type: Number(info & 0xffffffffn) });
+      }
+    }
+    return r;
+  };
+  const progRels = rels(progIdx).filter((r) => r.off >= start && r.off < start + len).map((r) => ({ ...r, off: r.off - start }));
+  const textRels = textIdx >= 0 ? rels(textIdx) : [];
+  const needText = progRels.some((r) => r.type === R_BPF_64_32 && r.sym.shndx === textIdx);
+  const progSlots = prog.length / 8;
+  const all = new Uint8Array(prog.length + (needText ? text.length : 0));
+  all.set(prog, 0);
+  if (needText) all.set(text, prog.length);
+  const dv = new DataView(all.buffer);
+  const maps = readMaps(sections, syms);
+  const relocs: { insn: number; map: number }[] = [];
+  const mapIndex = new Map(mapOrder.map((n, i) => [n, i]));
+  const extraMaps: MapSpec[] = [];
+  const apply = (slotBase: number, r: { off: number; sym: ElfSym; type: number }): void => {
+    const idx = slotBase + r.off / 8;
+    const p = idx * 8;
+    if (r.type === R_BPF_64_64) {
+      let name = r.sym.name;
+      if (r.sym.type === STT_SECTION) {
+        // Relocation against the section: the map at the addend (imm) offset.
+        const off = dv.getInt32(p + 4, true);
+        name = syms.find((s) => s.shndx === r.sym.shndx && s.value === off && s.type !== STT_SECTION)?.name ?? name;
+      }
+      let mi = mapIndex.get(name);
+      if (mi === undefined) {
+        const m = maps.get(name);
+        if (!m) throw new Error(`relocation to unknown map ${name}`);
+        mi = mapOrder.length + extraMaps.length;
+        extraMaps.push(m);
+        mapIndex.set(name, mi);
+      }
+      dv.setUint8(p + 1, (dv.getUint8(p + 1) & 0x0f) | 0x10);
+      dv.setInt32(p + 4, 0, true);
+      relocs.push({ insn: idx, map: mi });
+    } else if (r.type === R_BPF_64_32) {
+      if (r.sym.shndx !== textIdx) throw new Error('call into a section other than .text');
+      const imm = dv.getInt32(p + 4, true);
+      const target = progSlots + r.sym.value / 8 + imm + 1;
+      dv.setInt32(p + 4, target - (idx + 1), true);
+    }
+  };
+  for (const r of progRels) apply(0, r);
+  if (needText) for (const r of textRels) apply(progSlots, r);
+  const ordered = mapOrder.map((n) => {
+    const m = maps.get(n);
+    if (!m) throw new Error(`clang's object has no map ${n}`);
+    return m;
+  });
+  return { insns: all, maps: [...ordered, ...extraMaps], map_relocs: relocs, progName: progSym?.name ?? progSec.name };
+}

@@ -4,8 +4,7 @@
  * replays from reset to one event earlier, which is exact because the
  * simulation is deterministic (DESIGN.md convention 6).
  */
-import type { ParsedSpec } from '../isa';
-import type { SimFactory, SimPort } from './toolchain';
+import type { Attach, SimFactory, SimPort } from './toolchain';
 import { DEFAULT_SETTINGS, type SimSettings, type SimSnapshot, type StepUnit } from './simTypes';
 
 export type SimReply = { ok: true; snapshot: SimSnapshot } | { ok: false; reason: string };
@@ -16,7 +15,7 @@ export const MAX_REPLAY_EVENTS = 2_000_000;
 export class SimSession {
   private port: SimPort | null = null;
   private settings: SimSettings = structuredClone(DEFAULT_SETTINGS);
-  private program: ParsedSpec | null = null;
+  private program: Attach = { reason: 'no program yet' };
   private pcap: Uint8Array[] | null = null;
 
   constructor(private readonly factory: SimFactory | undefined) {}
@@ -47,8 +46,8 @@ export class SimSession {
     return this.reply();
   }
 
-  /** Attach a verified program (or detach with null); the machine restarts. */
-  attach(program: ParsedSpec | null): SimReply {
+  /** Attach a verified program (or detach, saying why); the machine restarts. */
+  attach(program: Attach): SimReply {
     this.program = program;
     return this.reset();
   }

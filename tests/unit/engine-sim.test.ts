@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { bytesToHex, encodeProgram, insn, type ParsedSpec } from '../../src/isa';
-import { createEngine, DEFAULT_SETTINGS, type SimPort, type SimSettings, type SimSnapshot, type Toolchain, type EngineEvent } from '../../src/engine';
+import { createEngine, DEFAULT_SETTINGS, type SimPort, type SimSettings, type SimSnapshot, type Toolchain, type EngineEvent, type Attach } from '../../src/engine';
 import { RunLoop } from '../../src/worker/runLoop';
 
 /** Counts events; a packet is 3 events; `limit` events exist in total. */
@@ -16,10 +16,12 @@ class CounterSim implements SimPort {
   program: ParsedSpec | null = null;
   settings: SimSettings = DEFAULT_SETTINGS;
   constructor(private readonly limit = Infinity) {}
-  reset(settings: SimSettings, program: ParsedSpec | null): void {
+  reason = '';
+  reset(settings: SimSettings, attach: Attach): void {
     this.events = 0;
     this.resets++;
-    this.program = program;
+    this.program = 'program' in attach ? attach.program : null;
+    this.reason = 'reason' in attach ? attach.reason : '';
     this.settings = settings;
   }
   advance(unit: 'event' | 'packet' | 'napi', count: number): number {
@@ -63,6 +65,7 @@ describe('engine simulation control', () => {
     const e = createEngine(toolchain(sim, () => ok));
     e.build('bad');
     expect(sim.program).toBeNull();
+    expect(sim.reason).toBe('the verifier rejected the program');
     ok = true;
     e.build('good');
     expect(sim.program?.insns.length).toBe(2);

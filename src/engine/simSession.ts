@@ -9,8 +9,8 @@ import { DEFAULT_SETTINGS, type SimSettings, type SimSnapshot, type StepUnit } f
 
 export type SimReply = { ok: true; snapshot: SimSnapshot } | { ok: false; reason: string };
 
-/** Longest replay a step back will do; beyond it the history is dropped. */
-export const MAX_REPLAY_EVENTS = 2_000_000;
+/** Longest replay a step back will do (about a second of work); beyond it, reset to step from the start. */
+export const MAX_REPLAY_EVENTS = 500_000;
 
 export class SimSession {
   private port: SimPort | null = null;
@@ -39,7 +39,10 @@ export class SimSession {
 
   private reply(): SimReply {
     const s = this.sim();
-    return s ? { ok: true, snapshot: s.snapshot() } : this.unavailable();
+    if (!s) return this.unavailable();
+    const snapshot = s.snapshot();
+    snapshot.canStepBack = snapshot.events > 0 && snapshot.events <= MAX_REPLAY_EVENTS + 1;
+    return { ok: true, snapshot };
   }
 
   snapshot(): SimReply {
@@ -85,7 +88,7 @@ export class SimSession {
     if (!s) return this.unavailable();
     const target = s.eventCount() - 1;
     if (target < 0) return this.reply();
-    if (target > MAX_REPLAY_EVENTS) return { ok: false, reason: `stepping back replays from the start; ${target} events is more than ${MAX_REPLAY_EVENTS}. Reset to step from the beginning.` };
+    if (target > MAX_REPLAY_EVENTS) return { ok: false, reason: `stepping back replays the run from the start, and ${target.toLocaleString('en')} events is more than ${MAX_REPLAY_EVENTS.toLocaleString('en')}: reset to step from the beginning` };
     s.reset(this.settings, this.program, this.pcap);
     if (target > 0) s.advance('event', target);
     return this.reply();

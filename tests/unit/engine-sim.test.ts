@@ -85,6 +85,17 @@ describe('engine simulation control', () => {
     expect(sim.events).toBe(4);
   });
 
+  it('refuses to step back past the replay limit, and says what to do', () => {
+    const sim = new CounterSim();
+    const e = createEngine(toolchain(sim, () => true));
+    e.build('p');
+    const r = e.simStep('event', 600_000);
+    expect(r.ok && r.snapshot.canStepBack).toBe(false);
+    const back = e.simStepBack();
+    expect(back).toEqual({ ok: false, reason: 'stepping back replays the run from the start, and 599,999 events is more than 500,000: reset to step from the beginning' });
+    expect(sim.events).toBe(600_000);
+  });
+
   it('keeps settings across a configure and restarts the machine', () => {
     const sim = new CounterSim();
     const e = createEngine(toolchain(sim, () => true));

@@ -19,6 +19,8 @@ export interface VerifyOptions {
   strictAlignment?: boolean;
   /** Processed-instruction limit (the kernel's BPF_COMPLEXITY_LIMIT_INSNS). */
   insnLimit?: number;
+  /** Record per-instruction states for the UI (default true; off for bulk runs). */
+  states?: boolean;
 }
 
 export class Reject extends Error {}

@@ -139,7 +139,7 @@ export function verify(parsed: ParsedSpec, opts: VerifyOptions = {}): VerifyResu
   const env = new Env(parsed.insns, maps, mapOfInsn, lineInfoTexts(parsed), opts);
   const states: (InsnStates | undefined)[] = new Array(parsed.insns.length);
   const full: Uint8Array = new Uint8Array(parsed.insns.length);
-  env.onInsn = (e, idx, phase) => {
+  if (opts.states !== false) env.onInsn = (e, idx, phase) => {
     if (full[idx]) return;
     let s = states[idx];
     if (!s) states[idx] = s = { idx, visits: [] };

@@ -64,12 +64,17 @@ export function xdpHelpers(ctx: XdpHelperContext): Map<number, HelperFn> {
     return { map: ctx.maps[r.mapIndex!]!, index: r.mapIndex! };
   };
 
+  // Value regions by map, memoized: lookups are the hot helper (one per packet in xdp1).
+  const valueRegions = new Map<BpfMap, WeakMap<Uint8Array, Region>>();
   h.set(BPF_FUNC.map_lookup_elem, (m, pc) => {
     const { map } = mapArg(m, pc, 1);
     const key = m.bytesAt(pc, 2, map.keySize, false);
     const v = map.lookup(key, ctx.env.cpu);
     if (!v) return m.setReg(0, 0);
-    const r = m.regions.forBuffer('map_value', `map_value(${map.name})`, v, true);
+    let cache = valueRegions.get(map);
+    if (!cache) valueRegions.set(map, (cache = new WeakMap()));
+    let r = cache.get(v);
+    if (!r) cache.set(v, (r = m.regions.forBuffer('map_value', `map_value(${map.name})`, v, true)));
     m.setPtr(0, r, 0);
   });
   h.set(BPF_FUNC.map_update_elem, (m, pc) => {

@@ -149,7 +149,8 @@ export class XdpVm {
       case 8: return m.setPtr(d, this.packet, s.dataMeta);
       case 12: return m.setReg(d, f.ingressIfindex >>> 0);
       case 16: return m.setReg(d, f.rxQueueIndex >>> 0);
-      default: return m.setReg(d, 0); // egress_ifindex: only set for devmap programs
+      // egress_ifindex: only programs attached to a devmap entry may read it.
+      default: throw new VmFault(pc, 'ctx', `pc ${pc}: invalid bpf_context access off=${at} size=${size} through R${reg} (egress_ifindex is for devmap programs)`, reg, 'ctx');
     }
   }
 

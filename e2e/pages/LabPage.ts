@@ -3,6 +3,7 @@
  * keyed on data-testid, so the specs read as user stories.
  */
 import { expect, type Locator, type Page, type TestInfo } from '@playwright/test';
+import { SimPanel } from './SimPanel';
 
 export class LabPage {
   readonly editor: Locator;
@@ -10,6 +11,7 @@ export class LabPage {
   readonly buildStatus: Locator;
   readonly examples: Locator;
   readonly notice: Locator;
+  readonly sim: SimPanel;
 
   constructor(readonly page: Page) {
     this.editor = page.getByTestId('editor');
@@ -17,6 +19,7 @@ export class LabPage {
     this.buildStatus = page.getByTestId('build-status');
     this.examples = page.getByTestId('examples');
     this.notice = page.getByTestId('notice');
+    this.sim = new SimPanel(page);
   }
 
   async open(path = '/'): Promise<void> {
@@ -37,6 +40,11 @@ export class LabPage {
     await this.editor.locator('.view-lines').click();
     await this.page.keyboard.press('ControlOrMeta+A');
     await this.paste(text);
+  }
+
+  /** Markers Monaco holds for the program (line, message, severity). */
+  async markers(): Promise<{ line: number; col: number; message: string; severity: string; source: string }[]> {
+    return this.page.evaluate(() => (window as unknown as { __xdpLab: { markers(): never } }).__xdpLab.markers());
   }
 
   /** Paste text at the cursor, as Ctrl+V would (a real paste event, so no auto-indent per line). */

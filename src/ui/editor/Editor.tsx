@@ -12,6 +12,10 @@ import type { Diagnostic } from '../../engine';
 
 const OWNER = 'xdp-lab';
 
+// For e2e tests: the markers Monaco actually holds (what the user sees as squiggles and hovers).
+(window as unknown as { __xdpLab?: Record<string, unknown> }).__xdpLab!.markers = () =>
+  monaco.editor.getModelMarkers({ owner: OWNER }).map((m) => ({ line: m.startLineNumber, col: m.startColumn, message: m.message, severity: monaco.MarkerSeverity[m.severity], source: m.source }));
+
 function toMarker(d: Diagnostic): monaco.editor.IMarkerData {
   const sev = d.severity === 'error' ? monaco.MarkerSeverity.Error : d.severity === 'warning' ? monaco.MarkerSeverity.Warning : monaco.MarkerSeverity.Info;
   return {

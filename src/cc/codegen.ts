@@ -81,6 +81,8 @@ export interface ProgramContext {
   /** Functions that become bpf-to-bpf subprograms, in the order they are needed. */
   subprogs: Sym[];
   inlineable(fn: Sym): boolean;
+  /** Run the peephole pass (default on). */
+  optimize?: boolean;
 }
 
 /** Generate one BPF function (the entry program or a subprogram). */
@@ -135,7 +137,7 @@ export class FuncGen {
 
   /** Resolve label jumps to offsets; drop jumps to the next instruction. */
   finish(): void {
-    peephole(this.out, this.labelPos);
+    if (this.ctx.optimize !== false) peephole(this.out, this.labelPos);
     // Remove `ja +0` (a jump to the very next slot) repeatedly, fixing label positions.
     for (;;) {
       const kill = this.out.findIndex((e, i) => e.label !== undefined && e.insn.code === (O.BPF_JMP | O.BPF_JA) && this.labelPos[e.label] === i + 1);
@@ -330,7 +332,7 @@ export class FuncGen {
     const last = this.out[this.out.length - 1];
     if (!last || last.insn.code !== (O.BPF_JMP | O.BPF_EXIT) || this.labelPos.some((p) => p === this.out.length)) {
       const ret = (fn.type as FuncType).ret;
-      if (ret.k !== 'void' && fn.name !== 'main') this.diags.warning('sema-return-type', `non-void function does not return a value in all control paths`, { ...this.span, line: fn.body!.span.endLine, col: fn.body!.span.endCol - 1 });
+      if (ret.k !== 'void' && !this.diags.hasErrors) this.diags.warning('sema-return-type', `non-void function does not return a value in all control paths`, { ...this.span, line: fn.body!.span.endLine, col: fn.body!.span.endCol - 1 });
       this.emit(O.BPF_ALU64 | O.BPF_MOV | O.BPF_K, 0, 0, 0, 0);
       this.emit(O.BPF_JMP | O.BPF_EXIT);
     }
@@ -355,7 +357,13 @@ export class FuncGen {
 
   private stmtInner(s: Stmt): void {
     switch (s.k) {
-      case 'empty': case 'case': case 'default': return;
+      case 'empty': return;
+      case 'case': case 'default': {
+        const l = this.caseLabels[this.caseLabels.length - 1]?.get(s);
+        if (l === undefined) this.fail(`'${s.k}' statement not in switch statement`, s.span, 'sema-case');
+        this.place(l);
+        return;
+      }
       case 'expr': {
         const v = this.expr(s.e, true);
         this.release(v);
@@ -370,7 +378,7 @@ export class FuncGen {
         const savedTop = this.stackTop;
         let dead = false;
         for (const b of s.body) {
-          if (dead && b.k !== 'label' && !(b.k === 'block' && (b.body[0]?.k === 'case' || b.body[0]?.k === 'default' || b.body[0]?.k === 'label')) && b.k !== 'empty' && b.k !== 'decl') {
+          if (dead && !this.diags.hasErrors && b.k !== 'label' && !(b.k === 'block' && (b.body[0]?.k === 'case' || b.body[0]?.k === 'default' || b.body[0]?.k === 'label')) && b.k !== 'empty' && b.k !== 'decl') {
             this.diags.warning('sema-unreachable', 'code will never be executed', b.span);
             dead = false;
           }
@@ -745,19 +753,7 @@ export class FuncGen {
           this.place(end);
           return { k: 'imm', v: 0n };
         }
-        const r = this.allocTemp();
-        const elseL = this.newLabel(), end = this.newLabel();
-        this.branch(e.c, elseL, false);
-        const tv = this.expr(e.t);
-        this.moveTo(tv, r, e.ty);
-        this.release(tv);
-        this.jmp(end);
-        this.place(elseL);
-        const fv = this.expr(e.f);
-        this.moveTo(fv, r, e.ty);
-        this.release(fv);
-        this.place(end);
-        return { k: 'reg', r, temp: true };
+        return this.select(e.c, e.t, e.f, e.ty);
       }
       case 'comma': {
         this.release(this.expr(e.l, true));
@@ -1115,9 +1111,34 @@ export class FuncGen {
   }
 
   // ---- conditions ----------------------------------------------------------------
+  /**
+   * c ? t : f into one register. The register is chosen after the condition
+   * (which may call) and is free again on the other arm, which is a
+   * different path: no value is live across a call in either.
+   */
+  private select(c: Expr, t: Expr, f: Expr, ty: Type): Val {
+    const elseL = this.newLabel(), end = this.newLabel();
+    this.branch(c, elseL, false);
+    const tv = this.expr(t);
+    const r = tv.k === 'reg' && tv.temp ? tv.r : this.allocTemp();
+    this.moveTo(tv, r, ty);
+    if (tv.k === 'reg' && tv.r !== r) this.release(tv);
+    this.jmp(end);
+    this.place(elseL);
+    this.regOwner[r] = 'free';
+    const fv = this.expr(f);
+    if (this.regOwner[r] !== 'free' && !(fv.k === 'reg' && fv.r === r)) this.fail('expression too complex: out of registers (split it into several statements)', this.span, 'cc-out-of-registers');
+    this.moveTo(fv, r, ty);
+    if (!(fv.k === 'reg' && fv.r === r)) this.release(fv);
+    this.regOwner[r] = 'temp';
+    this.place(end);
+    return { k: 'reg', r, temp: true, zext: sizeOf(ty) < 8 };
+  }
+
   private condValue(e: Expr): Val {
     const c = constOf(e);
     if (c !== undefined) return { k: 'imm', v: c };
+    if (this.containsCall(e)) return this.select(e, { k: 'num', value: 1n, ty: T.int, span: e.span }, { k: 'num', value: 0n, ty: T.int, span: e.span }, T.int);
     const r = this.allocTemp();
     const l = this.newLabel();
     this.emit(O.BPF_ALU | O.BPF_MOV | O.BPF_K, r, 0, 0, 1);

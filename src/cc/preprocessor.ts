@@ -283,7 +283,11 @@ export class Preprocessor {
       if (!p || p.text !== '(' || p.kind !== 'punct') return false;
       this.next();
       const args = this.readArgs(m, t);
-      if (!args) return true;
+      if (!args) {
+        // Stand in a 0 for the failed invocation so the parser does not cascade.
+        this.stack.push({ ...t, kind: 'num', text: '0', hide: hide });
+        return true;
+      }
       body = this.substitute(m, args, t);
     }
     for (let k = body.length - 1; k >= 0; k--) {

@@ -24,6 +24,9 @@ export interface SimConfig {
   /** XDP tx ring size (power of two). */
   txRingSize?: number;
   mtu?: number;
+  /** ethtool -C rx-frames / rx-usecs (default: the hardware profile's, mlx4's 44 frames / 16 us). */
+  rxCoalFrames?: number;
+  rxCoalUsecs?: number;
   /** mlx4's per-ring page cache (seed 000 patch 07). */
   pageCache?: boolean;
   /**
@@ -49,6 +52,8 @@ export interface ResolvedConfig {
   rxRingSize: number;
   txRingSize: number;
   mtu: number;
+  rxCoalFrames: number;
+  rxCoalUsecs: number;
   pageCache: boolean;
   xdpRxMode: 'order0' | 'frags';
   memoryPages: number;
@@ -73,6 +78,10 @@ export function resolveConfig(c: SimConfig): ResolvedConfig {
     rxRingSize: c.rxRingSize ?? 16,
     txRingSize: c.txRingSize ?? 16,
     mtu: c.mtu ?? 1500,
+    // A teaching-size ring smaller than the moderation target would overflow
+    // while the timer runs; default it to a quarter of the ring instead.
+    rxCoalFrames: c.rxCoalFrames ?? Math.max(1, Math.min(hw.rxCoalFrames, (c.rxRingSize ?? 16) >> 2)),
+    rxCoalUsecs: c.rxCoalUsecs ?? hw.rxCoalUsecs,
     pageCache: c.pageCache ?? true,
     xdpRxMode: c.xdpRxMode ?? 'order0',
     memoryPages: c.memoryPages ?? 4096,
@@ -86,6 +95,8 @@ export function resolveConfig(c: SimConfig): ResolvedConfig {
   if (!pow2(r.rxRingSize) || r.rxRingSize > 8192) throw new Error(`rxRingSize must be a power of two up to 8192, got ${r.rxRingSize}`);
   if (!pow2(r.txRingSize) || r.txRingSize > 8192) throw new Error(`txRingSize must be a power of two up to 8192, got ${r.txRingSize}`);
   if (!Number.isInteger(r.mtu) || r.mtu < 68 || r.mtu > 9600) throw new Error(`mtu must be 68..9600, got ${r.mtu}`);
+  if (!Number.isInteger(r.rxCoalFrames) || r.rxCoalFrames < 1) throw new Error(`rxCoalFrames must be a positive integer, got ${r.rxCoalFrames}`);
+  if (!(r.rxCoalUsecs >= 0)) throw new Error(`rxCoalUsecs must be >= 0, got ${r.rxCoalUsecs}`);
   if (!Number.isInteger(r.memoryPages) || r.memoryPages < 64 || r.memoryPages % 8 !== 0) throw new Error(`memoryPages must be a multiple of 8, at least 64, got ${r.memoryPages}`);
   if (r.xdpRxMode === 'frags' && r.pageCache) r.pageCache = false; // the cache only holds whole order-0 pages
   return r;

@@ -19,7 +19,8 @@ import { PAGE_LOC_NAMES, PageLoc } from './page_alloc';
 import type { XdpHook } from './program';
 import type { TraceEvent } from './trace';
 
-export type StepKind = 'event' | 'packet' | 'poll';
+/** Stepping units; 'napi' is another name for 'poll' (one napi->poll() call). */
+export type StepKind = 'event' | 'packet' | 'poll' | 'napi';
 
 export interface RingSlotView {
   state: (typeof SLOT_STATE_NAMES)[number];
@@ -90,6 +91,9 @@ export class Simulation {
   offered = 0;
   private lastArrival = 0;
   private readonly controls: ControlOp[] = [];
+  /** After a rewind: the ops of the abandoned future, replayed if the run continues unchanged. */
+  private pending: ControlOp[] = [];
+  private nextOpAt = Infinity;
   private window = { cycle: 0, counters: newRingCounters(), offered: 0, sym: [] as Float64Array[] };
   private readonly hashInit: number;
 
@@ -105,7 +109,7 @@ export class Simulation {
     if (prog) {
       const r = this.nic.mlx4_xdp_set(prog);
       if (!r.ok) throw new Error(r.message);
-      this.controls.push({ at: 0, op: 'attach', prog });
+      this.controls.push({ at: -1, op: 'attach', prog }); // part of construction
     }
     this.markWindow();
   }
@@ -114,12 +118,22 @@ export class Simulation {
 
   /** Attach, replace (prog→prog: no ring restart) or detach (null) the XDP program. */
   attach(prog: XdpHook | null): { ok: true; restarted: boolean } | { ok: false; message: string } {
+    this.discardFuture();
+    return this.doAttach(prog);
+  }
+
+  private doAttach(prog: XdpHook | null): { ok: true; restarted: boolean } | { ok: false; message: string } {
     const r = this.nic.mlx4_xdp_set(prog);
     if (r.ok) this.controls.push({ at: this.steps, op: 'attach', prog });
     return r;
   }
 
   setMtu(mtu: number): { ok: true } | { ok: false; message: string } {
+    this.discardFuture();
+    return this.doSetMtu(mtu);
+  }
+
+  private doSetMtu(mtu: number): { ok: true } | { ok: false; message: string } {
     const r = this.nic.mlx4_en_change_mtu(mtu);
     if (r.ok) this.controls.push({ at: this.steps, op: 'mtu', mtu });
     return r;
@@ -141,6 +155,7 @@ export class Simulation {
 
   /** One event: a frame arriving, or one CPU step. Returns false when finished. */
   stepEvent(): boolean {
+    if (this.steps === this.nextOpAt) this.applyPending();
     const m = this.machine;
     const arrival = this.traffic.nextNs * m.cyclesPerNs;
     let cpu: Cpu | null = null;
@@ -220,17 +235,38 @@ export class Simulation {
     const fresh = new Simulation(this.config, null);
     const ops = this.controls;
     let k = 0;
-    for (;;) {
-      while (k < ops.length && ops[k]!.at <= fresh.steps) {
-        const op = ops[k++]!;
-        if (op.op === 'attach') fresh.attach(op.prog);
-        else fresh.setMtu(op.mtu);
-      }
-      if (fresh.steps >= steps) break;
+    // Construction-time ops first; an op recorded at step n ran after n steps,
+    // so it belongs to the replay only if the replay goes past n.
+    while (k < ops.length && ops[k]!.at < 0) fresh.apply(ops[k++]!);
+    while (fresh.steps < steps) {
+      while (k < ops.length && ops[k]!.at <= fresh.steps) fresh.apply(ops[k++]!);
       const next = k < ops.length ? Math.min(steps, ops[k]!.at) : steps;
-      while (fresh.steps < next) if (!fresh.stepEvent()) return fresh;
+      if (fresh.steps >= next && fresh.steps < steps) {
+        if (!fresh.stepEvent()) break;
+        continue;
+      }
+      while (fresh.steps < next) if (!fresh.stepEvent()) break;
+      if (fresh.steps < next) break;
     }
+    fresh.pending = ops.slice(k);
+    fresh.nextOpAt = fresh.pending.length ? Math.max(fresh.steps, fresh.pending[0]!.at) : Infinity;
     return fresh;
+  }
+
+  private apply(op: ControlOp): void {
+    if (op.op === 'attach') this.doAttach(op.prog);
+    else this.doSetMtu(op.mtu);
+  }
+
+  /** A user's change after a rewind starts a new timeline. */
+  private discardFuture(): void {
+    this.pending = [];
+    this.nextOpAt = Infinity;
+  }
+
+  private applyPending(): void {
+    while (this.pending.length && this.pending[0]!.at <= this.steps) this.apply(this.pending.shift()!);
+    this.nextOpAt = this.pending.length ? this.pending[0]!.at : Infinity;
   }
 
   // ------------------------------------------------------------ measurement

@@ -1,6 +1,49 @@
-/** xdp-lab run — not built yet. */
-import { UsageError, type CliIO } from '../io';
+/**
+ * xdp-lab run SPEC.json --packets PKTS.json [--json]: BPF_PROG_TEST_RUN
+ * semantics in the VM. Packets (a JSON list of hex strings) run in order in
+ * one program instance; prints per packet retval and data_out, then the
+ * maps, in the kernel oracle's JSON shape.
+ */
+import { hexToBytes, parseSpec } from '../../isa';
+import { createVm, testRunFrame, TEST_RUN_MAX_DATA } from '../../vm';
+import { parseArgs, parseJson, readTextFile, UsageError, type CliIO } from '../io';
 
-export async function run(_args: string[], _io: CliIO): Promise<number> {
-  throw new UsageError('the run command is not available yet');
+const ACTIONS = ['XDP_ABORTED', 'XDP_DROP', 'XDP_PASS', 'XDP_TX', 'XDP_REDIRECT'];
+
+export async function run(args: string[], io: CliIO): Promise<number> {
+  const { positional, flags, options } = parseArgs(args, { flags: ['json'], options: ['packets'] });
+  if (positional.length !== 1 || !options.has('packets')) throw new UsageError('usage: xdp-lab run SPEC.json --packets PKTS.json [--json]');
+  const specFile = positional[0]!;
+  if (specFile.endsWith('.c')) throw new UsageError('running C needs the compiler: compile it to a spec first (xdp-lab compile)');
+  const parsed = parseSpec(parseJson(readTextFile(specFile), specFile));
+  if ('error' in parsed) throw new UsageError(parsed.error);
+  const pkts = parseJson(readTextFile(options.get('packets')!), options.get('packets')!);
+  if (!Array.isArray(pkts)) throw new UsageError('packets must be a JSON list of hex strings');
+  const packets = pkts.map((p, i) => {
+    const hex = typeof p === 'string' ? p : typeof p === 'object' && p && typeof (p as { data?: unknown }).data === 'string' ? (p as { data: string }).data : undefined;
+    if (hex === undefined) throw new UsageError(`packets[${i}] must be a hex string`);
+    const b = hexToBytes(hex);
+    if (typeof b === 'string') throw new UsageError(`packets[${i}]: ${b}`);
+    if (b.length > TEST_RUN_MAX_DATA) throw new UsageError(`packets[${i}]: ${b.length} bytes is more than the ${TEST_RUN_MAX_DATA} a single test-run buffer holds`);
+    return b;
+  });
+  const vm = createVm(parsed);
+  if ('error' in vm) throw new UsageError(vm.error);
+  const runs = packets.map((p) => {
+    const frame = testRunFrame(p);
+    const r = vm.runXdp(frame);
+    const out: Record<string, unknown> = { retval: r.retval, data_out: Buffer.from(frame.buf.subarray(r.data, r.dataEnd)).toString('hex') };
+    if (r.fault) out.fault = r.fault.message;
+    if (r.redirect) out.redirect = r.redirect;
+    out.insns = r.insns;
+    return out;
+  });
+  const result = { runs, maps: vm.maps.map((m) => m.dump()), trace_printk: vm.printed };
+  if (flags.has('json')) io.out(JSON.stringify(result) + '\n');
+  else {
+    runs.forEach((r, i) => io.out(`packet ${i}: ${ACTIONS[r.retval as number] ?? `action ${r.retval}`} (${r.insns} insns)${r.fault ? `  FAULT: ${r.fault}` : ''}\n  data_out ${r.data_out}\n`));
+    vm.maps.forEach((m, i) => io.out(`map ${i} ${m.name} (${m.type}): ${JSON.stringify(m.dump().entries)}\n`));
+    for (const t of vm.printed) io.out(`trace_printk: ${t}\n`);
+  }
+  return 0;
 }

@@ -217,8 +217,8 @@ export class Mlx4En {
     this.sockets = cfg.stack.kind === 'socket' ? new SocketQueue(cfg.stack, cfg.hw.clockHz / cfg.stack.appPps) : null;
     this.wireCyclesPerByte = (8 / cfg.hw.linkGbps) * m.cyclesPerNs;
     this.txLatency = cfg.hw.txLatencyNs * m.cyclesPerNs;
-    this.coalFrames = cfg.hw.rxCoalFrames;
-    this.coalCycles = cfg.hw.rxCoalUsecs * 1000 * m.cyclesPerNs;
+    this.coalFrames = cfg.rxCoalFrames;
+    this.coalCycles = cfg.rxCoalUsecs * 1000 * m.cyclesPerNs;
     this.configureBuffers(null);
     for (const r of this.rings) this.mlx4_en_refill_rx_buffers(r, null);
   }

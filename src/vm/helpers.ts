@@ -1,0 +1,204 @@
+/**
+ * Helper implementations for XDP programs, bound by the kernel's helper ids
+ * (src/helpers/table.ts): semantics, limits and return codes follow
+ * net/core/filter.c and kernel/bpf/helpers.c as BPF_PROG_TEST_RUN runs them.
+ */
+import { BPF_FUNC } from '../helpers/table';
+import type { BpfMap } from '../maps';
+import { VmFault, type Region } from './memory';
+import type { HelperFn, Machine } from './interp';
+import { formatPrintk } from './printk';
+
+export const XDP_ABORTED = 0;
+export const XDP_DROP = 1;
+export const XDP_PASS = 2;
+export const XDP_TX = 3;
+export const XDP_REDIRECT = 4;
+
+/** sizeof(struct xdp_frame) on 64-bit: the headroom adjust_head/meta must leave. */
+export const XDP_FRAME_SIZE = 40;
+/** SKB_DATA_ALIGN(sizeof(struct skb_shared_info)) on x86_64: tailroom adjust_tail must leave. */
+export const SKB_SHARED_INFO_SIZE = 320;
+export const ETH_HLEN = 14;
+
+const EINVAL = 22;
+const EFAULT = 14;
+const EACCES = 13;
+
+/** What bpf_redirect/bpf_redirect_map recorded (the kernel's bpf_redirect_info). */
+export type RedirectInfo = { ifindex: number; flags: number } | { map: number; key: number; flags: number };
+
+/** The packet as helpers see it: offsets into buf (xdp_buff's data_hard_start is 0). */
+export interface XdpBuffState {
+  buf: Uint8Array;
+  data: number;
+  dataEnd: number;
+  dataMeta: number;
+  frameSize: number;
+  packet: Region;
+  redirect?: RedirectInfo;
+}
+
+export interface HelperEnv {
+  ktimeNs(): bigint;
+  prandomU32(): number;
+  cpu: number;
+  printk(text: string): void;
+}
+
+export interface XdpHelperContext {
+  env: HelperEnv;
+  maps: readonly BpfMap[];
+  /** Map regions by map index (the pointers lddw produces). */
+  mapRegions: readonly Region[];
+  xdp(): XdpBuffState;
+  /** Packet bounds changed: every packet pointer's range must follow. */
+  packetMoved(): void;
+}
+
+export function xdpHelpers(ctx: XdpHelperContext): Map<number, HelperFn> {
+  const h = new Map<number, HelperFn>();
+  const mapArg = (m: Machine, pc: number, reg: number): { map: BpfMap; index: number } => {
+    const r = m.regions.byHi(m.hi[reg]!);
+    if (!r || r.kind !== 'map') throw new VmFault(pc, 'helper', `pc ${pc}: R${reg} is not a map pointer`, reg, r?.name ?? 'none');
+    return { map: ctx.maps[r.mapIndex!]!, index: r.mapIndex! };
+  };
+
+  h.set(BPF_FUNC.map_lookup_elem, (m, pc) => {
+    const { map } = mapArg(m, pc, 1);
+    const key = m.bytesAt(pc, 2, map.keySize, false);
+    const v = map.lookup(key, ctx.env.cpu);
+    if (!v) return m.setReg(0, 0);
+    const r = m.regions.forBuffer('map_value', `map_value(${map.name})`, v, true);
+    m.setPtr(0, r, 0);
+  });
+  h.set(BPF_FUNC.map_update_elem, (m, pc) => {
+    const { map } = mapArg(m, pc, 1);
+    const key = m.bytesAt(pc, 2, map.keySize, false);
+    const val = m.bytesAt(pc, 3, map.valueSize, false);
+    m.setReg(0, map.update(key, val.slice(), Number(m.regU64(4) & 0xffffffffn), ctx.env.cpu));
+  });
+  h.set(BPF_FUNC.map_delete_elem, (m, pc) => {
+    const { map } = mapArg(m, pc, 1);
+    m.setReg(0, map.delete(m.bytesAt(pc, 2, map.keySize, false)));
+  });
+  h.set(BPF_FUNC.ktime_get_ns, (m) => m.setReg(0, BigInt.asUintN(64, ctx.env.ktimeNs())));
+  h.set(BPF_FUNC.ktime_get_boot_ns, (m) => m.setReg(0, BigInt.asUintN(64, ctx.env.ktimeNs())));
+  h.set(BPF_FUNC.get_prandom_u32, (m) => m.setReg(0, ctx.env.prandomU32() >>> 0));
+  h.set(BPF_FUNC.get_smp_processor_id, (m) => m.setReg(0, ctx.env.cpu));
+  h.set(BPF_FUNC.get_numa_node_id, (m) => m.setReg(0, 0));
+  h.set(BPF_FUNC.trace_printk, (m, pc) => {
+    const size = m.regNum(2);
+    const fmtBytes = m.bytesAt(pc, 1, size, false);
+    const nul = fmtBytes.indexOf(0);
+    if (size === 0 || nul < 0) return m.setReg(0, -EINVAL);
+    const fmt = String.fromCharCode(...fmtBytes.subarray(0, nul));
+    const args = [3, 4, 5].map((r) => ({
+      value: m.regU64(r),
+      str: () => {
+        const reg = m.regions.byHi(m.hi[r]!);
+        if (!reg) return undefined;
+        const at = (m.lo[r]! >>> 0) - 0x40000000;
+        let s = '';
+        for (let i = at; i >= reg.start && i < reg.end && reg.bytes[i] !== 0; i++) s += String.fromCharCode(reg.bytes[i]!);
+        return s;
+      },
+    }));
+    const text = formatPrintk(fmt, args);
+    if (typeof text !== 'string') return m.setReg(0, -text.errno);
+    ctx.env.printk(text);
+    m.setReg(0, text.length);
+  });
+  h.set(BPF_FUNC.redirect, (m) => {
+    const flags = Number(m.regU64(2) & 0xffffffffffffn);
+    const x = ctx.xdp();
+    if (m.regU64(2) !== 0n) return m.setReg(0, XDP_ABORTED);
+    x.redirect = { ifindex: m.regU32(1), flags };
+    m.setReg(0, XDP_REDIRECT);
+  });
+  h.set(BPF_FUNC.redirect_map, (m, pc) => {
+    const { map, index } = mapArg(m, pc, 1);
+    const key = m.regU32(2);
+    const flags = m.regU64(3);
+    const broadcastOk = map.type === 'devmap' || map.type === 'devmap_hash';
+    // BPF_F_ACTION_MASK (the low 2 bits: the action when the key is missing) plus BROADCAST/EXCLUDE_INGRESS for devmaps.
+    const allowed = 3n | (broadcastOk ? 8n | 16n : 0n);
+    if (flags & ~allowed) return m.setReg(0, XDP_ABORTED);
+    const x = ctx.xdp();
+    if (!(broadcastOk && flags & 8n)) {
+      const kb = new Uint8Array([key & 0xff, (key >>> 8) & 0xff, (key >>> 16) & 0xff, key >>> 24]);
+      if (!map.lookup(kb, ctx.env.cpu)) return m.setReg(0, Number(flags & 3n));
+    }
+    x.redirect = { map: index, key, flags: Number(flags) };
+    m.setReg(0, XDP_REDIRECT);
+  });
+  h.set(BPF_FUNC.csum_diff, (m, pc) => {
+    const fromSize = m.regNum(2);
+    const toSize = m.regNum(4);
+    // The kernel: sizes multiples of 4, and the scratch diff at most 512 bytes.
+    if ((fromSize | toSize) & 3 || fromSize < 0 || toSize < 0 || fromSize + toSize > 512) return m.setReg(0, -EINVAL);
+    const from = m.bytesAt(pc, 1, fromSize, false);
+    const to = m.bytesAt(pc, 3, toSize, false);
+    let sum = Number(m.regU64(5) & 0xffffffffn);
+    const word = (b: Uint8Array, i: number): number => (b[i]! | (b[i + 1]! << 8) | (b[i + 2]! << 16) | (b[i + 3]! << 24)) >>> 0;
+    for (let i = 0; i < fromSize; i += 4) sum += ~word(from, i) >>> 0;
+    for (let i = 0; i < toSize; i += 4) sum += word(to, i);
+    // Fold the wide sum to 32 bits with end-around carry, as csum_partial does.
+    while (sum > 0xffffffff) sum = (sum % 0x100000000) + Math.floor(sum / 0x100000000);
+    m.setReg(0, sum);
+  });
+  h.set(BPF_FUNC.xdp_adjust_head, (m) => {
+    const x = ctx.xdp();
+    const offset = Number(BigInt.asIntN(32, m.regU64(2)));
+    const metalen = x.data - x.dataMeta;
+    const data = x.data + offset;
+    if (data < XDP_FRAME_SIZE + metalen || data > x.dataEnd - ETH_HLEN) return m.setReg(0, -EINVAL);
+    if (metalen) x.buf.copyWithin(x.dataMeta + offset, x.dataMeta, x.data);
+    x.dataMeta += offset;
+    x.data = data;
+    ctx.packetMoved();
+    m.setReg(0, 0);
+  });
+  h.set(BPF_FUNC.xdp_adjust_meta, (m) => {
+    const x = ctx.xdp();
+    const offset = Number(BigInt.asIntN(32, m.regU64(2)));
+    const meta = x.dataMeta + offset;
+    const metalen = x.data - meta;
+    if (meta < XDP_FRAME_SIZE || meta > x.data) return m.setReg(0, -EINVAL);
+    if (metalen & 3 || metalen > 32) return m.setReg(0, -EACCES);
+    x.dataMeta = meta;
+    ctx.packetMoved();
+    m.setReg(0, 0);
+  });
+  h.set(BPF_FUNC.xdp_adjust_tail, (m) => {
+    const x = ctx.xdp();
+    const offset = Number(BigInt.asIntN(32, m.regU64(2)));
+    const maxEnd = x.frameSize - SKB_SHARED_INFO_SIZE;
+    const dataEnd = x.dataEnd + offset;
+    if (dataEnd > maxEnd || dataEnd < x.data + ETH_HLEN) return m.setReg(0, -EINVAL);
+    // Growing clears the new bytes (no stale data leaks into the packet).
+    if (offset > 0) x.buf.fill(0, x.dataEnd, dataEnd);
+    x.dataEnd = dataEnd;
+    ctx.packetMoved();
+    m.setReg(0, 0);
+  });
+  h.set(BPF_FUNC.xdp_get_buff_len, (m) => {
+    const x = ctx.xdp();
+    m.setReg(0, x.dataEnd - x.data);
+  });
+  const xdpBytes = (store: boolean) => (m: Machine, pc: number) => {
+    const x = ctx.xdp();
+    const offset = m.regU32(2);
+    const len = m.regNum(4);
+    if (offset > 0xffff || len > 0xffff) return m.setReg(0, -EFAULT);
+    if (offset + len > x.dataEnd - x.data) return m.setReg(0, -EINVAL);
+    const buf = m.bytesAt(pc, 3, len, !store);
+    const pkt = x.buf.subarray(x.data + offset, x.data + offset + len);
+    if (store) pkt.set(buf);
+    else buf.set(pkt);
+    m.setReg(0, 0);
+  };
+  h.set(BPF_FUNC.xdp_load_bytes, xdpBytes(false));
+  h.set(BPF_FUNC.xdp_store_bytes, xdpBytes(true));
+  return h;
+}

@@ -1,0 +1,600 @@
+/**
+ * The interpreter: the whole eBPF ISA as Linux 6.x executes it (RFC 9669
+ * semantics, including division by zero, shift masking, sdiv/smod, movsx,
+ * sign-extending loads, bswap, atomics, ja32, bpf-to-bpf calls).
+ *
+ * Registers are pairs of 32-bit ints (lo/hi), so the hot path never touches
+ * BigInt; only 64-bit division and modulo fall back to it. Memory goes
+ * through the region table (memory.ts): every access is bounds- and
+ * permission-checked, and a bad one ends the run with a VmFault naming the
+ * pc, the register and the region. An instruction budget ends runaways.
+ */
+import { type Insn } from '../isa/insn';
+import { lookupInsn } from '../isa/table';
+import { HI_BASE, LO_BASE, RegionTable, VmFault, hiOf, loOf, type Region } from './memory';
+
+/** MAX_CALL_FRAMES in the kernel. */
+export const MAX_CALL_FRAMES = 8;
+export const STACK_SIZE = 512;
+
+export type HelperFn = (m: Machine, pc: number) => void;
+
+export interface TraceEvent {
+  pc: number;
+  insn: Insn;
+  /** r0..r10 as unsigned 64-bit values, before and after the instruction. */
+  before: bigint[];
+  after: bigint[];
+  /** Memory touched by a load, store or atomic. */
+  mem?: { region: string; offset: number; size: number; write: boolean };
+}
+
+export type TraceHook = (ev: TraceEvent) => void;
+
+const U32 = 0x100000000;
+
+export class Machine {
+  readonly lo = new Int32Array(11);
+  readonly hi = new Int32Array(11);
+  readonly regions = new RegionTable();
+  readonly stacks: Region[] = [];
+  /** Predecoded program. */
+  private readonly code: Uint8Array;
+  private readonly dst: Uint8Array;
+  private readonly src: Uint8Array;
+  private readonly off: Int16Array;
+  private readonly imm: Int32Array;
+  private readonly imm2: Int32Array;
+  /** For lddw slots that load a map: the map's region; 0 otherwise. */
+  readonly ldMapRegion: Int32Array;
+  readonly n: number;
+  budget = 1_000_000;
+  trace: TraceHook | undefined;
+  /** Executed instruction count of the last run. */
+  executed = 0;
+  private lastMem: TraceEvent['mem'];
+  /** Set by a helper that ends the program early (bpf_conformance's unwind). */
+  unwound = false;
+
+  constructor(
+    readonly insns: readonly Insn[],
+    readonly helpers: ReadonlyMap<number, HelperFn>,
+  ) {
+    const n = (this.n = insns.length);
+    this.code = new Uint8Array(n);
+    this.dst = new Uint8Array(n);
+    this.src = new Uint8Array(n);
+    this.off = new Int16Array(n);
+    this.imm = new Int32Array(n);
+    this.imm2 = new Int32Array(n);
+    this.ldMapRegion = new Int32Array(n);
+    for (let k = 0; k < n; k++) {
+      const i = insns[k]!;
+      // Opcodes the table rejects, or encodings with reserved bits, become 0x00 (invalid): they fault when reached.
+      this.code[k] = lookupInsn(i) ? i.code : 0;
+      this.dst[k] = i.dst;
+      this.src[k] = i.src;
+      this.off[k] = i.off;
+      this.imm[k] = i.imm;
+      if (i.code === 0x18 && k + 1 < n) {
+        this.imm2[k] = insns[k + 1]!.imm;
+        k++;
+      }
+    }
+    for (let f = 0; f < MAX_CALL_FRAMES; f++) this.stacks.push(this.regions.add('stack', `stack[frame ${f}]`, new Uint8Array(STACK_SIZE), true));
+  }
+
+  // ---- register access for helpers --------------------------------------------
+
+  regU64(r: number): bigint {
+    return (BigInt(this.hi[r]! >>> 0) << 32n) | BigInt(this.lo[r]! >>> 0);
+  }
+  /** Low 32 bits, unsigned. */
+  regU32(r: number): number {
+    return this.lo[r]! >>> 0;
+  }
+  /** As a JS number when it fits 53 bits signed (helper sizes, offsets). */
+  regNum(r: number): number {
+    return this.hi[r]! * U32 + (this.lo[r]! >>> 0);
+  }
+  setReg(r: number, v: number | bigint): void {
+    if (typeof v === 'bigint') {
+      this.lo[r] = Number(BigInt.asIntN(32, v));
+      this.hi[r] = Number(BigInt.asIntN(32, v >> 32n));
+    } else {
+      this.lo[r] = v | 0;
+      this.hi[r] = v < 0 ? -1 : Math.floor(v / U32) | 0;
+    }
+  }
+  setPtr(r: number, region: Region, off: number): void {
+    this.hi[r] = hiOf(region);
+    this.lo[r] = loOf(off);
+  }
+
+  /**
+   * Resolve [reg + off, +size) to a region and byte offset, checking bounds
+   * and permission; faults name the pc, the register and the region.
+   */
+  resolve(pc: number, reg: number, off: number, size: number, write: boolean): { region: Region; at: number } {
+    const h = this.hi[reg]!;
+    const region = this.regions.byHi(h);
+    const what = write ? 'write to' : 'read from';
+    if (!region || region.kind === 'map') {
+      throw new VmFault(pc, 'invalid_ptr', `pc ${pc}: invalid ${write ? 'write' : 'read'} through R${reg}: ${region ? `a map pointer (${region.name})` : `not a pointer (0x${this.regU64(reg).toString(16)})`}`, reg, region?.name ?? 'none');
+    }
+    const at = (this.lo[reg]! >>> 0) - LO_BASE + off;
+    if (at < region.start || at + size > region.end) {
+      throw new VmFault(pc, 'oob', `pc ${pc}: out-of-bounds ${what} ${region.name} through R${reg}: offset ${at - region.start} size ${size}, region has ${region.end - region.start} bytes`, reg, region.name);
+    }
+    if (write && !region.writable) throw new VmFault(pc, region.kind === 'ctx' ? 'ctx' : 'readonly', `pc ${pc}: ${what} read-only ${region.name} through R${reg}`, reg, region.name);
+    if (this.trace) this.lastMem = { region: region.name, offset: at - region.start, size, write };
+    return { region, at };
+  }
+
+  /** Bytes [ptr, ptr+len) of the region R`reg` points into, as a live view (helper arguments). */
+  bytesAt(pc: number, reg: number, len: number, write: boolean): Uint8Array {
+    if (len === 0) return new Uint8Array(0);
+    const { region, at } = this.resolve(pc, reg, 0, len, write);
+    return region.bytes.subarray(at, at + len);
+  }
+
+  /** Context loads are rewritten by the kernel (convert_ctx_access); the VM's ctx provides this hook. */
+  ctxLoad: (pc: number, reg: number, dstReg: number, at: number, size: number) => void = (pc, reg) => {
+    throw new VmFault(pc, 'ctx', `pc ${pc}: invalid access to ctx through R${reg}`, reg, 'ctx');
+  };
+
+  // ---- the run loop -------------------------------------------------------------
+
+  /** Run from pc 0 with the registers as the caller set them; returns r0 (64-bit) or a fault. */
+  run(): { r0: bigint; fault?: VmFault } {
+    this.executed = 0;
+    this.unwound = false;
+    const lo = this.lo;
+    const hi = this.hi;
+    hi[10] = hiOf(this.stacks[0]!);
+    lo[10] = loOf(STACK_SIZE);
+    for (const s of this.stacks) s.bytes.fill(0);
+    const retPc: number[] = [];
+    const saved: number[] = [];
+    try {
+      this.loop(retPc, saved);
+      return { r0: this.regU64(0) };
+    } catch (e) {
+      if (e instanceof VmFault) return { r0: this.regU64(0), fault: e };
+      throw e;
+    }
+  }
+
+  private loop(retPc: number[], saved: number[]): void {
+    const { code, dst, src, off, imm, imm2, lo, hi, n } = this;
+    const budget = this.budget;
+    let pc = 0;
+    let count = 0;
+    let frame = 0;
+    let before: bigint[] | undefined;
+    for (;;) {
+      if (pc < 0 || pc >= n) throw new VmFault(pc, 'invalid_insn', `pc ${pc}: jumped outside the program (${n} insns)`);
+      if (++count > budget) {
+        this.executed = count - 1;
+        throw new VmFault(pc, 'budget', `pc ${pc}: instruction budget of ${budget} exhausted`);
+      }
+      const trace = this.trace;
+      if (trace) {
+        before = this.snapshot();
+        this.lastMem = undefined;
+      }
+      const c = code[pc]!;
+      const d = dst[pc]!;
+      const s = src[pc]!;
+      const o = off[pc]!;
+      const k = imm[pc]!;
+      const here = pc;
+      pc++;
+      switch (c) {
+        // ---- ALU64 -------------------------------------------------------------
+        case 0xb7: lo[d] = k; hi[d] = k >> 31; break; // mov
+        case 0xbf:
+          if (o === 0) { lo[d] = lo[s]!; hi[d] = hi[s]!; }
+          else if (o === 8) { lo[d] = (lo[s]! << 24) >> 24; hi[d] = lo[d]! >> 31; }
+          else if (o === 16) { lo[d] = (lo[s]! << 16) >> 16; hi[d] = lo[d]! >> 31; }
+          else { lo[d] = lo[s]!; hi[d] = lo[s]! >> 31; }
+          break;
+        case 0x07: this.add64(d, k, k >> 31); break;
+        case 0x0f: this.add64(d, lo[s]!, hi[s]!); break;
+        case 0x17: this.sub64(d, k, k >> 31); break;
+        case 0x1f: this.sub64(d, lo[s]!, hi[s]!); break;
+        case 0x27: this.mul64(d, k, k >> 31); break;
+        case 0x2f: this.mul64(d, lo[s]!, hi[s]!); break;
+        case 0x37: this.divmod64(d, BigInt(k), o === 1, true); break;
+        case 0x3f: this.divmod64(d, this.regU64(s), o === 1, true); break;
+        case 0x97: this.divmod64(d, BigInt(k), o === 1, false); break;
+        case 0x9f: this.divmod64(d, this.regU64(s), o === 1, false); break;
+        case 0x47: lo[d] = lo[d]! | k; hi[d] = hi[d]! | (k >> 31); break;
+        case 0x4f: lo[d] = lo[d]! | lo[s]!; hi[d] = hi[d]! | hi[s]!; break;
+        case 0x57: lo[d] = lo[d]! & k; hi[d] = hi[d]! & (k >> 31); break;
+        case 0x5f: lo[d] = lo[d]! & lo[s]!; hi[d] = hi[d]! & hi[s]!; break;
+        case 0xa7: lo[d] = lo[d]! ^ k; hi[d] = hi[d]! ^ (k >> 31); break;
+        case 0xaf: lo[d] = lo[d]! ^ lo[s]!; hi[d] = hi[d]! ^ hi[s]!; break;
+        case 0x67: this.lsh64(d, k & 63); break;
+        case 0x6f: this.lsh64(d, lo[s]! & 63); break;
+        case 0x77: this.rsh64(d, k & 63); break;
+        case 0x7f: this.rsh64(d, lo[s]! & 63); break;
+        case 0xc7: this.arsh64(d, k & 63); break;
+        case 0xcf: this.arsh64(d, lo[s]! & 63); break;
+        case 0x87: this.neg64(d); break;
+        case 0xd7: this.bswap(d, k); break;
+        // ---- ALU (32-bit; results zero-extended) --------------------------------
+        case 0xb4: lo[d] = k; hi[d] = 0; break;
+        case 0xbc:
+          lo[d] = o === 8 ? (lo[s]! << 24) >> 24 : o === 16 ? (lo[s]! << 16) >> 16 : lo[s]!;
+          hi[d] = 0;
+          break;
+        case 0x04: lo[d] = (lo[d]! + k) | 0; hi[d] = 0; break;
+        case 0x0c: lo[d] = (lo[d]! + lo[s]!) | 0; hi[d] = 0; break;
+        case 0x14: lo[d] = (lo[d]! - k) | 0; hi[d] = 0; break;
+        case 0x1c: lo[d] = (lo[d]! - lo[s]!) | 0; hi[d] = 0; break;
+        case 0x24: lo[d] = Math.imul(lo[d]!, k); hi[d] = 0; break;
+        case 0x2c: lo[d] = Math.imul(lo[d]!, lo[s]!); hi[d] = 0; break;
+        case 0x34: this.divmod32(d, k, o === 1, true); break;
+        case 0x3c: this.divmod32(d, lo[s]!, o === 1, true); break;
+        case 0x94: this.divmod32(d, k, o === 1, false); break;
+        case 0x9c: this.divmod32(d, lo[s]!, o === 1, false); break;
+        case 0x44: lo[d] = lo[d]! | k; hi[d] = 0; break;
+        case 0x4c: lo[d] = lo[d]! | lo[s]!; hi[d] = 0; break;
+        case 0x54: lo[d] = lo[d]! & k; hi[d] = 0; break;
+        case 0x5c: lo[d] = lo[d]! & lo[s]!; hi[d] = 0; break;
+        case 0xa4: lo[d] = lo[d]! ^ k; hi[d] = 0; break;
+        case 0xac: lo[d] = lo[d]! ^ lo[s]!; hi[d] = 0; break;
+        case 0x64: lo[d] = lo[d]! << (k & 31); hi[d] = 0; break;
+        case 0x6c: lo[d] = lo[d]! << (lo[s]! & 31); hi[d] = 0; break;
+        case 0x74: lo[d] = lo[d]! >>> (k & 31); hi[d] = 0; break;
+        case 0x7c: lo[d] = lo[d]! >>> (lo[s]! & 31); hi[d] = 0; break;
+        case 0xc4: lo[d] = lo[d]! >> (k & 31); hi[d] = 0; break;
+        case 0xcc: lo[d] = lo[d]! >> (lo[s]! & 31); hi[d] = 0; break;
+        case 0x84: lo[d] = -lo[d]! | 0; hi[d] = 0; break;
+        case 0xd4: // le: truncate on a little-endian machine
+          if (k === 16) { lo[d] = lo[d]! & 0xffff; hi[d] = 0; } else if (k === 32) hi[d] = 0;
+          break;
+        case 0xdc: this.bswap(d, k); break;
+        // ---- loads and stores ---------------------------------------------------
+        case 0x61: case 0x69: case 0x71: case 0x79:
+        case 0x81: case 0x89: case 0x91:
+          this.load(here, c, d, s, o);
+          break;
+        case 0x62: case 0x6a: case 0x72: case 0x7a:
+          this.store(here, c, d, o, k, k >> 31);
+          break;
+        case 0x63: case 0x6b: case 0x73: case 0x7b:
+          this.store(here, c, d, o, lo[s]!, hi[s]!);
+          break;
+        case 0xc3: case 0xdb:
+          this.atomic(here, c === 0xdb, d, s, o, k);
+          break;
+        case 0x18: {
+          const mr = this.ldMapRegion[here]!;
+          if (mr) {
+            const r = this.regions.get(mr)!;
+            hi[d] = hiOf(r);
+            lo[d] = loOf(r.kind === 'map' ? 0 : imm2[here]!);
+          } else {
+            lo[d] = k;
+            hi[d] = imm2[here]!;
+          }
+          pc++;
+          break;
+        }
+        // ---- jumps ----------------------------------------------------------------
+        case 0x05: pc += o; break;
+        case 0x06: pc += k; break;
+        case 0x85:
+          if (s === 1) {
+            if (frame + 1 >= MAX_CALL_FRAMES) throw new VmFault(here, 'call_depth', `pc ${here}: call stack overflow: more than ${MAX_CALL_FRAMES} frames`);
+            retPc.push(pc);
+            saved.push(lo[6]!, hi[6]!, lo[7]!, hi[7]!, lo[8]!, hi[8]!, lo[9]!, hi[9]!, lo[10]!, hi[10]!);
+            frame++;
+            const st = this.stacks[frame]!;
+            st.bytes.fill(0);
+            hi[10] = hiOf(st);
+            lo[10] = loOf(STACK_SIZE);
+            pc += k;
+          } else this.callHelper(here, k);
+          if (this.unwound) return;
+          break;
+        case 0x8d:
+          this.callHelper(here, lo[d]!);
+          if (this.unwound) return;
+          break;
+        case 0x95:
+          if (frame === 0) {
+            this.executed = count;
+            if (trace) trace({ pc: here, insn: this.insns[here]!, before: before!, after: this.snapshot() });
+            return;
+          }
+          frame--;
+          pc = retPc.pop()!;
+          for (let r = 10; r >= 6; r--) {
+            hi[r] = saved.pop()!;
+            lo[r] = saved.pop()!;
+          }
+          break;
+        default:
+          if (!this.jump(here, c, d, s, k)) break;
+          pc += o;
+          break;
+      }
+      if (trace) trace({ pc: here, insn: this.insns[here]!, before: before!, after: this.snapshot(), mem: this.lastMem });
+      this.executed = count;
+    }
+  }
+
+  private snapshot(): bigint[] {
+    return Array.from({ length: 11 }, (_, r) => this.regU64(r));
+  }
+
+  private callHelper(pc: number, id: number): void {
+    const h = this.helpers.get(id);
+    if (!h) throw new VmFault(pc, 'helper', `pc ${pc}: call to unknown helper #${id}`);
+    h(this, pc);
+  }
+
+  /** Conditional jumps; returns whether taken. Unknown opcodes fault here. */
+  private jump(pc: number, c: number, d: number, s: number, k: number): boolean {
+    const cls = c & 7;
+    const op = c & 0xf0;
+    if ((cls !== 5 && cls !== 6) || op === 0x80 || op === 0x90 || op === 0) {
+      throw new VmFault(pc, 'invalid_insn', `pc ${pc}: invalid instruction (opcode 0x${this.insns[pc]!.code.toString(16).padStart(2, '0')})`);
+    }
+    const lo = this.lo;
+    const hi = this.hi;
+    const isX = (c & 8) !== 0;
+    let aLo = lo[d]!;
+    let bLo = isX ? lo[s]! : k;
+    let aHi: number;
+    let bHi: number;
+    if (cls === 6) {
+      aHi = 0;
+      bHi = 0;
+      if (op === 0x60 || op === 0x70 || op === 0xc0 || op === 0xd0) {
+        // signed 32-bit: compare as signed ints
+        aHi = aLo >> 31;
+        bHi = bLo >> 31;
+      }
+    } else {
+      aHi = hi[d]!;
+      bHi = isX ? hi[s]! : k >> 31;
+    }
+    switch (op) {
+      case 0x10: return aLo === bLo && (cls === 6 || aHi === bHi);
+      case 0x50: return aLo !== bLo || (cls === 5 && aHi !== bHi);
+      case 0x40: return (aLo & bLo) !== 0 || (cls === 5 && (aHi & bHi) !== 0);
+    }
+    // Ordered comparisons: compare (hi, lo) lexicographically, hi signed or not.
+    const signed = op === 0x60 || op === 0x70 || op === 0xc0 || op === 0xd0;
+    let cmp: number;
+    const ah = signed ? aHi : aHi >>> 0;
+    const bh = signed ? bHi : bHi >>> 0;
+    if (ah !== bh) cmp = ah < bh ? -1 : 1;
+    else {
+      aLo >>>= 0;
+      bLo >>>= 0;
+      cmp = aLo === bLo ? 0 : aLo < bLo ? -1 : 1;
+    }
+    switch (op) {
+      case 0x20: case 0x60: return cmp > 0;
+      case 0x30: case 0x70: return cmp >= 0;
+      case 0xa0: case 0xc0: return cmp < 0;
+      case 0xb0: case 0xd0: return cmp <= 0;
+    }
+    return false;
+  }
+
+  // ---- 64-bit arithmetic on lo/hi pairs ---------------------------------------------
+
+  private add64(d: number, bLo: number, bHi: number): void {
+    const a = this.lo[d]! >>> 0;
+    const sum = a + (bLo >>> 0);
+    this.lo[d] = sum | 0;
+    this.hi[d] = (this.hi[d]! + bHi + (sum >= U32 ? 1 : 0)) | 0;
+  }
+
+  private sub64(d: number, bLo: number, bHi: number): void {
+    const a = this.lo[d]! >>> 0;
+    const b = bLo >>> 0;
+    this.lo[d] = (a - b) | 0;
+    this.hi[d] = (this.hi[d]! - bHi - (a < b ? 1 : 0)) | 0;
+  }
+
+  private mul64(d: number, bLo: number, bHi: number): void {
+    const aLo = this.lo[d]!;
+    const aHi = this.hi[d]!;
+    // High word of the unsigned 32x32 product, from 16-bit halves (exact in doubles).
+    const a0 = aLo & 0xffff, a1 = aLo >>> 16, b0 = bLo & 0xffff, b1 = bLo >>> 16;
+    const t = a0 * b0, m1 = a1 * b0, m2 = a0 * b1;
+    const carry = ((t >>> 16) + (m1 & 0xffff) + (m2 & 0xffff)) / 65536;
+    const mulhi = a1 * b1 + Math.floor(m1 / 65536) + Math.floor(m2 / 65536) + Math.floor(carry);
+    this.lo[d] = Math.imul(aLo, bLo);
+    this.hi[d] = (mulhi + Math.imul(aLo, bHi) + Math.imul(aHi, bLo)) | 0;
+  }
+
+  private divmod64(d: number, b: bigint, signed: boolean, div: boolean): void {
+    const a = this.regU64(d);
+    let r: bigint;
+    if (signed) {
+      const sa = BigInt.asIntN(64, a);
+      const sb = BigInt.asIntN(64, b);
+      // RFC 9669: x s/ 0 = 0, x s% 0 = x; LLONG_MIN s/ -1 wraps (LLONG_MIN), s% -1 = 0.
+      if (sb === 0n) r = div ? 0n : sa;
+      else r = div ? sa / sb : sa % sb;
+    } else {
+      const ub = BigInt.asUintN(64, b);
+      if (ub === 0n) r = div ? 0n : a;
+      else r = div ? a / ub : a % ub;
+    }
+    this.setReg(d, BigInt.asUintN(64, r));
+  }
+
+  private divmod32(d: number, bRaw: number, signed: boolean, div: boolean): void {
+    const aRaw = this.lo[d]!;
+    let r: number;
+    if (signed) {
+      if (bRaw === 0) r = div ? 0 : aRaw;
+      else if (bRaw === -1) r = div ? -aRaw | 0 : 0;
+      else r = div ? (aRaw / bRaw) | 0 : aRaw % bRaw;
+    } else {
+      const a = aRaw >>> 0;
+      const b = bRaw >>> 0;
+      if (b === 0) r = div ? 0 : a;
+      else r = div ? Math.floor(a / b) : a % b;
+    }
+    this.lo[d] = r | 0;
+    this.hi[d] = 0;
+  }
+
+  private lsh64(d: number, n: number): void {
+    if (n === 0) return;
+    const l = this.lo[d]!;
+    if (n < 32) {
+      this.hi[d] = (this.hi[d]! << n) | (l >>> (32 - n));
+      this.lo[d] = l << n;
+    } else {
+      this.hi[d] = l << (n - 32);
+      this.lo[d] = 0;
+    }
+  }
+
+  private rsh64(d: number, n: number): void {
+    if (n === 0) return;
+    const h = this.hi[d]!;
+    if (n < 32) {
+      this.lo[d] = (this.lo[d]! >>> n) | (h << (32 - n));
+      this.hi[d] = h >>> n;
+    } else {
+      this.lo[d] = h >>> (n - 32);
+      this.hi[d] = 0;
+    }
+  }
+
+  private arsh64(d: number, n: number): void {
+    if (n === 0) return;
+    const h = this.hi[d]!;
+    if (n < 32) {
+      this.lo[d] = (this.lo[d]! >>> n) | (h << (32 - n));
+      this.hi[d] = h >> n;
+    } else {
+      this.lo[d] = h >> (n - 32);
+      this.hi[d] = h >> 31;
+    }
+  }
+
+  private neg64(d: number): void {
+    const l = this.lo[d]!;
+    this.lo[d] = -l | 0;
+    this.hi[d] = (~this.hi[d]! + (l === 0 ? 1 : 0)) | 0;
+  }
+
+  private bswap(d: number, width: number): void {
+    const l = this.lo[d]!;
+    if (width === 16) {
+      this.lo[d] = ((l & 0xff) << 8) | ((l >>> 8) & 0xff);
+      this.hi[d] = 0;
+    } else if (width === 32) {
+      this.lo[d] = swap32(l);
+      this.hi[d] = 0;
+    } else {
+      this.lo[d] = swap32(this.hi[d]!);
+      this.hi[d] = swap32(l);
+    }
+  }
+
+  // ---- memory ---------------------------------------------------------------------
+
+  private load(pc: number, c: number, d: number, s: number, o: number): void {
+    const size = SIZE[c]!;
+    const region = this.regions.byHi(this.hi[s]!);
+    if (region && region.kind === 'ctx') {
+      const at = (this.lo[s]! >>> 0) - LO_BASE + o;
+      this.ctxLoad(pc, s, d, at, size);
+      return;
+    }
+    const { region: r, at } = this.resolve(pc, s, o, size, false);
+    const dv = r.dv;
+    const lo = this.lo;
+    const hi = this.hi;
+    switch (c) {
+      case 0x61: lo[d] = dv.getInt32(at, true); hi[d] = 0; break;
+      case 0x69: lo[d] = dv.getUint16(at, true); hi[d] = 0; break;
+      case 0x71: lo[d] = dv.getUint8(at); hi[d] = 0; break;
+      case 0x79: lo[d] = dv.getInt32(at, true); hi[d] = dv.getInt32(at + 4, true); break;
+      case 0x81: lo[d] = dv.getInt32(at, true); hi[d] = lo[d]! >> 31; break;
+      case 0x89: lo[d] = dv.getInt16(at, true); hi[d] = lo[d]! >> 31; break;
+      case 0x91: lo[d] = dv.getInt8(at); hi[d] = lo[d]! >> 31; break;
+    }
+  }
+
+  private store(pc: number, c: number, d: number, o: number, vLo: number, vHi: number): void {
+    const size = SIZE[c]!;
+    const region = this.regions.byHi(this.hi[d]!);
+    if (region && region.kind === 'ctx') throw new VmFault(pc, 'ctx', `pc ${pc}: write to ctx through R${d} (struct xdp_md is read-only)`, d, 'ctx');
+    const { region: r, at } = this.resolve(pc, d, o, size, true);
+    const dv = r.dv;
+    switch (size) {
+      case 1: dv.setUint8(at, vLo & 0xff); break;
+      case 2: dv.setUint16(at, vLo & 0xffff, true); break;
+      case 4: dv.setInt32(at, vLo, true); break;
+      default: dv.setInt32(at, vLo, true); dv.setInt32(at + 4, vHi, true); break;
+    }
+  }
+
+  private atomic(pc: number, is64: boolean, d: number, s: number, o: number, op: number): void {
+    const size = is64 ? 8 : 4;
+    const region = this.regions.byHi(this.hi[d]!);
+    if (region && region.kind === 'ctx') throw new VmFault(pc, 'ctx', `pc ${pc}: atomic on ctx through R${d}`, d, 'ctx');
+    const { region: r, at } = this.resolve(pc, d, o, size, true);
+    const dv = r.dv;
+    const oldLo = dv.getInt32(at, true);
+    const oldHi = is64 ? dv.getInt32(at + 4, true) : 0;
+    const lo = this.lo;
+    const hi = this.hi;
+    const sLo = lo[s]!;
+    const sHi = is64 ? hi[s]! : 0;
+    let nLo: number;
+    let nHi: number;
+    switch (op & ~1) {
+      case 0x00: {
+        const sum = (oldLo >>> 0) + (sLo >>> 0);
+        nLo = sum | 0;
+        nHi = (oldHi + sHi + (sum >= U32 ? 1 : 0)) | 0;
+        break;
+      }
+      case 0x40: nLo = oldLo | sLo; nHi = oldHi | sHi; break;
+      case 0x50: nLo = oldLo & sLo; nHi = oldHi & sHi; break;
+      case 0xa0: nLo = oldLo ^ sLo; nHi = oldHi ^ sHi; break;
+      case 0xe0: nLo = sLo; nHi = sHi; break; // xchg
+      case 0xf0: { // cmpxchg: compare with r0
+        const eq = lo[0] === oldLo && (!is64 || hi[0] === oldHi);
+        nLo = eq ? sLo : oldLo;
+        nHi = eq ? sHi : oldHi;
+        lo[0] = oldLo;
+        hi[0] = oldHi;
+        break;
+      }
+      default:
+        throw new VmFault(pc, 'invalid_insn', `pc ${pc}: invalid atomic operation 0x${op.toString(16)}`);
+    }
+    dv.setInt32(at, nLo, true);
+    if (is64) dv.setInt32(at + 4, nHi, true);
+    if ((op & 1) && op !== 0xf1) {
+      lo[s] = oldLo;
+      hi[s] = oldHi;
+    }
+  }
+}
+
+function swap32(x: number): number {
+  return ((x & 0xff) << 24) | ((x & 0xff00) << 8) | ((x >>> 8) & 0xff00) | (x >>> 24);
+}
+
+const SIZE = new Uint8Array(256);
+for (const [c, n] of [[0x61, 4], [0x69, 2], [0x71, 1], [0x79, 8], [0x81, 4], [0x89, 2], [0x91, 1], [0x62, 4], [0x6a, 2], [0x72, 1], [0x7a, 8], [0x63, 4], [0x6b, 2], [0x73, 1], [0x7b, 8]] as const) SIZE[c] = n;
+
+export { HI_BASE, LO_BASE };

@@ -1,0 +1,99 @@
+/**
+ * The VM's address space: a table of regions (ctx, packet, stack frames, map
+ * values, raw memory), each with bounds and a write permission. A pointer is
+ * a 64-bit value whose high word tags the region and whose low word is
+ * LO_BASE + offset, so a load or store resolves in O(1) and pointer
+ * arithmetic, comparison and subtraction behave as on real addresses.
+ * Region tags are spaced 8 apart so that a carry or borrow out of the low
+ * word lands on no region and faults instead of silently moving to another.
+ */
+
+export type RegionKind = 'ctx' | 'packet' | 'stack' | 'map_value' | 'map' | 'mem';
+
+export interface Region {
+  readonly id: number;
+  readonly kind: RegionKind;
+  /** Human name for faults: "packet", "stack[frame 1]", "map_value(counters)". */
+  readonly name: string;
+  bytes: Uint8Array;
+  dv: DataView;
+  /** Accessible byte range [start, end) within bytes (the packet's moves with adjust_head/tail). */
+  start: number;
+  end: number;
+  writable: boolean;
+  /** For kind 'map': the map's index in the program's map list. */
+  mapIndex?: number;
+}
+
+export const HI_BASE = 0x7f000000;
+export const LO_BASE = 0x40000000;
+const TAG_STEP = 8;
+
+/** Raised inside the interpreter; the run loop turns it into a result, never lets it escape. */
+export class VmFault extends Error {
+  constructor(
+    readonly pc: number,
+    readonly kind: 'oob' | 'invalid_ptr' | 'readonly' | 'ctx' | 'budget' | 'call_depth' | 'invalid_insn' | 'helper',
+    message: string,
+    readonly reg?: number,
+    readonly region?: string,
+  ) {
+    super(message);
+  }
+}
+
+export class RegionTable {
+  private readonly regions: (Region | undefined)[] = [undefined];
+  private readonly byBuffer = new WeakMap<Uint8Array, Region>();
+
+  add(kind: RegionKind, name: string, bytes: Uint8Array, writable: boolean): Region {
+    const r: Region = {
+      id: this.regions.length,
+      kind,
+      name,
+      bytes,
+      dv: new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength),
+      start: 0,
+      end: bytes.length,
+      writable,
+    };
+    this.regions.push(r);
+    return r;
+  }
+
+  /** The region for a live buffer (map values), created once per buffer. */
+  forBuffer(kind: RegionKind, name: string, bytes: Uint8Array, writable: boolean): Region {
+    let r = this.byBuffer.get(bytes);
+    if (!r) {
+      r = this.add(kind, name, bytes, writable);
+      this.byBuffer.set(bytes, r);
+    }
+    return r;
+  }
+
+  /** Point an existing region at a new buffer (the packet page of each run). */
+  rebind(r: Region, bytes: Uint8Array): void {
+    r.bytes = bytes;
+    r.dv = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  }
+
+  /** The region a pointer's high word tags, or undefined for a scalar. */
+  byHi(hi: number): Region | undefined {
+    const d = hi - HI_BASE;
+    if (d <= 0 || d % TAG_STEP !== 0) return undefined;
+    return this.regions[d / TAG_STEP];
+  }
+
+  get(id: number): Region | undefined {
+    return this.regions[id];
+  }
+}
+
+export function hiOf(r: Region): number {
+  return (HI_BASE + r.id * TAG_STEP) | 0;
+}
+
+/** The pointer (lo word) to byte `off` of a region. */
+export function loOf(off: number): number {
+  return (LO_BASE + off) | 0;
+}

@@ -1,0 +1,216 @@
+/**
+ * An XDP program instance: the program, its maps and the helpers, run on
+ * frames in place as BPF_PROG_TEST_RUN and a driver's napi poll do. The
+ * context is struct xdp_md with the kernel's ctx rewrite: a 32-bit load of
+ * data, data_end or data_meta yields a full packet pointer; the context is
+ * read-only. Packet bytes are the caller's buffer (zero copy).
+ */
+import type { ParsedSpec } from '../isa/spec';
+import { BPF_PSEUDO_MAP_FD, BPF_PSEUDO_MAP_VALUE } from '../isa/opcodes';
+import { createMap, type BpfMap } from '../maps';
+import { Machine, type TraceHook } from './interp';
+import { VmFault, hiOf, loOf, type Region } from './memory';
+import { xdpHelpers, type HelperEnv, type RedirectInfo, type XdpBuffState } from './helpers';
+
+export interface XdpFrame {
+  /** The page holding the frame (e.g. 4096 B); data offsets index into it. */
+  buf: Uint8Array;
+  data: number;
+  dataEnd: number;
+  /** Equal to data when there is no metadata. */
+  dataMeta: number;
+  ingressIfindex: number;
+  rxQueueIndex: number;
+  /** xdp_buff.frame_sz: bytes of buf usable by the frame, headroom to tailroom. */
+  frameSize: number;
+}
+
+export interface VmFaultInfo {
+  pc: number;
+  kind: VmFault['kind'];
+  message: string;
+  reg?: number;
+  region?: string;
+}
+
+export interface XdpResult {
+  /** The XDP action (r0, as u32). */
+  retval: number;
+  data: number;
+  dataEnd: number;
+  dataMeta: number;
+  /** Instructions executed. */
+  insns: number;
+  fault?: VmFaultInfo;
+  redirect?: RedirectInfo;
+}
+
+export type VmEnv = HelperEnv;
+
+export interface VmOptions {
+  /** Map instances (the simulator's or the UI's); created from the spec when absent. */
+  maps?: BpfMap[];
+  env?: Partial<VmEnv>;
+  /** Instructions per run before the run is stopped. */
+  budget?: number;
+  /** CPUs for per-cpu maps created here. */
+  nCpus?: number;
+}
+
+/** A seeded, deterministic environment: virtual clock, xorshift32 random numbers, cpu 0. */
+export function defaultEnv(seed = 1, printed: string[] = []): VmEnv {
+  let t = 1_000_000_000n;
+  let s = seed >>> 0 || 1;
+  return {
+    ktimeNs: () => (t += 1000n),
+    prandomU32: () => {
+      s ^= s << 13;
+      s >>>= 0;
+      s ^= s >>> 17;
+      s ^= s << 5;
+      return (s >>>= 0);
+    },
+    cpu: 0,
+    printk: (text) => void printed.push(text),
+  };
+}
+
+const XDP_MD_SIZE = 24;
+
+export class XdpVm {
+  readonly machine: Machine;
+  readonly maps: BpfMap[];
+  /** trace_printk output when the default env is used. */
+  readonly printed: string[] = [];
+  readonly env: VmEnv;
+  private readonly ctxRegion: Region;
+  private readonly packet: Region;
+  private state: XdpBuffState;
+  private ctxFrame: XdpFrame | undefined;
+
+  constructor(parsed: ParsedSpec, maps: BpfMap[], opts: VmOptions) {
+    this.maps = maps;
+    this.env = { ...defaultEnv(1, this.printed), ...opts.env };
+    const mapRegions: Region[] = [];
+    // Helpers read `this` lazily, so the machine can be built first.
+    const lazy = new Map<number, (m: Machine, pc: number) => void>();
+    this.machine = new Machine(parsed.insns, lazy);
+    if (opts.budget) this.machine.budget = opts.budget;
+    const regions = this.machine.regions;
+    maps.forEach((m, i) => {
+      const r = regions.add('map', `map(${m.name})`, new Uint8Array(0), false);
+      r.mapIndex = i;
+      mapRegions.push(r);
+    });
+    this.ctxRegion = regions.add('ctx', 'ctx', new Uint8Array(XDP_MD_SIZE), false);
+    this.packet = regions.add('packet', 'packet', new Uint8Array(0), true);
+    this.state = { buf: new Uint8Array(0), data: 0, dataEnd: 0, dataMeta: 0, frameSize: 0, packet: this.packet };
+    const helpersCtx: Parameters<typeof xdpHelpers>[0] = {
+      env: this.env,
+      maps,
+      mapRegions,
+      xdp: () => this.state,
+      packetMoved: () => this.bindPacketBounds(),
+    };
+    for (const [id, fn] of xdpHelpers(helpersCtx)) lazy.set(id, fn);
+    // lddw of a map: relocations first, else src_reg says imm is a map (index) or a map value.
+    const relocated = new Set<number>();
+    for (const r of parsed.spec.map_relocs ?? []) {
+      this.machine.ldMapRegion[r.insn] = mapRegions[r.map]!.id;
+      relocated.add(r.insn);
+    }
+    parsed.insns.forEach((insn, k) => {
+      if (insn.code !== 0x18 || relocated.has(k)) return;
+      if (insn.src === BPF_PSEUDO_MAP_FD && mapRegions[insn.imm]) this.machine.ldMapRegion[k] = mapRegions[insn.imm]!.id;
+      if (insn.src === BPF_PSEUDO_MAP_VALUE && maps[insn.imm]) {
+        const v = maps[insn.imm]!.lookup(new Uint8Array(4), this.env.cpu);
+        if (v) this.machine.ldMapRegion[k] = regions.forBuffer('map_value', `map_value(${maps[insn.imm]!.name})`, v, true).id;
+      }
+    });
+    this.machine.ctxLoad = (pc, reg, dstReg, at, size) => this.ctxLoad(pc, reg, dstReg, at, size);
+  }
+
+  private bindPacketBounds(): void {
+    const s = this.state;
+    this.packet.start = Math.min(s.dataMeta, s.data);
+    this.packet.end = s.dataEnd;
+  }
+
+  private ctxLoad(pc: number, reg: number, d: number, at: number, size: number): void {
+    if (size !== 4 || at < 0 || at >= XDP_MD_SIZE || at % 4 !== 0) {
+      throw new VmFault(pc, 'ctx', `pc ${pc}: invalid bpf_context access off=${at} size=${size} through R${reg}`, reg, 'ctx');
+    }
+    const m = this.machine;
+    const f = this.ctxFrame!;
+    const s = this.state;
+    switch (at) {
+      case 0: return m.setPtr(d, this.packet, s.data);
+      case 4: return m.setPtr(d, this.packet, s.dataEnd);
+      case 8: return m.setPtr(d, this.packet, s.dataMeta);
+      case 12: return m.setReg(d, f.ingressIfindex >>> 0);
+      case 16: return m.setReg(d, f.rxQueueIndex >>> 0);
+      default: return m.setReg(d, 0); // egress_ifindex: only set for devmap programs
+    }
+  }
+
+  /** Per-instruction trace for step-through; off (and free) by default. */
+  setTrace(hook: TraceHook | undefined): void {
+    this.machine.trace = hook;
+  }
+
+  /** Run the program on one frame, in place. */
+  runXdp(frame: XdpFrame): XdpResult {
+    const regions = this.machine.regions;
+    regions.rebind(this.packet, frame.buf);
+    this.state = { buf: frame.buf, data: frame.data, dataEnd: frame.dataEnd, dataMeta: frame.dataMeta, frameSize: frame.frameSize, packet: this.packet };
+    this.ctxFrame = frame;
+    this.bindPacketBounds();
+    const m = this.machine;
+    m.lo.fill(0);
+    m.hi.fill(0);
+    m.hi[1] = hiOf(this.ctxRegion);
+    m.lo[1] = loOf(0);
+    const r = m.run();
+    const s = this.state;
+    const out: XdpResult = { retval: Number(r.r0 & 0xffffffffn), data: s.data, dataEnd: s.dataEnd, dataMeta: s.dataMeta, insns: m.executed };
+    if (r.fault) {
+      const f = r.fault;
+      out.fault = { pc: f.pc, kind: f.kind, message: f.message, reg: f.reg, region: f.region };
+    }
+    if (s.redirect) out.redirect = s.redirect;
+    return out;
+  }
+}
+
+/** Load a parsed spec with its maps (created from the spec unless given). */
+export function createVm(parsed: ParsedSpec, opts: VmOptions = {}): XdpVm | { error: string } {
+  let maps = opts.maps;
+  if (!maps) {
+    maps = [];
+    for (const spec of parsed.spec.maps ?? []) {
+      const m = createMap(spec, { nCpus: opts.nCpus ?? 1 });
+      if ('error' in m) return { error: m.error };
+      maps.push(m);
+    }
+  }
+  return new XdpVm(parsed, maps, opts);
+}
+
+/** BPF_PROG_TEST_RUN's frame for a packet: a zeroed 4096 B page, 256 B headroom, data_meta = data. */
+export const XDP_PACKET_HEADROOM = 256;
+export const TEST_RUN_FRAME_SIZE = 4096;
+export const TEST_RUN_MAX_DATA = TEST_RUN_FRAME_SIZE - XDP_PACKET_HEADROOM - 320;
+
+export function testRunFrame(packet: Uint8Array): XdpFrame {
+  const buf = new Uint8Array(TEST_RUN_FRAME_SIZE);
+  buf.set(packet, XDP_PACKET_HEADROOM);
+  return {
+    buf,
+    data: XDP_PACKET_HEADROOM,
+    dataEnd: XDP_PACKET_HEADROOM + packet.length,
+    dataMeta: XDP_PACKET_HEADROOM,
+    ingressIfindex: 1,
+    rxQueueIndex: 0,
+    frameSize: TEST_RUN_FRAME_SIZE,
+  };
+}

@@ -1,6 +1,6 @@
 /** The mlx4 driver's behaviour, path by path (seed 000's mechanisms). */
 import { describe, expect, it } from 'vitest';
-import { checkInvariants, MLX4_EN_CACHE_SIZE, nativeXdp1, nativeXdp2, Simulation, XDP_ABORTED, XDP_DROP, XDP_PASS, XDP_REDIRECT, XDP_TX } from '../../src/sim';
+import { checkInvariants, MLX4_EN_CACHE_SIZE, type Mlx4En, nativeXdp1, nativeXdp2, Simulation, XDP_ABORTED, XDP_DROP, XDP_PASS, XDP_REDIRECT, XDP_TX } from '../../src/sim';
 import { actionBySport, base, udpTraffic } from './sim-helpers';
 
 const run = (cfg: Parameters<typeof base>[0], prog: Parameters<typeof actionBySport>[0] | ReturnType<typeof nativeXdp1> | null, packets?: number) => {
@@ -47,7 +47,8 @@ describe('XDP actions', () => {
     const cpu = sim.machine.cpus[0]!;
     const taken = ring.cacheCount;
     let ok = 0;
-    for (let i = 0; i < 200; i++) if (sim.nic.mlx4_en_rx_recycle(cpu, ring, sim.machine.alloc.alloc(0), -1)) ok++;
+    const nic = sim.nic as Mlx4En;
+    for (let i = 0; i < 200; i++) if (nic.mlx4_en_rx_recycle(cpu, ring, sim.machine.alloc.alloc(0), -1)) ok++;
     expect(taken + ok).toBe(MLX4_EN_CACHE_SIZE);
     expect(ring.cacheCount).toBe(128);
     expect(ring.c.cache_full).toBe(200 - ok);

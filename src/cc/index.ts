@@ -29,6 +29,8 @@ export interface CompileOptions {
   file?: string;
   /** Extra headers by include name (tests, lessons). */
   headers?: Record<string, string>;
+  /** Peephole clean-up (default true; off only to debug the code generator). */
+  optimize?: boolean;
 }
 
 export interface CompileResult {
@@ -41,7 +43,7 @@ export function compile(source: string, opts: CompileOptions = {}): CompileResul
   const diags = new DiagnosticBag();
   let spec: CompileResult['spec'];
   try {
-    spec = compileInner(source, file, diags, { ...HEADERS, ...(opts.headers ?? {}) });
+    spec = compileInner(source, file, diags, { ...HEADERS, ...(opts.headers ?? {}) }, opts.optimize !== false);
   } catch (e) {
     if (!(e instanceof CompileAbort)) {
       // Our bug, never the user's: report it as a diagnostic rather than throwing.
@@ -52,7 +54,7 @@ export function compile(source: string, opts: CompileOptions = {}): CompileResul
   return { spec: errors ? undefined : spec, diagnostics: diags.list };
 }
 
-function compileInner(source: string, file: string, diags: DiagnosticBag, headers: Record<string, string>): CompileResult['spec'] {
+function compileInner(source: string, file: string, diags: DiagnosticBag, headers: Record<string, string>, optimize: boolean): CompileResult['spec'] {
   const pp = new Preprocessor(diags, headers);
   const toks = pp.run(source, file);
   const unit = new Parser(toks, diags).parseUnit();
@@ -88,6 +90,7 @@ function compileInner(source: string, file: string, diags: DiagnosticBag, header
     diags,
     maps,
     subprogs: [],
+    optimize,
     inlineable: (f) => !!f.body && !f.attrs.noinline && f !== entry && !(f.attrs.section && /^xdp/.test(f.attrs.section)),
   };
   const bodies: { sym: Sym; out: EmittedInsn[] }[] = [];

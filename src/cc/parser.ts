@@ -73,7 +73,9 @@ export class Parser {
   private expect(text: string, what?: string): Token {
     const t = this.peek();
     if (this.is(text)) return this.advance();
-    this.diags.error('parse-expected', `expected '${text}'${what ? ' ' + what : ''}`, t.kind === 'eof' ? this.prevEnd() : t.span);
+    // Like clang, a missing ';' or ')' is reported just after the previous token.
+    const at = t.kind === 'eof' || text === ';' || (text === ')' && t.span.line !== this.prevEnd().line) ? this.prevEnd() : t.span;
+    this.diags.error('parse-expected', `expected '${text}'${what ? ' ' + what : ''}`, at);
     throw new SyntaxRecover();
   }
   private prevEnd(): Span {
@@ -355,6 +357,11 @@ export class Parser {
       const t = this.peek();
       if (storage || inline) {
         this.diags.error('sema-implicit-int', 'type specifier missing, defaults to \'int\'; ISO C99 and later do not support implicit int', t.span);
+        base = T.int;
+      } else if (t.kind === 'id' && !KEYWORDS.has(t.text) && this.peek(1).kind === 'id') {
+        // Recover as clang does: report the unknown type, carry on as if it were int.
+        this.diags.error('parse-unknown-type', `unknown type name '${t.text}'`, t.span);
+        this.advance();
         base = T.int;
       } else this.error(t.kind === 'eof' ? 'expected a type' : `unknown type name '${t.text}'`, t.span, 'parse-unknown-type');
     }
@@ -730,7 +737,10 @@ export class Parser {
 
   private blockItem(): Stmt[] {
     if (this.is('_Static_assert')) { this.staticAssert(); return []; }
-    if (this.isTypeName() && !(this.peek(1).text === ':' && this.lookup(this.peek().text)?.kind === 'typedef' && false)) return this.localDecl();
+    if (this.isTypeName()) return this.localDecl();
+    // `foo_t x` with foo_t unknown: a declaration with a misspelt type, as clang reads it.
+    const t = this.peek(), n = this.peek(1);
+    if (t.kind === 'id' && !KEYWORDS.has(t.text) && !this.lookup(t.text) && n.kind === 'id' && !KEYWORDS.has(n.text)) return this.localDecl();
     return [this.stmt()];
   }
 
@@ -882,7 +892,7 @@ export class Parser {
             return { k: 'return', span: start };
           }
           let e = this.expr();
-          this.expect(';');
+          this.expect(';', 'after return statement');
           if (fn) {
             if (fn.ret.k === 'void') this.diags.error('sema-return', `void function '${this.curFunc!.name}' should not return a value`, e.span);
             else e = this.sema.convertForAssign(e, fn.ret, e.span, 'returning');

@@ -182,7 +182,7 @@ export function peephole(code: Code, labelPos: number[]): void {
             for (let k = j; k < i; k++) {
               const ins = code[k]!.insn;
               if (ins.dst === t) ins.dst = h;
-              if (O.BPF_SRC(ins.code) === O.BPF_X && ins.src === t && O.BPF_CLASS(ins.code) !== O.BPF_LDX) ins.src = h;
+              if (k !== j && O.BPF_SRC(ins.code) === O.BPF_X && ins.src === t && O.BPF_CLASS(ins.code) !== O.BPF_LDX) ins.src = h;
               if (O.BPF_CLASS(ins.code) === O.BPF_LDX && ins.src === t && k !== j) ins.src = h;
             }
             remove(code, labelPos, i);

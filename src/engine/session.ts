@@ -44,7 +44,7 @@ export class Session {
     const { result, parsed } = runBuild(this.tc, ++this.seq, source);
     this.lastBuild = result;
     this.program = parsed;
-    if (this.sim.available) this.sim.attach(this.attachable() ? parsed : null);
+    if (this.sim.available) this.sim.attach(this.attachable() && parsed ? { program: parsed } : { reason: detachReason(result) });
     return result;
   }
 
@@ -57,4 +57,12 @@ export class Session {
     const v = this.lastBuild?.verify;
     return !!this.program && v?.status === 'ok' && v.accepted;
   }
+}
+
+/** Why a build leaves the NIC without an XDP program, in the words the sim view shows. */
+function detachReason(b: BuildResult): string {
+  if (b.compile.status !== 'ok') return b.compile.status === 'unavailable' ? b.compile.message : 'the program does not compile';
+  if (b.verify.status === 'unavailable') return `${b.verify.message}, and only verified programs are attached`;
+  if (b.verify.status !== 'ok') return b.verify.message;
+  return 'the verifier rejected the program';
 }

@@ -4,19 +4,18 @@
  * replays from reset to one event earlier, which is exact because the
  * simulation is deterministic (DESIGN.md convention 6).
  */
-import type { ParsedSpec } from '../isa';
-import type { SimFactory, SimPort } from './toolchain';
+import type { Attach, SimFactory, SimPort } from './toolchain';
 import { DEFAULT_SETTINGS, type SimSettings, type SimSnapshot, type StepUnit } from './simTypes';
 
 export type SimReply = { ok: true; snapshot: SimSnapshot } | { ok: false; reason: string };
 
-/** Longest replay a step back will do; beyond it the history is dropped. */
-export const MAX_REPLAY_EVENTS = 2_000_000;
+/** Longest replay a step back will do (about a second of work); beyond it, reset to step from the start. */
+export const MAX_REPLAY_EVENTS = 500_000;
 
 export class SimSession {
   private port: SimPort | null = null;
   private settings: SimSettings = structuredClone(DEFAULT_SETTINGS);
-  private program: ParsedSpec | null = null;
+  private program: Attach = { reason: 'no program yet' };
   private pcap: Uint8Array[] | null = null;
 
   constructor(private readonly factory: SimFactory | undefined) {}
@@ -40,15 +39,18 @@ export class SimSession {
 
   private reply(): SimReply {
     const s = this.sim();
-    return s ? { ok: true, snapshot: s.snapshot() } : this.unavailable();
+    if (!s) return this.unavailable();
+    const snapshot = s.snapshot();
+    snapshot.canStepBack = snapshot.events > 0 && snapshot.events <= MAX_REPLAY_EVENTS + 1;
+    return { ok: true, snapshot };
   }
 
   snapshot(): SimReply {
     return this.reply();
   }
 
-  /** Attach a verified program (or detach with null); the machine restarts. */
-  attach(program: ParsedSpec | null): SimReply {
+  /** Attach a verified program (or detach, saying why); the machine restarts. */
+  attach(program: Attach): SimReply {
     this.program = program;
     return this.reset();
   }
@@ -86,7 +88,7 @@ export class SimSession {
     if (!s) return this.unavailable();
     const target = s.eventCount() - 1;
     if (target < 0) return this.reply();
-    if (target > MAX_REPLAY_EVENTS) return { ok: false, reason: `stepping back replays from the start; ${target} events is more than ${MAX_REPLAY_EVENTS}. Reset to step from the beginning.` };
+    if (target > MAX_REPLAY_EVENTS) return { ok: false, reason: `stepping back replays the run from the start, and ${target.toLocaleString('en')} events is more than ${MAX_REPLAY_EVENTS.toLocaleString('en')}: reset to step from the beginning` };
     s.reset(this.settings, this.program, this.pcap);
     if (target > 0) s.advance('event', target);
     return this.reply();

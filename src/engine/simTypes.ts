@@ -98,6 +98,13 @@ export interface SimSnapshot {
 }
 
 export const DEFAULT_SETTINGS: SimSettings = {
-  traffic: { profile: 'udp-flood', ratePps: 1_000_000, frameSize: 64, mix: { udp: 1, tcp: 0, icmp: 0, ipv6: 0 } },
-  driver: { model: 'mlx4', ringSize: 512, pageCache: true, mtu: 1500 },
+  traffic: { profile: 'steady', ratePps: 2_000_000, frameSize: 60, mix: { udp: 1, tcp: 0, icmp: 0, ipv6: 0 } },
+  driver: { model: 'seed2016-e5-1630v3-cx3', ringSize: 128, pageCache: true, mtu: 1500 },
+};
+
+/** Traffic profiles the settings offer (shapes in simAdapter.ts). */
+export const TRAFFIC_PROFILE_LABELS: Record<string, string> = {
+  steady: 'steady flood (one flow)',
+  flows: '256 flows, random order',
+  bursts: 'bursts of 64',
 };

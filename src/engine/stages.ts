@@ -1,10 +1,59 @@
 /**
  * The stages that have landed, adapted to the engine's Toolchain. Edit this
  * file (and only this one) when a pipeline module lands or changes its API.
+ *
+ * Landed: compiler (src/cc), disassembler (src/isa), examples, pcap reader
+ * (src/net), driver simulator (src/sim). Not yet: verifier, VM.
  */
+import { compile, type Diagnostic as CcDiagnostic } from '../cc';
+import { EXAMPLES } from '../examples';
+import { disasmInsn, type Insn } from '../isa';
+import { readPcap } from '../net';
+import { DriverSim } from './simAdapter';
 import type { Toolchain } from './toolchain';
-import { FALLBACK_EXAMPLE } from './fallbackExample';
+import type { Diagnostic } from './types';
+
+const FILE = 'prog.c';
+
+/** A compiler diagnostic on the user's file keeps its span; one from a header is shown on line 1, naming where it came from. */
+export function toDiagnostic(d: CcDiagnostic): Diagnostic {
+  const severity = d.severity === 'note' ? 'info' : d.severity;
+  const inFile = d.span.file === FILE && d.span.line > 0;
+  if (!inFile) {
+    const where = d.span.line > 0 ? `${d.span.file}:${d.span.line}:${d.span.col}: ` : '';
+    return { stage: 'compiler', severity, code: d.code, message: `${where}${d.message}`, line: 1, col: 1, endLine: 1, endCol: 1 };
+  }
+  const endLine = Math.max(d.span.line, d.span.endLine || d.span.line);
+  const endCol = endLine === d.span.line ? Math.max(d.span.col + 1, d.span.endCol || d.span.col + 1) : d.span.endCol || 1;
+  return { stage: 'compiler', severity, code: d.code, message: d.message, line: d.span.line, col: Math.max(1, d.span.col), endLine, endCol };
+}
+
+/** llvm-objdump -d text per slot (the second lddw slot gets ''). */
+function disassemble(insns: readonly Insn[]): string[] {
+  const out: string[] = [];
+  for (let k = 0; k < insns.length; k++) {
+    const i = insns[k]!;
+    const full = i.code === 0x18 && i.imm2 === undefined && insns[k + 1] ? { ...i, imm2: insns[k + 1]!.imm } : i;
+    out.push(disasmInsn(full, { style: 'llvm' }, k));
+    if (i.code === 0x18) out.push('');
+    if (i.code === 0x18) k++;
+  }
+  return out;
+}
 
 export const landedToolchain: Toolchain = {
-  examples: [FALLBACK_EXAMPLE],
+  compile: (source) => {
+    const r = compile(source, { file: FILE });
+    return { spec: r.spec ?? null, diagnostics: r.diagnostics.map(toDiagnostic) };
+  },
+  disassemble,
+  examples: EXAMPLES.map((e) => ({ name: e.id, title: e.title, source: e.source })),
+  readPcap: (file) => {
+    try {
+      return { frames: readPcap(file).records.map((r) => r.data) };
+    } catch (e) {
+      return { error: (e as Error).message };
+    }
+  },
+  sim: () => new DriverSim(null),
 };

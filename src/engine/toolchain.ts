@@ -49,8 +49,8 @@ export interface Toolchain {
  * how the engine steps back (reset, then replay to one event earlier).
  */
 export interface SimPort {
-  /** Start over with these settings and program (null: no program attached). */
-  reset(settings: SimSettings, program: ParsedSpec | null, pcap: Uint8Array[] | null): void;
+  /** Start over with these settings, and the program to attach (or why there is none). */
+  reset(settings: SimSettings, attach: Attach, pcap: Uint8Array[] | null): void;
   /** Run up to `count` units; returns how many completed (fewer if nothing is left to do). */
   advance(unit: StepUnit, count: number): number;
   /** Events processed since reset. */
@@ -59,3 +59,6 @@ export interface SimPort {
 }
 
 export type SimFactory = () => SimPort;
+
+/** What to attach to the NIC: a verified program, or the reason nothing is attached. */
+export type Attach = { program: ParsedSpec } | { reason: string };

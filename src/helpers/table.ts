@@ -1,38 +1,59 @@
 /**
- * The helper table: each BPF helper an XDP program may call, with the
- * kernel's id (enum bpf_func_id order in include/uapi/linux/bpf.h), its
- * prototype as the verifier checks it (struct bpf_func_proto: argument and
- * return kinds), and whether it changes packet data (which invalidates
- * every packet pointer the program holds).
+ * The helper table: every BPF helper id the kernel knows (enum bpf_func_id,
+ * include/uapi/linux/bpf.h, Linux 6.18: 0..211) with its name, and for the
+ * helpers an XDP program may call (xdp_func_proto + the base protos, as the
+ * running kernel answers) the prototype the verifier checks: argument and
+ * return kinds (struct bpf_func_proto), which map types each map helper
+ * accepts (check_map_func_compatibility), and whether the helper changes
+ * packet data (which invalidates every packet pointer the program holds).
  *
  * The verifier reads prototypes from here, the VM binds implementations by
  * id, and the compiler's bpf/bpf_helpers.h declares the same ids.
  */
+import { KERNEL_HELPER_NAMES } from '../isa/helper_names';
 
-/** Argument kinds, named after the kernel's enum bpf_arg_type. */
+/** Argument kinds, named after the kernel's enum bpf_arg_type (with its flags folded in). */
 export type ArgKind =
   | 'ARG_DONTCARE'
-  | 'ARG_ANYTHING' // any initialized scalar (or pointer, when privileged)
+  | 'ARG_ANYTHING' // any initialized value (a pointer too, when privileged)
   | 'ARG_CONST_MAP_PTR'
   | 'ARG_PTR_TO_MAP_KEY'
   | 'ARG_PTR_TO_MAP_VALUE'
+  | 'ARG_PTR_TO_UNINIT_MAP_VALUE' // map value written by the helper (pop/peek)
   | 'ARG_PTR_TO_CTX'
   | 'ARG_PTR_TO_MEM' // readable memory, size in the next argument
   | 'ARG_PTR_TO_MEM_OR_NULL'
   | 'ARG_PTR_TO_UNINIT_MEM' // writable memory, may be uninitialized; size in the next argument
+  | 'ARG_PTR_TO_FIXED_SIZE_MEM_U32' // 4 writable, aligned bytes (check_mtu's mtu_len)
   | 'ARG_CONST_SIZE'
   | 'ARG_CONST_SIZE_OR_ZERO'
-  | 'ARG_PTR_TO_LONG' // pointer to 8 writable bytes
+  | 'ARG_CONST_ALLOC_SIZE_OR_ZERO'
   | 'ARG_PTR_TO_FUNC'
   | 'ARG_PTR_TO_STACK_OR_NULL'
-  | 'ARG_PTR_TO_CONST_STR';
+  | 'ARG_PTR_TO_CONST_STR'
+  | 'ARG_PTR_TO_LONG'
+  | 'ARG_PTR_TO_RINGBUF_MEM'
+  | 'ARG_PTR_TO_BTF_ID_SOCK_COMMON'
+  | 'ARG_PTR_TO_BTF_ID'
+  | 'ARG_PTR_TO_PERCPU_BTF_ID'
+  | 'ARG_PTR_TO_SPIN_LOCK'
+  | 'ARG_PTR_TO_TIMER'
+  | 'ARG_PTR_TO_DYNPTR'
+  | 'ARG_PTR_TO_STACK';
 
 /** Return kinds, named after the kernel's enum bpf_return_type. */
-export type RetKind = 'RET_INTEGER' | 'RET_VOID' | 'RET_PTR_TO_MAP_VALUE_OR_NULL' | 'RET_PTR_TO_MEM_OR_NULL';
+export type RetKind =
+  | 'RET_INTEGER'
+  | 'RET_VOID'
+  | 'RET_PTR_TO_MAP_VALUE_OR_NULL'
+  | 'RET_PTR_TO_MEM_OR_NULL'
+  | 'RET_PTR_TO_SOCKET_OR_NULL'
+  | 'RET_PTR_TO_RINGBUF_MEM_OR_NULL'
+  | 'RET_PTR_TO_BTF_ID';
 
 export interface HelperProto {
   readonly id: number;
-  /** Name without the bpf_ prefix, as the kernel's log prints it (e.g. "map_lookup_elem"). */
+  /** Name without the bpf_ prefix (the kernel's log prints "bpf_" + name). */
   readonly name: string;
   readonly args: readonly ArgKind[];
   readonly ret: RetKind;
@@ -42,7 +63,14 @@ export interface HelperProto {
   readonly mapTypes?: readonly string[];
   /** Only when the program is GPL-compatible (the oracle loads as GPL). */
   readonly gplOnly?: boolean;
+  /** Needs state the verifier does not model (references, callbacks, BTF objects). */
+  readonly unmodelled?: boolean;
+  /** The kernel refuses it in XDP before looking at arguments with this message. */
+  readonly refusal?: string;
 }
+
+/** Every helper name by id (Linux 6.18), as the kernel prints them without "bpf_". */
+export const HELPER_NAMES: readonly string[] = KERNEL_HELPER_NAMES;
 
 export const BPF_FUNC = {
   map_lookup_elem: 1,
@@ -76,35 +104,121 @@ export const BPF_FUNC = {
   xdp_get_buff_len: 188,
   xdp_load_bytes: 189,
   xdp_store_bytes: 190,
+  map_lookup_percpu_elem: 195,
 } as const;
 
 const REDIRECT_MAP_TYPES = ['devmap', 'devmap_hash', 'cpumap', 'xskmap'] as const;
+const PERCPU_MAP_TYPES = ['percpu_array', 'percpu_hash', 'lru_percpu_hash'] as const;
+/** Map types with no generic lookup/update/delete from programs. */
+const GENERIC_MAP_TYPES = ['array', 'percpu_array', 'hash', 'percpu_hash', 'lru_hash', 'lru_percpu_hash'] as const;
+const PERF_EVENT_ARRAY = ['perf_event_array'] as const;
+const RINGBUF = ['ringbuf'] as const;
+const QUEUE_STACK = ['queue', 'stack'] as const;
 
-export const HELPERS: readonly HelperProto[] = [
-  { id: 1, name: 'map_lookup_elem', args: ['ARG_CONST_MAP_PTR', 'ARG_PTR_TO_MAP_KEY'], ret: 'RET_PTR_TO_MAP_VALUE_OR_NULL' },
-  { id: 2, name: 'map_update_elem', args: ['ARG_CONST_MAP_PTR', 'ARG_PTR_TO_MAP_KEY', 'ARG_PTR_TO_MAP_VALUE', 'ARG_ANYTHING'], ret: 'RET_INTEGER' },
-  { id: 3, name: 'map_delete_elem', args: ['ARG_CONST_MAP_PTR', 'ARG_PTR_TO_MAP_KEY'], ret: 'RET_INTEGER' },
-  { id: 5, name: 'ktime_get_ns', args: [], ret: 'RET_INTEGER' },
-  { id: 6, name: 'trace_printk', args: ['ARG_PTR_TO_MEM', 'ARG_CONST_SIZE', 'ARG_ANYTHING', 'ARG_ANYTHING', 'ARG_ANYTHING'], ret: 'RET_INTEGER', gplOnly: true },
-  { id: 7, name: 'get_prandom_u32', args: [], ret: 'RET_INTEGER' },
-  { id: 8, name: 'get_smp_processor_id', args: [], ret: 'RET_INTEGER' },
-  { id: 23, name: 'redirect', args: ['ARG_ANYTHING', 'ARG_ANYTHING'], ret: 'RET_INTEGER' },
-  { id: 28, name: 'csum_diff', args: ['ARG_PTR_TO_MEM_OR_NULL', 'ARG_CONST_SIZE_OR_ZERO', 'ARG_PTR_TO_MEM_OR_NULL', 'ARG_CONST_SIZE_OR_ZERO', 'ARG_ANYTHING'], ret: 'RET_INTEGER' },
-  { id: 42, name: 'get_numa_node_id', args: [], ret: 'RET_INTEGER' },
-  { id: 44, name: 'xdp_adjust_head', args: ['ARG_PTR_TO_CTX', 'ARG_ANYTHING'], ret: 'RET_INTEGER', changesPktData: true },
-  { id: 51, name: 'redirect_map', args: ['ARG_CONST_MAP_PTR', 'ARG_ANYTHING', 'ARG_ANYTHING'], ret: 'RET_INTEGER', mapTypes: REDIRECT_MAP_TYPES },
-  { id: 54, name: 'xdp_adjust_meta', args: ['ARG_PTR_TO_CTX', 'ARG_ANYTHING'], ret: 'RET_INTEGER', changesPktData: true },
-  { id: 65, name: 'xdp_adjust_tail', args: ['ARG_PTR_TO_CTX', 'ARG_ANYTHING'], ret: 'RET_INTEGER', changesPktData: true },
-  { id: 118, name: 'jiffies64', args: [], ret: 'RET_INTEGER' },
-  { id: 125, name: 'ktime_get_boot_ns', args: [], ret: 'RET_INTEGER' },
-  { id: 188, name: 'xdp_get_buff_len', args: ['ARG_PTR_TO_CTX'], ret: 'RET_INTEGER' },
-  { id: 189, name: 'xdp_load_bytes', args: ['ARG_PTR_TO_CTX', 'ARG_ANYTHING', 'ARG_PTR_TO_UNINIT_MEM', 'ARG_CONST_SIZE'], ret: 'RET_INTEGER' },
-  { id: 190, name: 'xdp_store_bytes', args: ['ARG_PTR_TO_CTX', 'ARG_ANYTHING', 'ARG_PTR_TO_MEM', 'ARG_CONST_SIZE'], ret: 'RET_INTEGER' },
+type P = Omit<HelperProto, 'name'>;
+const A = 'ARG_ANYTHING' as const;
+const SOCK: ArgKind = 'ARG_PTR_TO_BTF_ID_SOCK_COMMON';
+
+/** Prototypes of the helpers the kernel offers XDP programs. */
+const PROTOS: readonly P[] = [
+  { id: 1, args: ['ARG_CONST_MAP_PTR', 'ARG_PTR_TO_MAP_KEY'], ret: 'RET_PTR_TO_MAP_VALUE_OR_NULL', mapTypes: [...GENERIC_MAP_TYPES, 'devmap', 'devmap_hash', 'xskmap'] },
+  { id: 2, args: ['ARG_CONST_MAP_PTR', 'ARG_PTR_TO_MAP_KEY', 'ARG_PTR_TO_MAP_VALUE', A], ret: 'RET_INTEGER', mapTypes: GENERIC_MAP_TYPES },
+  { id: 3, args: ['ARG_CONST_MAP_PTR', 'ARG_PTR_TO_MAP_KEY'], ret: 'RET_INTEGER', mapTypes: GENERIC_MAP_TYPES },
+  { id: 5, args: [], ret: 'RET_INTEGER' },
+  { id: 6, args: ['ARG_PTR_TO_MEM', 'ARG_CONST_SIZE', A, A, A], ret: 'RET_INTEGER', gplOnly: true },
+  { id: 7, args: [], ret: 'RET_INTEGER' },
+  { id: 8, args: [], ret: 'RET_INTEGER' },
+  { id: 12, args: ['ARG_PTR_TO_CTX', 'ARG_CONST_MAP_PTR', A], ret: 'RET_VOID', mapTypes: ['prog_array'] },
+  { id: 14, args: [], ret: 'RET_INTEGER', gplOnly: true },
+  { id: 15, args: [], ret: 'RET_INTEGER', gplOnly: true },
+  { id: 16, args: ['ARG_PTR_TO_UNINIT_MEM', 'ARG_CONST_SIZE'], ret: 'RET_INTEGER', gplOnly: true },
+  { id: 17, args: [], ret: 'RET_INTEGER' },
+  { id: 22, args: ['ARG_CONST_MAP_PTR', A], ret: 'RET_INTEGER', mapTypes: PERF_EVENT_ARRAY },
+  { id: 23, args: [A, A], ret: 'RET_INTEGER' },
+  { id: 25, args: ['ARG_PTR_TO_CTX', 'ARG_CONST_MAP_PTR', A, 'ARG_PTR_TO_MEM', 'ARG_CONST_SIZE_OR_ZERO'], ret: 'RET_INTEGER', mapTypes: PERF_EVENT_ARRAY },
+  { id: 28, args: ['ARG_PTR_TO_MEM_OR_NULL', 'ARG_CONST_SIZE_OR_ZERO', 'ARG_PTR_TO_MEM_OR_NULL', 'ARG_CONST_SIZE_OR_ZERO', A], ret: 'RET_INTEGER' },
+  { id: 35, args: [], ret: 'RET_INTEGER', gplOnly: true },
+  { id: 37, args: ['ARG_CONST_MAP_PTR', A], ret: 'RET_INTEGER', mapTypes: ['cgroup_array'] },
+  { id: 42, args: [], ret: 'RET_INTEGER' },
+  { id: 44, args: ['ARG_PTR_TO_CTX', A], ret: 'RET_INTEGER', changesPktData: true },
+  { id: 51, args: ['ARG_CONST_MAP_PTR', A, A], ret: 'RET_INTEGER', mapTypes: REDIRECT_MAP_TYPES },
+  { id: 54, args: ['ARG_PTR_TO_CTX', A], ret: 'RET_INTEGER', changesPktData: true },
+  { id: 55, args: ['ARG_CONST_MAP_PTR', A, 'ARG_PTR_TO_UNINIT_MEM', 'ARG_CONST_SIZE'], ret: 'RET_INTEGER', mapTypes: PERF_EVENT_ARRAY },
+  { id: 65, args: ['ARG_PTR_TO_CTX', A], ret: 'RET_INTEGER', changesPktData: true },
+  { id: 69, args: ['ARG_PTR_TO_CTX', 'ARG_PTR_TO_MEM', 'ARG_CONST_SIZE', A], ret: 'RET_INTEGER' },
+  { id: 80, args: [], ret: 'RET_INTEGER' },
+  { id: 84, args: ['ARG_PTR_TO_CTX', 'ARG_PTR_TO_MEM', 'ARG_CONST_SIZE', A, A], ret: 'RET_PTR_TO_SOCKET_OR_NULL', unmodelled: true },
+  { id: 85, args: ['ARG_PTR_TO_CTX', 'ARG_PTR_TO_MEM', 'ARG_CONST_SIZE', A, A], ret: 'RET_PTR_TO_SOCKET_OR_NULL', unmodelled: true },
+  { id: 86, args: [SOCK], ret: 'RET_INTEGER', unmodelled: true },
+  { id: 87, args: ['ARG_CONST_MAP_PTR', 'ARG_PTR_TO_MAP_VALUE', A], ret: 'RET_INTEGER', mapTypes: [...QUEUE_STACK, 'bloom_filter'] },
+  { id: 88, args: ['ARG_CONST_MAP_PTR', 'ARG_PTR_TO_UNINIT_MAP_VALUE'], ret: 'RET_INTEGER', mapTypes: QUEUE_STACK },
+  { id: 89, args: ['ARG_CONST_MAP_PTR', 'ARG_PTR_TO_UNINIT_MAP_VALUE'], ret: 'RET_INTEGER', mapTypes: [...QUEUE_STACK, 'bloom_filter'] },
+  { id: 93, args: ['ARG_PTR_TO_SPIN_LOCK'], ret: 'RET_VOID', unmodelled: true },
+  { id: 94, args: ['ARG_PTR_TO_SPIN_LOCK'], ret: 'RET_VOID', unmodelled: true },
+  { id: 99, args: ['ARG_PTR_TO_CTX', 'ARG_PTR_TO_MEM', 'ARG_CONST_SIZE', A, A], ret: 'RET_PTR_TO_SOCKET_OR_NULL', unmodelled: true },
+  { id: 100, args: [SOCK, 'ARG_PTR_TO_MEM', 'ARG_CONST_SIZE', 'ARG_PTR_TO_MEM', 'ARG_CONST_SIZE'], ret: 'RET_INTEGER', unmodelled: true },
+  { id: 105, args: ['ARG_PTR_TO_MEM', 'ARG_CONST_SIZE', A, 'ARG_PTR_TO_LONG'], ret: 'RET_INTEGER', unmodelled: true },
+  { id: 106, args: ['ARG_PTR_TO_MEM', 'ARG_CONST_SIZE', A, 'ARG_PTR_TO_LONG'], ret: 'RET_INTEGER', unmodelled: true },
+  { id: 109, args: [A], ret: 'RET_INTEGER' },
+  { id: 110, args: [SOCK, 'ARG_PTR_TO_MEM', 'ARG_CONST_SIZE', 'ARG_PTR_TO_MEM', 'ARG_CONST_SIZE'], ret: 'RET_INTEGER', unmodelled: true },
+  { id: 112, args: ['ARG_PTR_TO_UNINIT_MEM', 'ARG_CONST_SIZE_OR_ZERO', A], ret: 'RET_INTEGER', gplOnly: true },
+  { id: 113, args: ['ARG_PTR_TO_UNINIT_MEM', 'ARG_CONST_SIZE_OR_ZERO', A], ret: 'RET_INTEGER', gplOnly: true },
+  { id: 114, args: ['ARG_PTR_TO_UNINIT_MEM', 'ARG_CONST_SIZE_OR_ZERO', A], ret: 'RET_INTEGER', gplOnly: true },
+  { id: 115, args: ['ARG_PTR_TO_UNINIT_MEM', 'ARG_CONST_SIZE_OR_ZERO', A], ret: 'RET_INTEGER', gplOnly: true },
+  { id: 117, args: [A], ret: 'RET_INTEGER' },
+  { id: 118, args: [], ret: 'RET_INTEGER' },
+  { id: 120, args: [A, A, 'ARG_PTR_TO_UNINIT_MEM', 'ARG_CONST_SIZE'], ret: 'RET_INTEGER' },
+  { id: 123, args: [A], ret: 'RET_INTEGER' },
+  { id: 125, args: [], ret: 'RET_INTEGER' },
+  { id: 130, args: ['ARG_CONST_MAP_PTR', 'ARG_PTR_TO_MEM', 'ARG_CONST_SIZE_OR_ZERO', A], ret: 'RET_INTEGER', mapTypes: RINGBUF },
+  { id: 131, args: ['ARG_CONST_MAP_PTR', 'ARG_CONST_ALLOC_SIZE_OR_ZERO', A], ret: 'RET_PTR_TO_RINGBUF_MEM_OR_NULL', mapTypes: RINGBUF, unmodelled: true },
+  { id: 132, args: ['ARG_PTR_TO_RINGBUF_MEM', A], ret: 'RET_VOID', unmodelled: true },
+  { id: 133, args: ['ARG_PTR_TO_RINGBUF_MEM', A], ret: 'RET_VOID', unmodelled: true },
+  { id: 134, args: ['ARG_CONST_MAP_PTR', A], ret: 'RET_INTEGER', mapTypes: RINGBUF },
+  ...[136, 137, 138, 139, 140, 178].map((id): P => ({ id, args: [SOCK], ret: 'RET_PTR_TO_BTF_ID', unmodelled: true })),
+  { id: 141, args: ['ARG_PTR_TO_BTF_ID', 'ARG_PTR_TO_UNINIT_MEM', 'ARG_CONST_SIZE_OR_ZERO', A], ret: 'RET_INTEGER', unmodelled: true },
+  { id: 148, args: [], ret: 'RET_INTEGER', refusal: 'helper call might sleep in a non-sleepable prog' },
+  { id: 149, args: ['ARG_PTR_TO_MEM', 'ARG_CONST_SIZE', 'ARG_PTR_TO_MEM', 'ARG_CONST_SIZE', A], ret: 'RET_INTEGER', unmodelled: true },
+  { id: 153, args: ['ARG_PTR_TO_PERCPU_BTF_ID', A], ret: 'RET_PTR_TO_MEM_OR_NULL', unmodelled: true },
+  { id: 154, args: ['ARG_PTR_TO_PERCPU_BTF_ID'], ret: 'RET_PTR_TO_MEM_OR_NULL', unmodelled: true },
+  { id: 156, args: ['ARG_CONST_MAP_PTR', 'ARG_PTR_TO_BTF_ID', A, A], ret: 'RET_PTR_TO_MAP_VALUE_OR_NULL', mapTypes: ['task_storage'], unmodelled: true },
+  { id: 157, args: ['ARG_CONST_MAP_PTR', 'ARG_PTR_TO_BTF_ID'], ret: 'RET_INTEGER', mapTypes: ['task_storage'], unmodelled: true },
+  { id: 158, args: [], ret: 'RET_PTR_TO_BTF_ID', unmodelled: true },
+  { id: 160, args: [], ret: 'RET_INTEGER' },
+  { id: 163, args: ['ARG_PTR_TO_CTX', A, 'ARG_PTR_TO_FIXED_SIZE_MEM_U32', A, A], ret: 'RET_INTEGER' },
+  { id: 164, args: ['ARG_CONST_MAP_PTR', 'ARG_PTR_TO_FUNC', 'ARG_PTR_TO_STACK_OR_NULL', A], ret: 'RET_INTEGER', unmodelled: true },
+  { id: 165, args: ['ARG_PTR_TO_MEM', 'ARG_CONST_SIZE_OR_ZERO', 'ARG_PTR_TO_CONST_STR', 'ARG_PTR_TO_MEM_OR_NULL', 'ARG_CONST_SIZE_OR_ZERO'], ret: 'RET_INTEGER', unmodelled: true },
+  ...[169, 170, 171, 172].map((id): P => ({ id, args: ['ARG_PTR_TO_TIMER', A, A], ret: 'RET_INTEGER', unmodelled: true })),
+  { id: 175, args: ['ARG_PTR_TO_BTF_ID'], ret: 'RET_PTR_TO_BTF_ID', unmodelled: true },
+  { id: 176, args: ['ARG_PTR_TO_UNINIT_MEM', 'ARG_CONST_SIZE_OR_ZERO', A], ret: 'RET_INTEGER', unmodelled: true },
+  { id: 177, args: ['ARG_PTR_TO_MEM', 'ARG_CONST_SIZE', 'ARG_PTR_TO_MEM_OR_NULL', 'ARG_CONST_SIZE_OR_ZERO'], ret: 'RET_INTEGER', unmodelled: true },
+  { id: 180, args: ['ARG_PTR_TO_BTF_ID', A, 'ARG_PTR_TO_FUNC', 'ARG_PTR_TO_STACK_OR_NULL', A], ret: 'RET_INTEGER', unmodelled: true },
+  { id: 181, args: [A, 'ARG_PTR_TO_FUNC', 'ARG_PTR_TO_STACK_OR_NULL', A], ret: 'RET_INTEGER', unmodelled: true },
+  { id: 182, args: ['ARG_PTR_TO_MEM', 'ARG_CONST_SIZE', 'ARG_PTR_TO_CONST_STR'], ret: 'RET_INTEGER', unmodelled: true },
+  { id: 188, args: ['ARG_PTR_TO_CTX'], ret: 'RET_INTEGER' },
+  { id: 189, args: ['ARG_PTR_TO_CTX', A, 'ARG_PTR_TO_UNINIT_MEM', 'ARG_CONST_SIZE'], ret: 'RET_INTEGER' },
+  { id: 190, args: ['ARG_PTR_TO_CTX', A, 'ARG_PTR_TO_MEM', 'ARG_CONST_SIZE'], ret: 'RET_INTEGER' },
+  { id: 191, args: [], ret: 'RET_INTEGER', refusal: 'helper call might sleep in a non-sleepable prog' },
+  { id: 194, args: ['ARG_PTR_TO_SPIN_LOCK', A], ret: 'RET_PTR_TO_BTF_ID', unmodelled: true },
+  { id: 195, args: ['ARG_CONST_MAP_PTR', 'ARG_PTR_TO_MAP_KEY', A], ret: 'RET_PTR_TO_MAP_VALUE_OR_NULL', mapTypes: PERCPU_MAP_TYPES },
+  { id: 196, args: [SOCK], ret: 'RET_PTR_TO_BTF_ID', unmodelled: true },
+  { id: 197, args: ['ARG_PTR_TO_UNINIT_MEM', 'ARG_CONST_SIZE_OR_ZERO', A, 'ARG_PTR_TO_DYNPTR'], ret: 'RET_INTEGER', unmodelled: true },
+  { id: 198, args: ['ARG_CONST_MAP_PTR', A, A, 'ARG_PTR_TO_DYNPTR'], ret: 'RET_INTEGER', mapTypes: RINGBUF, unmodelled: true },
+  ...[199, 200, 202, 203].map((id): P => ({ id, args: ['ARG_PTR_TO_DYNPTR', A], ret: 'RET_VOID', unmodelled: true })),
+  { id: 201, args: ['ARG_PTR_TO_UNINIT_MEM', 'ARG_CONST_SIZE_OR_ZERO', 'ARG_PTR_TO_DYNPTR', A, A], ret: 'RET_INTEGER', unmodelled: true },
+  ...[204, 205, 206, 207].map((id): P => ({ id, args: ['ARG_PTR_TO_MEM', 'ARG_CONST_SIZE'], ret: 'RET_INTEGER', unmodelled: true })),
+  { id: 208, args: [], ret: 'RET_INTEGER' },
+  { id: 209, args: ['ARG_CONST_MAP_PTR', 'ARG_PTR_TO_FUNC', 'ARG_PTR_TO_STACK_OR_NULL', A], ret: 'RET_INTEGER', mapTypes: ['user_ringbuf'], unmodelled: true },
+  { id: 210, args: ['ARG_CONST_MAP_PTR', 'ARG_PTR_TO_BTF_ID', A, A], ret: 'RET_PTR_TO_MAP_VALUE_OR_NULL', mapTypes: ['cgrp_storage'], unmodelled: true },
+  { id: 211, args: ['ARG_CONST_MAP_PTR', 'ARG_PTR_TO_BTF_ID'], ret: 'RET_INTEGER', mapTypes: ['cgrp_storage'], unmodelled: true },
 ];
+
+export const HELPERS: readonly HelperProto[] = PROTOS.map((p) => ({ ...p, name: HELPER_NAMES[p.id]! }));
 
 const byId = new Map<number, HelperProto>(HELPERS.map((h) => [h.id, h]));
 const byName = new Map<string, HelperProto>(HELPERS.map((h) => [h.name, h]));
 
+/** The prototype of a helper XDP programs may call, or undefined. */
 export function helperById(id: number): HelperProto | undefined {
   return byId.get(id);
 }
@@ -113,3 +227,21 @@ export function helperById(id: number): HelperProto | undefined {
 export function helperByName(name: string): HelperProto | undefined {
   return byName.get(name.startsWith('bpf_') ? name.slice(4) : name);
 }
+
+/** The kernel's func_id_name(): "bpf_map_lookup_elem", or "unknown". */
+export function helperDisplayName(id: number): string {
+  const n = id >= 0 && id < HELPER_NAMES.length ? HELPER_NAMES[id] : undefined;
+  return n ? `bpf_${n}` : 'unknown';
+}
+
+/**
+ * Map types a map may hold for each map-only helper: the other direction of
+ * check_map_func_compatibility (which helpers a map type allows).
+ */
+export const MAP_TYPE_HELPERS: Readonly<Record<string, readonly number[] | undefined>> = {
+  prog_array: [12],
+  devmap: [51, 1],
+  devmap_hash: [51, 1],
+  cpumap: [51],
+  xskmap: [51, 1],
+};

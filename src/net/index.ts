@@ -7,3 +7,4 @@ export * from './pcap';
 export * from './rss';
 export * from './rng';
 export * from './traffic';
+export * from './profiles';

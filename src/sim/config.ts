@@ -15,6 +15,12 @@ export type StackSinkConfig =
   | { kind: 'socket'; appPps: number; rcvbufPackets: number };
 
 export interface SimConfig {
+  /** The NIC driver model (default mlx4: seed 000/003; vmxnet3: seed 004). */
+  driver?: 'mlx4' | 'vmxnet3';
+  /** Where XDP_REDIRECT goes when no handler is set: nowhere (redirect error) or a cpumap whose CPU drops (seed 004's xdp_redirect_cpu -e drop). */
+  redirectTarget?: 'none' | 'cpumap-drop';
+  /** How a program attaches: 'native' (in the driver) or 'generic' (skb mode, after the skb is built). */
+  xdpMode?: 'native' | 'generic';
   /** Hardware profile name (HARDWARE_PROFILES) or a full profile. */
   hw?: string | HardwareProfile;
   /** rx queues, one per CPU (RSS spreads flows over them). */
@@ -24,6 +30,9 @@ export interface SimConfig {
   /** XDP tx ring size (power of two). */
   txRingSize?: number;
   mtu?: number;
+  /** ethtool -C rx-frames / rx-usecs (default: the hardware profile's, mlx4's 44 frames / 16 us). */
+  rxCoalFrames?: number;
+  rxCoalUsecs?: number;
   /** mlx4's per-ring page cache (seed 000 patch 07). */
   pageCache?: boolean;
   /**
@@ -44,11 +53,16 @@ export interface SimConfig {
 }
 
 export interface ResolvedConfig {
+  driver: 'mlx4' | 'vmxnet3';
+  xdpMode: 'native' | 'generic';
+  redirectTarget: 'none' | 'cpumap-drop';
   hw: HardwareProfile;
   queues: number;
   rxRingSize: number;
   txRingSize: number;
   mtu: number;
+  rxCoalFrames: number;
+  rxCoalUsecs: number;
   pageCache: boolean;
   xdpRxMode: 'order0' | 'frags';
   memoryPages: number;
@@ -68,11 +82,18 @@ export function resolveConfig(c: SimConfig): ResolvedConfig {
   const hw = typeof c.hw === 'object' ? c.hw : HARDWARE_PROFILES[c.hw ?? SEED2016_E5.name];
   if (!hw) throw new Error(`unknown hardware profile '${String(c.hw)}' (known: ${Object.keys(HARDWARE_PROFILES).join(', ')})`);
   const r: ResolvedConfig = {
+    driver: c.driver ?? 'mlx4',
+    xdpMode: c.xdpMode ?? 'native',
+    redirectTarget: c.redirectTarget ?? 'none',
     hw,
     queues: c.queues ?? 1,
     rxRingSize: c.rxRingSize ?? 16,
     txRingSize: c.txRingSize ?? 16,
     mtu: c.mtu ?? 1500,
+    // A teaching-size ring smaller than the moderation target would overflow
+    // while the timer runs; default it to a quarter of the ring instead.
+    rxCoalFrames: c.rxCoalFrames ?? Math.max(1, Math.min(hw.rxCoalFrames, (c.rxRingSize ?? 16) >> 2)),
+    rxCoalUsecs: c.rxCoalUsecs ?? hw.rxCoalUsecs,
     pageCache: c.pageCache ?? true,
     xdpRxMode: c.xdpRxMode ?? 'order0',
     memoryPages: c.memoryPages ?? 4096,
@@ -82,10 +103,14 @@ export function resolveConfig(c: SimConfig): ResolvedConfig {
     trace: c.trace ?? true,
     keepTrace: c.keepTrace ?? c.trace ?? true,
   };
+  if (r.driver !== 'mlx4' && r.driver !== 'vmxnet3') throw new Error(`unknown driver '${String(r.driver)}' (known: mlx4, vmxnet3)`);
+  if (r.xdpMode === 'generic' && r.driver !== 'vmxnet3') throw new Error('generic (skb-mode) XDP is modelled on the vmxnet3 driver only');
   if (!Number.isInteger(r.queues) || r.queues < 1 || r.queues > 64) throw new Error(`queues must be 1..64, got ${r.queues}`);
   if (!pow2(r.rxRingSize) || r.rxRingSize > 8192) throw new Error(`rxRingSize must be a power of two up to 8192, got ${r.rxRingSize}`);
   if (!pow2(r.txRingSize) || r.txRingSize > 8192) throw new Error(`txRingSize must be a power of two up to 8192, got ${r.txRingSize}`);
   if (!Number.isInteger(r.mtu) || r.mtu < 68 || r.mtu > 9600) throw new Error(`mtu must be 68..9600, got ${r.mtu}`);
+  if (!Number.isInteger(r.rxCoalFrames) || r.rxCoalFrames < 1) throw new Error(`rxCoalFrames must be a positive integer, got ${r.rxCoalFrames}`);
+  if (!(r.rxCoalUsecs >= 0)) throw new Error(`rxCoalUsecs must be >= 0, got ${r.rxCoalUsecs}`);
   if (!Number.isInteger(r.memoryPages) || r.memoryPages < 64 || r.memoryPages % 8 !== 0) throw new Error(`memoryPages must be a multiple of 8, at least 64, got ${r.memoryPages}`);
   if (r.xdpRxMode === 'frags' && r.pageCache) r.pageCache = false; // the cache only holds whole order-0 pages
   return r;

@@ -25,4 +25,8 @@ export { PAGE_LOC_NAMES, PAGE_SIZE, type PageLocName } from './page_alloc';
 export { XdpBuff, XDP_ABORTED, XDP_DROP, XDP_PASS, XDP_TX, XDP_REDIRECT, XDP_ACTION_NAMES, nativeXdp1, nativeXdp2, nativeConst, type XdpHook } from './program';
 export { NAPI_BUDGET, MLX4_EN_CACHE_SIZE, MLX4_EN_DOORBELL_BUDGET, XDP_PACKET_HEADROOM, FRAG_SZ0, type RingCounters, type RedirectHandler } from './nic/mlx4';
 export { checkInvariants } from './invariants';
+export { Mlx4En, RxRing, XdpTxRing } from './nic/mlx4';
+export { Vmxnet3 } from './nic/vmxnet3';
+export type { NicDriver, AttachResult, MtuResult } from './nic/driver';
+export { PagePool, PP_ALLOC_CACHE_SIZE } from './page_pool';
 export { SCENARIOS, findScenario, runScenario, nativePrograms, type Scenario, type ScenarioResult, type ScenarioProgram, type ProgramResolver } from './scenarios';

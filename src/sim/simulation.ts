@@ -14,12 +14,15 @@ import { TrafficGenerator } from '../net/traffic';
 import { profileFrom, type ProfileEntry } from './cost';
 import { resolveConfig, type ResolvedConfig, type SimConfig } from './config';
 import { CPU_STATE_NAMES, CpuState as CpuStateEnum, Machine, type Cpu } from './machine';
-import { Mlx4En, newRingCounters, SLOT_STATE_NAMES, MLX4_EN_CACHE_SIZE, type RedirectHandler, type RingCounters } from './nic/mlx4';
+import { Mlx4En, newRingCounters, SLOT_STATE_NAMES, MLX4_EN_CACHE_SIZE, type RingCounters } from './nic/mlx4';
+import type { NicDriver, RedirectHandler } from './nic/driver';
+import { Vmxnet3 } from './nic/vmxnet3';
 import { PAGE_LOC_NAMES, PageLoc } from './page_alloc';
 import type { XdpHook } from './program';
 import type { TraceEvent } from './trace';
 
-export type StepKind = 'event' | 'packet' | 'poll';
+/** Stepping units; 'napi' is another name for 'poll' (one napi->poll() call). */
+export type StepKind = 'event' | 'packet' | 'poll' | 'napi';
 
 export interface RingSlotView {
   state: (typeof SLOT_STATE_NAMES)[number];
@@ -46,7 +49,8 @@ export interface SimSnapshot {
   timeNs: number;
   steps: number;
   hw: { name: string; cpu: string; nic: string; clockHz: number; linkGbps: number };
-  mode: 'frags' | 'order0';
+  mode: string;
+  driver: string;
   mtu: number;
   cpus: { id: number; state: (typeof CPU_STATE_NAMES)[number]; cycle: number; idlePercent: number }[];
   queues: QueueSnapshot[];
@@ -82,7 +86,7 @@ type ControlOp = { at: number; op: 'attach'; prog: XdpHook | null } | { at: numb
 export class Simulation {
   readonly cfg: ResolvedConfig;
   readonly machine: Machine;
-  readonly nic: Mlx4En;
+  readonly nic: NicDriver;
   readonly traffic: TrafficGenerator;
   /** Loop iterations so far (the unit of stepping by event). */
   steps = 0;
@@ -90,6 +94,9 @@ export class Simulation {
   offered = 0;
   private lastArrival = 0;
   private readonly controls: ControlOp[] = [];
+  /** After a rewind: the ops of the abandoned future, replayed if the run continues unchanged. */
+  private pending: ControlOp[] = [];
+  private nextOpAt = Infinity;
   private window = { cycle: 0, counters: newRingCounters(), offered: 0, sym: [] as Float64Array[] };
   private readonly hashInit: number;
 
@@ -99,13 +106,13 @@ export class Simulation {
   ) {
     this.cfg = resolveConfig(config);
     this.machine = new Machine(this.cfg);
-    this.nic = new Mlx4En(this.machine);
+    this.nic = this.cfg.driver === 'vmxnet3' ? new Vmxnet3(this.machine) : new Mlx4En(this.machine);
     this.traffic = new TrafficGenerator(this.cfg.traffic, this.cfg.seed);
     this.hashInit = this.machine.trace.hash;
     if (prog) {
-      const r = this.nic.mlx4_xdp_set(prog);
+      const r = this.nic.setXdp(prog);
       if (!r.ok) throw new Error(r.message);
-      this.controls.push({ at: 0, op: 'attach', prog });
+      this.controls.push({ at: -1, op: 'attach', prog }); // part of construction
     }
     this.markWindow();
   }
@@ -114,13 +121,23 @@ export class Simulation {
 
   /** Attach, replace (prog→prog: no ring restart) or detach (null) the XDP program. */
   attach(prog: XdpHook | null): { ok: true; restarted: boolean } | { ok: false; message: string } {
-    const r = this.nic.mlx4_xdp_set(prog);
+    this.discardFuture();
+    return this.doAttach(prog);
+  }
+
+  private doAttach(prog: XdpHook | null): { ok: true; restarted: boolean } | { ok: false; message: string } {
+    const r = this.nic.setXdp(prog);
     if (r.ok) this.controls.push({ at: this.steps, op: 'attach', prog });
     return r;
   }
 
   setMtu(mtu: number): { ok: true } | { ok: false; message: string } {
-    const r = this.nic.mlx4_en_change_mtu(mtu);
+    this.discardFuture();
+    return this.doSetMtu(mtu);
+  }
+
+  private doSetMtu(mtu: number): { ok: true } | { ok: false; message: string } {
+    const r = this.nic.changeMtu(mtu);
     if (r.ok) this.controls.push({ at: this.steps, op: 'mtu', mtu });
     return r;
   }
@@ -141,6 +158,7 @@ export class Simulation {
 
   /** One event: a frame arriving, or one CPU step. Returns false when finished. */
   stepEvent(): boolean {
+    if (this.steps === this.nextOpAt) this.applyPending();
     const m = this.machine;
     const arrival = this.traffic.nextNs * m.cyclesPerNs;
     let cpu: Cpu | null = null;
@@ -220,17 +238,38 @@ export class Simulation {
     const fresh = new Simulation(this.config, null);
     const ops = this.controls;
     let k = 0;
-    for (;;) {
-      while (k < ops.length && ops[k]!.at <= fresh.steps) {
-        const op = ops[k++]!;
-        if (op.op === 'attach') fresh.attach(op.prog);
-        else fresh.setMtu(op.mtu);
-      }
-      if (fresh.steps >= steps) break;
+    // Construction-time ops first; an op recorded at step n ran after n steps,
+    // so it belongs to the replay only if the replay goes past n.
+    while (k < ops.length && ops[k]!.at < 0) fresh.apply(ops[k++]!);
+    while (fresh.steps < steps) {
+      while (k < ops.length && ops[k]!.at <= fresh.steps) fresh.apply(ops[k++]!);
       const next = k < ops.length ? Math.min(steps, ops[k]!.at) : steps;
-      while (fresh.steps < next) if (!fresh.stepEvent()) return fresh;
+      if (fresh.steps >= next && fresh.steps < steps) {
+        if (!fresh.stepEvent()) break;
+        continue;
+      }
+      while (fresh.steps < next) if (!fresh.stepEvent()) break;
+      if (fresh.steps < next) break;
     }
+    fresh.pending = ops.slice(k);
+    fresh.nextOpAt = fresh.pending.length ? Math.max(fresh.steps, fresh.pending[0]!.at) : Infinity;
     return fresh;
+  }
+
+  private apply(op: ControlOp): void {
+    if (op.op === 'attach') this.doAttach(op.prog);
+    else this.doSetMtu(op.mtu);
+  }
+
+  /** A user's change after a rewind starts a new timeline. */
+  private discardFuture(): void {
+    this.pending = [];
+    this.nextOpAt = Infinity;
+  }
+
+  private applyPending(): void {
+    while (this.pending.length && this.pending[0]!.at <= this.steps) this.apply(this.pending.shift()!);
+    this.nextOpAt = this.pending.length ? this.pending[0]!.at : Infinity;
   }
 
   // ------------------------------------------------------------ measurement
@@ -327,6 +366,7 @@ export class Simulation {
       steps: this.steps,
       hw: { name: this.cfg.hw.name, cpu: this.cfg.hw.cpu, nic: this.cfg.hw.nic, clockHz: this.cfg.hw.clockHz, linkGbps: this.cfg.hw.linkGbps },
       mode: this.nic.mode,
+      driver: this.nic.kind,
       mtu: this.nic.mtu,
       cpus: m.cpus.map((c) => ({ id: c.id, state: CPU_STATE_NAMES[c.state]!, cycle: c.state === CpuState.IDLE ? Math.max(c.idleSince, cyc) : c.now, idlePercent: opts.profile === false ? NaN : this.idlePercent(c.id) })),
       queues: this.nic.rings.map((r) => {

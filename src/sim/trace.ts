@@ -72,9 +72,13 @@ export class Trace {
   /** Records before this seq have been dropped (ring-buffer style) by `discardBefore`. */
   base = 0;
 
-  constructor(on: boolean, keep = true) {
+  /** Most records kept: older ones are dropped in halves (the UI keeps a window, not all history). */
+  readonly limit: number;
+
+  constructor(on: boolean, keep = true, limit = 1 << 20) {
     this.on = on;
     this.keep = keep;
+    this.limit = Math.max(1024, limit);
   }
 
   emit(kind: number, cycle: number, cpu: number, queue: number, slot: number, packet: number, page: number, detail: number): void {
@@ -89,8 +93,13 @@ export class Trace {
     h = Math.imul(h ^ (detail >>> 0), FNV_PRIME);
     this.hash = h >>> 0;
     if (this.keep) {
-      const i = this.count - this.base;
-      if (i >= this.cap) this.grow();
+      let i = this.count - this.base;
+      if (i >= this.cap) {
+        if (this.cap >= this.limit) {
+          this.discardBefore(this.count - (this.limit >> 1));
+          i = this.count - this.base;
+        } else this.grow();
+      }
       this.kind[i] = kind;
       this.cycle[i] = cycle;
       this.cpu[i] = cpu;
@@ -104,7 +113,7 @@ export class Trace {
   }
 
   private grow(): void {
-    const cap = Math.max(1024, this.cap * 2);
+    const cap = Math.min(this.limit, Math.max(1024, this.cap * 2));
     const g = <T extends { length: number; set(a: ArrayLike<number>): void }>(old: T, make: (n: number) => T): T => {
       const n = make(cap);
       n.set(old as unknown as ArrayLike<number>);

@@ -1,23 +1,17 @@
-/** The app's entry: mounts React and starts the engine worker. */
-import { createRoot } from 'react-dom/client';
-import { App } from './App';
+/**
+ * The app's entry. The engine worker is started before the editor's code
+ * is even parsed (Monaco is most of the bundle), so compiling the default
+ * example overlaps with loading the UI.
+ */
 import { startEngine } from './controller';
 import { initTheme } from './theme';
 import { setApp, useApp } from '../store';
 import { setRunning } from './simControl';
-import type { Speed } from '../engine';
+import type { Speed } from '../engine/api';
 import { applyBootNotice, resolveBoot, startAutosave } from './persist';
 import './app.css';
 
 initTheme();
-createRoot(document.getElementById('root')!).render(<App />);
-void (async () => {
-  const boot = await resolveBoot();
-  setApp({ source: boot.source ?? '', exampleName: boot.source ? boot.example : null });
-  applyBootNotice(boot);
-  startAutosave();
-  await startEngine(boot.settings);
-})();
 
 // A read-only window for e2e tests and the browser benchmark (the editor's
 // full text lives in Monaco's model; the DOM holds only the visible lines).
@@ -26,3 +20,16 @@ void (async () => {
   state: () => useApp.getState(),
   setSpeed: (s: Speed) => setRunning(true, s),
 };
+
+void (async () => {
+  const boot = await resolveBoot();
+  setApp({ source: boot.source ?? '', exampleName: boot.source ? boot.example : null });
+  applyBootNotice(boot);
+  startAutosave();
+  let painted!: () => void;
+  const engine = startEngine(boot.settings, new Promise<void>((r) => (painted = r)));
+  const [{ createRoot }, { App }] = await Promise.all([import('react-dom/client'), import('./App')]);
+  createRoot(document.getElementById('root')!).render(<App />);
+  requestAnimationFrame(() => setTimeout(painted, 0));
+  await engine;
+})();

@@ -5,7 +5,8 @@
  * (#share=…) carries both, compressed. A link that does not decode opens the
  * default example with a message, never a blank page.
  */
-import { checkSettings, decodeScenario, encodeScenario, type Scenario, type SimSettings } from '../engine';
+import { checkSettings, decodeScenario, encodeScenario, type Scenario } from '../engine/scenario';
+import type { SimSettings } from '../engine/simTypes';
 import { setApp, useApp } from '../store';
 
 const PROGRAM_KEY = 'xdp-lab:program';

@@ -43,7 +43,19 @@ def answer(line):
     return out if out else json.dumps({"available": False, "error": "oracle printed nothing"})
 
 
+def pin_to_one_cpu():
+    # BPF_PROG_TEST_RUN runs the program on the calling thread's CPU. Pinned,
+    # every run lands on the same CPU, so per-CPU map dumps are comparable
+    # between two loads (ours and clang's) and with our VM's CPU 0.
+    try:
+        cpus = sorted(os.sched_getaffinity(0))
+        os.sched_setaffinity(0, {cpus[0]})
+    except (AttributeError, OSError):
+        pass
+
+
 def main():
+    pin_to_one_cpu()
     for line in sys.stdin:
         line = line.strip()
         if not line:

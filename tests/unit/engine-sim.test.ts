@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { bytesToHex, encodeProgram, insn, type ParsedSpec } from '../../src/isa';
-import { createEngine, DEFAULT_SETTINGS, type SimPort, type SimSettings, type SimSnapshot, type Toolchain, type EngineEvent } from '../../src/engine';
+import { createEngine, DEFAULT_SETTINGS, type SimPort, type SimSettings, type SimSnapshot, type Toolchain, type EngineEvent, type Attach } from '../../src/engine';
 import { RunLoop } from '../../src/worker/runLoop';
 
 /** Counts events; a packet is 3 events; `limit` events exist in total. */
@@ -16,10 +16,12 @@ class CounterSim implements SimPort {
   program: ParsedSpec | null = null;
   settings: SimSettings = DEFAULT_SETTINGS;
   constructor(private readonly limit = Infinity) {}
-  reset(settings: SimSettings, program: ParsedSpec | null): void {
+  reason = '';
+  reset(settings: SimSettings, attach: Attach): void {
     this.events = 0;
     this.resets++;
-    this.program = program;
+    this.program = 'program' in attach ? attach.program : null;
+    this.reason = 'reason' in attach ? attach.reason : '';
     this.settings = settings;
   }
   advance(unit: 'event' | 'packet' | 'napi', count: number): number {
@@ -63,6 +65,7 @@ describe('engine simulation control', () => {
     const e = createEngine(toolchain(sim, () => ok));
     e.build('bad');
     expect(sim.program).toBeNull();
+    expect(sim.reason).toBe('the verifier rejected the program');
     ok = true;
     e.build('good');
     expect(sim.program?.insns.length).toBe(2);
@@ -80,6 +83,17 @@ describe('engine simulation control', () => {
     expect(back.ok && back.snapshot.events).toBe(5);
     e.simStepBack();
     expect(sim.events).toBe(4);
+  });
+
+  it('refuses to step back past the replay limit, and says what to do', () => {
+    const sim = new CounterSim();
+    const e = createEngine(toolchain(sim, () => true));
+    e.build('p');
+    const r = e.simStep('event', 600_000);
+    expect(r.ok && r.snapshot.canStepBack).toBe(false);
+    const back = e.simStepBack();
+    expect(back).toEqual({ ok: false, reason: 'stepping back replays the run from the start, and 599,999 events is more than 500,000: reset to step from the beginning' });
+    expect(sim.events).toBe(600_000);
   });
 
   it('keeps settings across a configure and restarts the machine', () => {

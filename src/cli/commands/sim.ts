@@ -1,6 +1,158 @@
-/** xdp-lab sim — not built yet. */
-import { UsageError, type CliIO } from '../io';
+/**
+ * xdp-lab sim: the driver simulation, headless.
+ *
+ *   sim --list                                   the named seed scenarios
+ *   sim --scenario NAME [--json]                 run one; prints model next to published
+ *   sim --prog xdp1|xdp2|xdp_pass|SPEC.json|FILE.c [--traffic PROFILE | --pcap F]
+ *       [--packets N] [--hw NAME] [--rx-ring N] [--tx-ring N] [--no-cache] [--mtu N] [--seed N] [--json]
+ *
+ * Prints the counters, the page cache statistics, the achieved rate and
+ * the profile by kernel function name.
+ */
+import { parseArgs, readBinaryFile, UsageError, type CliIO } from '../io';
+import { readPcap, PcapError, TRAFFIC_PROFILES, type TrafficSpec } from '../../net';
+import {
+  findScenario,
+  HARDWARE_PROFILES,
+  nativePrograms,
+  runScenario,
+  SCENARIOS,
+  Simulation,
+  type ProgramResolver,
+  type ScenarioProgram,
+  type XdpHook,
+} from '../../sim';
+import { loadProgramHook, scenarioPrograms } from '../sim_programs';
 
-export async function run(_args: string[], _io: CliIO): Promise<number> {
-  throw new UsageError('the sim command is not available yet');
+const BUILTIN = ['xdp1', 'xdp2', 'xdp_pass'] as const;
+
+export async function run(args: string[], io: CliIO): Promise<number> {
+  const { positional, flags, options } = parseArgs(args, {
+    flags: ['list', 'json', 'no-cache', 'native'],
+    options: ['scenario', 'prog', 'traffic', 'pcap', 'packets', 'hw', 'rx-ring', 'tx-ring', 'mtu', 'seed'],
+  });
+  if (positional.length) throw new UsageError(`unexpected argument '${positional[0]}'`);
+  if (flags.has('list')) {
+    for (const s of SCENARIOS) io.out(flags.has('json') ? '' : `${s.name.padEnd(30)} ${s.title}\n`);
+    if (flags.has('json')) io.out(`${JSON.stringify(SCENARIOS.map((s) => ({ name: s.name, title: s.title, published: s.published })), null, 2)}\n`);
+    return 0;
+  }
+  const packets = options.has('packets') ? intOption(options.get('packets')!, 'packets', 1, 1e9) : undefined;
+  const seed = options.has('seed') ? intOption(options.get('seed')!, 'seed', 0, 2 ** 32 - 1) : 1;
+  const resolver: ProgramResolver = flags.has('native') ? nativePrograms : await scenarioPrograms();
+
+  if (options.has('scenario')) {
+    const name = options.get('scenario')!;
+    const s = findScenario(name);
+    if (!s) throw new UsageError(`unknown scenario '${name}' (see: xdp-lab sim --list)`);
+    const r = runScenario(s, { programs: resolver, packets, seed });
+    if (flags.has('json')) {
+      io.out(`${JSON.stringify(r, null, 2)}\n`);
+      return 0;
+    }
+    io.out(`${r.scenario}: ${r.title}\n`);
+    io.out(`  hardware: ${r.hw}   program: ${r.program ?? '(none)'}${r.program_engine ? ` [${r.program_engine}]` : ''}\n`);
+    io.out(`  rate:  ${(r.rate_pps / 1e6).toFixed(2)} Mpps${r.published.rate_pps ? `   (published ${(r.published.rate_pps / 1e6).toFixed(2)} Mpps)` : ''}\n`);
+    io.out(`  idle:  ${r.idle_percent.toFixed(1)}%${r.published.idle_percent !== undefined ? `   (published ~${r.published.idle_percent}%)` : ''}\n`);
+    if (r.published.profile) io.out(`  published profile: ${Object.entries(r.published.profile).map(([k, v]) => `${k} ${v}%`).join(', ')}\n`);
+    io.out(`  source: ${r.published.source}\n`);
+    printProfile(io, r.profile);
+    printCounters(io, r.counters);
+    return 0;
+  }
+
+  if (!options.has('prog')) throw new UsageError('give --prog FILE (or --scenario NAME, or --list)');
+  const progArg = options.get('prog')!;
+  let prog: XdpHook;
+  if ((BUILTIN as readonly string[]).includes(progArg)) prog = resolver(progArg as Exclude<ScenarioProgram, null>);
+  else prog = await loadProgramHook(progArg);
+
+  let traffic: TrafficSpec;
+  if (options.has('pcap')) {
+    if (options.has('traffic')) throw new UsageError('give either --traffic or --pcap, not both');
+    const file = options.get('pcap')!;
+    try {
+      traffic = { linkGbps: 40, pcap: { records: readPcap(readBinaryFile(file)).records } };
+    } catch (e) {
+      if (e instanceof PcapError) throw new UsageError(`${file}: ${e.message}`);
+      throw e;
+    }
+  } else {
+    const name = options.get('traffic') ?? 'seed000-pktgen';
+    const p = TRAFFIC_PROFILES[name];
+    if (!p) throw new UsageError(`unknown traffic profile '${name}' (known: ${Object.keys(TRAFFIC_PROFILES).join(', ')})`);
+    traffic = p.spec();
+  }
+  const hw = options.get('hw') ?? 'seed2016-e5-1630v3-cx3';
+  if (!HARDWARE_PROFILES[hw]) throw new UsageError(`unknown hardware profile '${hw}' (known: ${Object.keys(HARDWARE_PROFILES).join(', ')})`);
+  let sim: Simulation;
+  try {
+    sim = new Simulation(
+      {
+        hw,
+        traffic,
+        rxRingSize: options.has('rx-ring') ? intOption(options.get('rx-ring')!, 'rx-ring', 2, 8192) : 1024,
+        txRingSize: options.has('tx-ring') ? intOption(options.get('tx-ring')!, 'tx-ring', 2, 8192) : 512,
+        memoryPages: 8192,
+        pageCache: !flags.has('no-cache'),
+        mtu: options.has('mtu') ? intOption(options.get('mtu')!, 'mtu', 68, 9600) : 1500,
+        seed,
+        trace: false,
+      },
+      prog,
+    );
+  } catch (e) {
+    throw new UsageError((e as Error).message);
+  }
+  const n = packets ?? (options.has('pcap') ? Infinity : 200_000);
+  if (n === Infinity) while (sim.stepEvent());
+  else {
+    sim.run({ packets: Math.min(n, 20_000) >> 2 });
+    sim.markWindow();
+    sim.run({ packets: n });
+  }
+  const snap = sim.snapshot();
+  const q = snap.queues[0]!;
+  const out = {
+    program: prog.name,
+    program_engine: prog.engine,
+    hw: snap.hw.name,
+    mode: snap.mode,
+    rates: snap.rates,
+    idle_percent: Math.round(sim.idlePercent(0) * 100) / 100,
+    page_cache: { size: q.cache.size, level: q.cache.level, put: snap.counters.cache_put, get: snap.counters.cache_get, full: snap.counters.cache_full, empty: snap.counters.cache_empty },
+    counters: snap.counters,
+    profile: snap.profile.map((e) => ({ symbol: e.symbol, percent: Math.round(e.percent * 100) / 100 })),
+    maps: prog.mapsSummary?.() ?? {},
+    warnings: snap.warnings,
+  };
+  if (flags.has('json')) {
+    io.out(`${JSON.stringify(out, null, 2)}\n`);
+    return 0;
+  }
+  io.out(`program: ${out.program} [${out.program_engine}]   hardware: ${out.hw}   rx buffers: ${out.mode}\n`);
+  const r = snap.rates;
+  io.out(`rate: offered ${(r.offered_pps / 1e6).toFixed(2)} Mpps, processed ${(r.processed_pps / 1e6).toFixed(2)} Mpps (drop ${(r.xdp_drop_pps / 1e6).toFixed(2)}, pass ${(r.xdp_pass_pps / 1e6).toFixed(2)}, tx ${(r.tx_pps / 1e6).toFixed(2)}), rx_missed ${(r.rx_missed_pps / 1e6).toFixed(2)} Mpps; idle ${out.idle_percent.toFixed(1)}%\n`);
+  const pc = out.page_cache;
+  io.out(`page cache: level ${pc.level}/${pc.size}, recycled ${pc.put}, refills from cache ${pc.get}, cache full ${pc.full}, cache empty ${pc.empty}\n`);
+  for (const w of out.warnings) io.out(`warning: ${w}\n`);
+  printProfile(io, out.profile);
+  printCounters(io, out.counters);
+  return 0;
+}
+
+function intOption(v: string, name: string, min: number, max: number): number {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < min || n > max) throw new UsageError(`--${name} must be an integer ${min}..${max}, got '${v}'`);
+  return n;
+}
+
+function printProfile(io: CliIO, profile: { symbol: string; percent: number }[]): void {
+  io.out('  profile (perf report --no-children, one core):\n');
+  for (const e of profile.slice(0, 16)) io.out(`    ${e.percent.toFixed(2).padStart(6)}%  ${e.symbol}\n`);
+}
+
+function printCounters(io: CliIO, c: object): void {
+  const nz = Object.entries(c).filter(([, v]) => v !== 0);
+  io.out(`  counters: ${nz.map(([k, v]) => `${k}=${v}`).join(' ')}\n`);
 }

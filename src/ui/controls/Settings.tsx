@@ -6,6 +6,7 @@
 import { useState } from 'react';
 import { useApp } from '../../store';
 import { configure, loadPcap } from '../simControl';
+import { TRAFFIC_PROFILE_LABELS } from '../../engine/simTypes';
 
 const RING_SIZES = [64, 128, 256, 512, 1024, 2048, 4096, 8192];
 
@@ -28,6 +29,11 @@ export function Settings() {
       <summary>Traffic &amp; driver settings</summary>
       <fieldset>
         <legend>Traffic</legend>
+        <label>Profile
+          <select value={traffic.profile} data-testid="traffic-profile" onChange={(e) => void configure({ traffic: { profile: e.target.value } })}>
+            {Object.entries(TRAFFIC_PROFILE_LABELS).map(([k, v]) => <option key={k} value={k}>{v}</option>)}
+          </select>
+        </label>
         <label>Rate (pps)
           <input type="number" defaultValue={traffic.ratePps} min={1} max={100_000_000} data-testid="rate"
             onBlur={(e) => { const n = num(e.target.value, 1, 100_000_000, 'Rate'); if (n !== null && n !== traffic.ratePps) void configure({ traffic: { ratePps: n } }); }} />
@@ -48,7 +54,7 @@ export function Settings() {
         <button onClick={() => void loadPcap(null)}>Use generated traffic</button>
       </fieldset>
       <fieldset>
-        <legend>Driver ({driver.model})</legend>
+        <legend>Driver: mlx4 on {driver.model}</legend>
         <label>Ring size
           <select value={driver.ringSize} data-testid="ring-size" onChange={(e) => void configure({ driver: { ringSize: Number(e.target.value) } })}>
             {RING_SIZES.map((n) => <option key={n} value={n}>{n}</option>)}

@@ -26,7 +26,7 @@ export function SimControls() {
         <output data-testid="speed-label">{speedLabel(SPEEDS[idx])}</output>
       </label>
       <span className="step-group" role="group" aria-label="Step">
-        <button data-testid="step-back" onClick={() => void stepBack()} disabled={!canBack} title="Step back one event (replays from the start)">◀ back</button>
+        <button data-testid="step-back" onClick={() => void stepBack()} disabled={!canBack} title={canBack ? 'Step back one event (replays from the start)' : 'Step back works within the first 500,000 events: reset to step from the beginning'}>◀ back</button>
         <button data-testid="step-event" onClick={() => void step('event')} title="Run one simulation event">event ▶</button>
         <button data-testid="step-packet" onClick={() => void step('packet')} title="Run until the next packet has been handled">packet ▶</button>
         <button data-testid="step-napi" onClick={() => void step('napi')} title="Run one NAPI poll">NAPI poll ▶</button>

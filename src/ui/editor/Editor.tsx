@@ -12,6 +12,10 @@ import type { Diagnostic } from '../../engine';
 
 const OWNER = 'xdp-lab';
 
+// For e2e tests: the markers Monaco actually holds (what the user sees as squiggles and hovers).
+(window as unknown as { __xdpLab?: Record<string, unknown> }).__xdpLab!.markers = () =>
+  monaco.editor.getModelMarkers({ owner: OWNER }).map((m) => ({ line: m.startLineNumber, col: m.startColumn, message: m.message, severity: monaco.MarkerSeverity[m.severity], source: m.source }));
+
 function toMarker(d: Diagnostic): monaco.editor.IMarkerData {
   const sev = d.severity === 'error' ? monaco.MarkerSeverity.Error : d.severity === 'warning' ? monaco.MarkerSeverity.Warning : monaco.MarkerSeverity.Info;
   return {
@@ -51,12 +55,16 @@ export function Editor() {
     });
     ed.current = e;
     decos.current = e.createDecorationsCollection();
+    // For e2e tests: the C line currently linked to the selected instruction.
+    (window as unknown as { __xdpLab: Record<string, unknown> }).__xdpLab.linkedLine = () => decos.current?.getRanges()[0]?.startLineNumber ?? null;
     const sub = e.onDidChangeModelContent(() => {
       const v = e.getValue();
       if (v !== useApp.getState().source) setSource(v);
     });
     const cur = e.onDidChangeCursorPosition((ev) => {
-      if (ev.reason === monaco.editor.CursorChangeReason.Explicit) setApp({ selectedLine: ev.position.lineNumber, selectedPc: null });
+      // The user moved the cursor (click, keys, Go to Line), not a text replacement.
+      const R = monaco.editor.CursorChangeReason;
+      if (ev.reason === R.Explicit || ev.reason === R.NotSet) setApp({ selectedLine: ev.position.lineNumber, selectedPc: null });
     });
     return () => {
       sub.dispose();

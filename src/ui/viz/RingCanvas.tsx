@@ -10,7 +10,7 @@ import { slotColors } from './palette';
 
 const POINTER_COLORS = ['#cf222e', '#1f883d', '#9a6700', '#0550ae'];
 
-export function RingCanvas({ ring, size = 168 }: { ring: RingView; size?: number }) {
+export function RingCanvas({ ring, size = 136 }: { ring: RingView; size?: number }) {
   const ref = useRef<HTMLCanvasElement>(null);
   useEffect(() => {
     const c = ref.current;

@@ -25,7 +25,7 @@ export function SimView() {
       {message && <div className="sim-message" data-testid="sim-message">{message}</div>}
       {sim && (
         <div className="sim-body">
-          <div className="sim-clock" data-testid="sim-clock">
+          <div className="sim-clock" data-testid="sim-clock" data-events={sim.events} data-packets={sim.packets}>
             t = {fmtTime(sim.nowNs)} · {fmtCount(sim.events)} events · {fmtCount(sim.packets)} packets · {fmtCount(sim.napiPolls)} NAPI polls ·{' '}
             <span data-testid="attached" className={sim.attached.ok ? 'ok' : 'warn'}>{sim.attached.ok ? `XDP: ${sim.attached.name}` : `no XDP program: ${sim.attached.reason}`}</span>
           </div>

@@ -1,0 +1,271 @@
+/**
+ * The driver simulator (src/sim) behind the engine's SimPort: settings are
+ * translated to a SimConfig, the simulator's snapshot to the UI's, and rates
+ * are sampled in virtual time so the charts show what the machine did, not
+ * how fast the browser happened to run it.
+ */
+import { Simulation, HARDWARE_PROFILES, SEED2016_E5, type SimSnapshot as DriverSnapshot, type XdpHook, type TraceEvent } from '../sim';
+import type { FlowSourceSpec, PcapRecord, TrafficSpec } from '../net';
+import type { ParsedSpec } from '../isa';
+import type { Attach, SimPort } from './toolchain';
+import type { CounterView, GaugeView, RingView, SeriesPoint, SimSettings, SimSnapshot, SlotLegend, StepUnit } from './simTypes';
+
+/** Turns a verified program into something the driver can run (the VM); null when none has landed. */
+export type HookFactory = ((program: ParsedSpec) => XdpHook) | null;
+
+/** Points kept for the rate chart. */
+export const SERIES_POINTS = 240;
+/** Trace records kept for the packet inspector (older ones are discarded). */
+export const TRACE_KEEP = 20_000;
+/** Trace records pre-rendered in each snapshot. */
+const RECENT = 12;
+
+const RX_LEGEND: SlotLegend[] = [
+  { state: 'empty', owner: 'none', label: 'empty (no buffer)' },
+  { state: 'hw', owner: 'hw', label: 'posted to NIC' },
+  { state: 'sw', owner: 'sw', label: 'completed, awaiting driver' },
+];
+const TX_LEGEND: SlotLegend[] = [
+  { state: 'empty', owner: 'none', label: 'tx free' },
+  { state: 'pending', owner: 'sw', label: 'tx written, no doorbell' },
+  { state: 'hw', owner: 'hw', label: 'tx owned by NIC' },
+  { state: 'done', owner: 'sw', label: 'tx sent, awaiting completion' },
+];
+const RX_INDEX: Record<string, number> = { empty: 0, hw: 1, sw: 2 };
+const TX_INDEX: Record<string, number> = { empty: 0, pending: 1, hw: 2, done: 3 };
+
+const MIX_SOURCES: { key: keyof SimSettings['traffic']['mix']; l3: FlowSourceSpec['l3']; l4: FlowSourceSpec['l4'] }[] = [
+  { key: 'udp', l3: 'ipv4', l4: 'udp' },
+  { key: 'tcp', l3: 'ipv4', l4: 'tcp' },
+  { key: 'icmp', l3: 'ipv4', l4: 'icmp' },
+  { key: 'ipv6', l3: 'ipv6', l4: 'udp' },
+];
+
+/** Traffic profiles the UI offers, as pktgen-like source shapes. */
+export const TRAFFIC_PROFILES: Record<string, { shape: Partial<FlowSourceSpec> }> = {
+  steady: { shape: {} },
+  flows: { shape: { srcCount: 256, sportCount: 16, randomFlows: true } },
+  bursts: { shape: { burst: 64 } },
+};
+
+export function trafficSpec(s: SimSettings, linkGbps: number, pcap: Uint8Array[] | null): TrafficSpec {
+  const t = s.traffic;
+  if (pcap) {
+    const gap = 1e9 / t.ratePps;
+    const records: PcapRecord[] = pcap.map((data, i) => ({ sec: 0, nsec: 0, tsNs: i * gap, data, origLen: data.length }));
+    return { linkGbps, pcap: { records, ratePps: t.ratePps, loop: false } };
+  }
+  const shape = TRAFFIC_PROFILES[t.profile]?.shape ?? {};
+  const total = MIX_SOURCES.reduce((a, m) => a + Math.max(0, t.mix[m.key]), 0) || 1;
+  const sources: FlowSourceSpec[] = MIX_SOURCES.filter((m) => t.mix[m.key] > 0).map((m) => ({
+    name: m.key,
+    ...shape,
+    ratePps: (t.ratePps * t.mix[m.key]) / total,
+    frameLen: t.frameSize,
+    l3: m.l3,
+    l4: m.l4,
+  }));
+  return { linkGbps, sources: sources.length ? sources : [{ ratePps: t.ratePps, frameLen: t.frameSize }] };
+}
+
+export class DriverSim implements SimPort {
+  private sim!: Simulation;
+  private settings!: SimSettings;
+  private attachedName: string | null = null;
+  private detachedReason = 'no program';
+  private series: SeriesPoint[] = [];
+  private cacheHistory: number[] = [];
+  private freeHistory: number[] = [];
+  private last = { ns: 0, processed: 0, dropped: 0 };
+  /** Counters at the previous sample, and each counter's rate over the last sample period. */
+  private lastCounters: Record<string, number> = {};
+  private rates: Record<string, number> = {};
+  /** Sample the rates every this many virtual ns (adapts so the chart spans a useful window). */
+  private sampleNs = 20_000;
+  private nextSampleNs = 20_000;
+
+  constructor(private readonly hook: HookFactory) {}
+
+  reset(settings: SimSettings, attach: Attach, pcap: Uint8Array[] | null): void {
+    this.settings = settings;
+    const hw = HARDWARE_PROFILES[settings.driver.model] ?? SEED2016_E5;
+    this.sim = new Simulation({
+      hw: hw.name,
+      rxRingSize: settings.driver.ringSize,
+      txRingSize: settings.driver.ringSize,
+      mtu: settings.driver.mtu,
+      pageCache: settings.driver.pageCache,
+      traffic: trafficSpec(settings, hw.linkGbps, pcap),
+      trace: true,
+      keepTrace: true,
+    });
+    this.attachedName = null;
+    if ('reason' in attach) this.detachedReason = attach.reason;
+    else if (!this.hook) this.detachedReason = 'the eBPF VM (src/vm) is not available yet, so the program cannot run';
+    else {
+      const h = this.hook(attach.program);
+      const r = this.sim.attach(h);
+      if (r.ok) this.attachedName = h.name;
+      else this.detachedReason = r.message;
+    }
+    this.series = [];
+    this.cacheHistory = [];
+    this.freeHistory = [];
+    this.last = { ns: 0, processed: 0, dropped: 0 };
+    this.lastCounters = {};
+    this.rates = {};
+    this.sampleNs = 20_000;
+    this.nextSampleNs = this.sampleNs;
+  }
+
+  advance(unit: StepUnit, count: number): number {
+    // Sample rates at virtual-time boundaries: step in pieces no longer than the sample period.
+    let done = 0;
+    if (unit !== 'event') {
+      done = this.sim.step(unit === 'napi' ? 'poll' : unit, count);
+      this.sample();
+    } else {
+      while (done < count) {
+        const n = this.sim.step('event', Math.min(count - done, 512));
+        done += n;
+        this.sample();
+        if (n === 0) break;
+      }
+    }
+    const tr = this.sim.machine.trace;
+    if (tr.count - tr.base > TRACE_KEEP * 2) tr.discardBefore(tr.count - TRACE_KEEP);
+    return done;
+  }
+
+  private sample(): void {
+    const nowNs = this.sim.now() / this.sim.machine.cyclesPerNs;
+    if (nowNs < this.nextSampleNs) return;
+    const c = this.sim.counters();
+    const processed = c.rx_packets;
+    const dropped = c.rx_missed + c.xdp_drop + c.xdp_aborted + c.tx_dropped + c.stack_dropped;
+    const dt = nowNs - this.last.ns;
+    if (dt > 0) {
+      this.series.push({ t: nowNs, pps: ((processed - this.last.processed) * 1e9) / dt, dropPps: ((dropped - this.last.dropped) * 1e9) / dt });
+      const q = this.sim.nic.rings[0];
+      if (q) this.cacheHistory.push(q.cacheCount);
+      this.freeHistory.push(this.sim.machine.alloc.freePages);
+      const now: Record<string, number> = { ...c, offered: this.sim.offered };
+      for (const k of Object.keys(now)) this.rates[k] = ((now[k]! - (this.lastCounters[k] ?? 0)) * 1e9) / dt;
+      this.lastCounters = now;
+    }
+    if (this.series.length > SERIES_POINTS) {
+      // Keep the whole run on the chart: halve the resolution, double the period.
+      this.series = this.series.filter((_, i) => i % 2 === 1);
+      this.cacheHistory = this.cacheHistory.filter((_, i) => i % 2 === 1);
+      this.freeHistory = this.freeHistory.filter((_, i) => i % 2 === 1);
+      this.sampleNs *= 2;
+    }
+    this.last = { ns: nowNs, processed, dropped };
+    this.nextSampleNs = nowNs + this.sampleNs;
+  }
+
+  eventCount(): number {
+    return this.sim.steps;
+  }
+
+  /** Trace records for one packet that are still kept, oldest first. */
+  packetEvents(packet: number): TraceEvent[] {
+    const tr = this.sim.machine.trace;
+    return tr.slice(tr.base).filter((e) => e.packet === packet);
+  }
+
+  snapshot(): SimSnapshot {
+    const d = this.sim.snapshot();
+    const per = (name: string) => this.rates[name] ?? 0;
+    return {
+      nowNs: d.timeNs,
+      events: d.steps,
+      packets: d.counters.rx_packets,
+      napiPolls: d.counters.polls,
+      attached: this.attachedName ? { ok: true, name: this.attachedName } : { ok: false, reason: this.detachedReason },
+      rings: rings(d),
+      gauges: gauges(d, this.cacheHistory, this.freeHistory),
+      actions: (['aborted', 'drop', 'pass', 'tx', 'redirect'] as const).map((a) => ({
+        name: a.toUpperCase(),
+        value: d.counters[`xdp_${a}`],
+        rate: per(`xdp_${a}`),
+      })),
+      counters: driverCounters(d, per),
+      series: this.series,
+      profile: d.profile.map((p) => ({ symbol: p.symbol, percent: p.percent })),
+      recent: this.sim.events(Math.max(0, d.traceCount - RECENT)).map((e) => ({ seq: e.seq, text: describe(e, this.sim.machine.cyclesPerNs), packetId: e.packet >= 0 ? e.packet : undefined })),
+      settings: this.settings,
+      canStepBack: d.steps > 0,
+    };
+  }
+}
+
+function rings(d: DriverSnapshot): RingView[] {
+  const out: RingView[] = [];
+  for (const q of d.queues) {
+    out.push({
+      id: `rx${q.index}`,
+      label: `rx ring ${q.index} (CPU ${q.cpu})`,
+      kind: 'rx',
+      size: q.rx.size,
+      slots: q.rx.slots.map((s) => RX_INDEX[s.state] ?? 0),
+      legend: RX_LEGEND,
+      pointers: [
+        { name: 'prod', index: q.rx.prod % q.rx.size },
+        { name: 'hw', index: q.rx.hw % q.rx.size },
+        { name: 'cons', index: q.rx.cons % q.rx.size },
+      ],
+    });
+    out.push({
+      id: `tx${q.index}`,
+      label: `XDP tx ring ${q.index}`,
+      kind: 'tx',
+      size: q.tx.size,
+      slots: q.tx.slots.map((s) => TX_INDEX[s.state] ?? 0),
+      legend: TX_LEGEND,
+      pointers: [
+        { name: 'prod', index: q.tx.prod % q.tx.size },
+        { name: 'doorbell', index: q.tx.doorbell % q.tx.size },
+        { name: 'cons', index: q.tx.cons % q.tx.size },
+      ],
+    });
+  }
+  return out;
+}
+
+function gauges(d: DriverSnapshot, cache: number[], free: number[]): GaugeView[] {
+  const q = d.queues[0];
+  const out: GaugeView[] = [];
+  if (q) out.push({ id: 'page-cache', label: 'page cache (ring 0)', value: q.cache.level, capacity: q.cache.size, history: cache });
+  out.push({ id: 'free-pages', label: 'free pages', value: d.pages.free, capacity: d.pages.total, history: free });
+  return out;
+}
+
+function driverCounters(d: DriverSnapshot, per: (name: string) => number): CounterView[] {
+  const c = d.counters;
+  const rows: [string, number][] = [
+    ['offered', c.offered],
+    ['rx_packets', c.rx_packets],
+    ['rx_missed', c.rx_missed],
+    ['rx_no_xdp', c.rx_no_xdp],
+    ['tx_packets', c.tx_packets],
+    ['tx_dropped', c.tx_dropped],
+    ['stack_rx', c.stack_rx],
+    ['cache_get', c.cache_get],
+    ['cache_empty', c.cache_empty],
+    ['polls', c.polls],
+  ];
+  return rows.map(([name, value]) => ({ name, value, rate: per(name) }));
+}
+
+/** One trace record in a line, perf-script style. */
+export function describe(e: TraceEvent, cyclesPerNs: number): string {
+  const ns = e.cycle / cyclesPerNs;
+  const parts = [`${(ns / 1000).toFixed(3).padStart(10)} µs`, `cpu${e.cpu}`, e.kind];
+  if (e.queue >= 0) parts.push(`q${e.queue}`);
+  if (e.slot >= 0) parts.push(`slot ${e.slot}`);
+  if (e.packet >= 0) parts.push(`pkt #${e.packet}`);
+  if (e.page >= 0) parts.push(`page ${e.page}`);
+  if (e.detail) parts.push(`(${e.detail})`);
+  return parts.join(' ');
+}

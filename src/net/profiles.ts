@@ -1,0 +1,39 @@
+/**
+ * Named traffic profiles for the CLI and the app's traffic picker: the
+ * seeds' generators and the usual line-rate tests.
+ */
+import { lineRatePps } from './packet';
+import type { TrafficSpec } from './traffic';
+
+const pktgen = (threads: number, totalPps: number, frameLen = 60) =>
+  Array.from({ length: threads }, () => ({ ratePps: totalPps / threads, frameLen, l4: 'udp' as const, burst: 32 }));
+
+export const TRAFFIC_PROFILES: Record<string, { description: string; spec: () => TrafficSpec }> = {
+  'seed000-pktgen': {
+    description: 'seed 000: pktgen_sample03_burst_single_flow, 4 threads, 60 B UDP, 20.2 Mpps on 40G',
+    spec: () => ({ linkGbps: 40, sources: pktgen(4, 20.2e6) }),
+  },
+  'line-10g-64': { description: '64 B frames at 10G line rate (14.88 Mpps), 256 UDP flows', spec: () => ({ linkGbps: 10, sources: [{ ratePps: lineRatePps(10, 60), sportCount: 256 }] }) },
+  'line-25g-64': { description: '64 B frames at 25G line rate (37.2 Mpps), 256 UDP flows', spec: () => ({ linkGbps: 25, sources: [{ ratePps: lineRatePps(25, 60), sportCount: 256 }] }) },
+  'line-40g-64': { description: '64 B frames at 40G line rate (59.5 Mpps), 256 UDP flows', spec: () => ({ linkGbps: 40, sources: [{ ratePps: lineRatePps(40, 60), sportCount: 256 }] }) },
+  'line-100g-64': { description: '64 B frames at 100G line rate (148.8 Mpps), 256 UDP flows', spec: () => ({ linkGbps: 100, sources: [{ ratePps: lineRatePps(100, 60), sportCount: 256 }] }) },
+  'imix-10g': {
+    description: 'simple IMIX (7:4:1 of 60/590/1514 B) at 10G line rate',
+    spec: () => ({ linkGbps: 10, sources: [{ ratePps: (10e9 / 8 / (((60 + 24) * 7 + (590 + 24) * 4 + (1514 + 24)) / 12)), sizes: [60, 60, 590, 60, 60, 590, 60, 60, 590, 60, 590, 1514], sportCount: 64 }] }),
+  },
+  'mixed-protocols': {
+    description: 'UDP, TCP, ICMP over IPv4, UDP over IPv6, VLAN-tagged UDP, ARP: 1 Mpps each',
+    spec: () => ({
+      linkGbps: 10,
+      sources: [
+        { ratePps: 1e6, l4: 'udp' },
+        { ratePps: 1e6, l4: 'tcp', frameLen: 74 },
+        { ratePps: 1e6, l4: 'icmp', frameLen: 98 },
+        { ratePps: 1e6, l3: 'ipv6', l4: 'udp', frameLen: 86 },
+        { ratePps: 1e6, vlans: [100], l4: 'udp' },
+        { ratePps: 1e6, l3: 'arp' },
+      ],
+    }),
+  },
+  'slow-1mpps': { description: '1 Mpps of 60 B UDP: a rate one core absorbs', spec: () => ({ linkGbps: 10, sources: [{ ratePps: 1e6, sportCount: 16 }] }) },
+};

@@ -1,0 +1,339 @@
+/**
+ * ALU instructions (the kernel's check_alu_op and adjust_*_min_max_vals):
+ * operand checks, moves (with scalar ids and sign extension), scalar range
+ * arithmetic, and which pointer arithmetic is allowed — with the kernel's
+ * words when it is not.
+ */
+import * as O from '../isa/opcodes';
+import type { Insn } from '../isa/insn';
+import type { Env } from './env';
+import { assignScalarIdBeforeMov, BPF_MAX_VAR_OFF } from './mem';
+import {
+  copyReg,
+  isPktPointer,
+  isPointer,
+  knownScalar,
+  mark32Unbounded,
+  markUnknown,
+  mayBeNull,
+  S64_MAX,
+  S64_MIN,
+  type Reg,
+  type RegType,
+} from './reg';
+import {
+  coerceRegToSizeSx,
+  coerceSubregToSizeSx,
+  regBoundsSync,
+  scalarAlu,
+  zext32To64,
+} from './scalar';
+import { tnumAdd, tnumIsConst, tnumSub, U64_MAX, s64 } from './tnum';
+import { checkRegArg } from './regarg';
+
+const ALU_STR = ['+=', '-=', '*=', '/=', '|=', '&=', '<<=', '>>=', 'neg', '%=', '^=', '=', 's>>=', 'endian'];
+
+function regTypeStr(t: RegType): string {
+  return t;
+}
+
+/** check_reg_sane_offset */
+function checkRegSaneOffset(env: Env, reg: Reg, type: RegType): boolean {
+  const known = tnumIsConst(reg.varOff);
+  const val = s64(reg.varOff.value);
+  const smin = reg.smin;
+  const M = BigInt(BPF_MAX_VAR_OFF);
+  if (known && (val >= M || val <= -M)) {
+    env.verboseErr(`math between ${regTypeStr(type)} pointer and ${val} is not allowed`);
+    return false;
+  }
+  if (reg.off >= BPF_MAX_VAR_OFF || reg.off <= -BPF_MAX_VAR_OFF) {
+    env.verboseErr(`${regTypeStr(type)} pointer offset ${reg.off} is not allowed`);
+    return false;
+  }
+  if (smin === S64_MIN) {
+    env.verboseErr(`math between ${regTypeStr(type)} pointer and register with unbounded min value is not allowed`);
+    return false;
+  }
+  if (smin >= M || smin <= -M) {
+    env.verboseErr(`value ${smin} makes ${regTypeStr(type)} pointer be out of bounds`);
+    return false;
+  }
+  return true;
+}
+
+const addOv = (a: bigint, b: bigint): boolean => s64(a + b) !== a + b;
+const subOv = (a: bigint, b: bigint): boolean => s64(a - b) !== a - b;
+
+/**
+ * adjust_ptr_min_max_vals: dst = ptr OP off. `dst` is the register being
+ * written (it may be the scalar operand for scalar += pointer).
+ */
+function adjustPtrMinMaxVals(env: Env, insn: Insn, ptr: Reg, offReg: Reg, dstIsOff: boolean): void {
+  const dstno = insn.dst;
+  const op = O.BPF_OP(insn.code);
+  const known = tnumIsConst(offReg.varOff);
+  const sminVal = offReg.smin;
+  const smaxVal = offReg.smax;
+  const uminVal = offReg.umin;
+  const umaxVal = offReg.umax;
+  const dst = env.regs[dstno]!;
+  if ((known && (sminVal !== smaxVal || uminVal !== umaxVal)) || sminVal > smaxVal || uminVal > umaxVal) {
+    markUnknown(dst);
+    return;
+  }
+  if (O.BPF_CLASS(insn.code) !== O.BPF_ALU64) {
+    if (op === O.BPF_SUB && env.allowPtrLeaks) {
+      markUnknown(dst);
+      return;
+    }
+    env.reject(`R${dstno} 32-bit pointer arithmetic prohibited`);
+  }
+  if (mayBeNull(ptr.type)) {
+    env.reject(`R${dstno} pointer arithmetic on ${regTypeStr(ptr.type)} prohibited, null-check it first`);
+  }
+  switch (ptr.type) {
+    case 'ctx':
+    case 'map_value':
+    case 'fp':
+    case 'pkt_meta':
+    case 'pkt':
+      break;
+    default:
+      if (ptr.type === 'map_ptr' && known && sminVal === 0n && op === O.BPF_ADD) break;
+      env.reject(`R${dstno} pointer arithmetic on ${regTypeStr(ptr.type)} prohibited`);
+  }
+  const p = copyReg(ptr);
+  const out = copyReg(dst);
+  out.type = p.type;
+  out.id = p.id;
+  if (!checkRegSaneOffset(env, offReg, p.type) || !checkRegSaneOffset(env, p, p.type)) throw env.rejectSilently();
+  const res: Reg = { ...p, type: p.type, id: p.id };
+  mark32Unbounded(res);
+  switch (op) {
+    case O.BPF_ADD:
+      if (known && BigInt(p.off) + sminVal === BigInt.asIntN(32, BigInt(p.off) + sminVal)) {
+        res.off = p.off + Number(sminVal);
+        break;
+      }
+      if (addOv(p.smin, sminVal) || addOv(p.smax, smaxVal)) {
+        res.smin = S64_MIN;
+        res.smax = S64_MAX;
+      } else {
+        res.smin = p.smin + sminVal;
+        res.smax = p.smax + smaxVal;
+      }
+      if (p.umin + uminVal > U64_MAX || p.umax + umaxVal > U64_MAX) {
+        res.umin = 0n;
+        res.umax = U64_MAX;
+      } else {
+        res.umin = p.umin + uminVal;
+        res.umax = p.umax + umaxVal;
+      }
+      res.varOff = tnumAdd(p.varOff, offReg.varOff);
+      if (isPktPointer(p)) {
+        res.id = ++env.idGen;
+        res.range = 0;
+      }
+      break;
+    case O.BPF_SUB:
+      if (dstIsOff) env.reject(`R${dstno} tried to subtract pointer from scalar`);
+      if (p.type === 'fp') env.reject(`R${dstno} subtraction from stack pointer prohibited`);
+      if (known && BigInt(p.off) - sminVal === BigInt.asIntN(32, BigInt(p.off) - sminVal)) {
+        res.off = p.off - Number(sminVal);
+        break;
+      }
+      if (subOv(p.smin, smaxVal) || subOv(p.smax, sminVal)) {
+        res.smin = S64_MIN;
+        res.smax = S64_MAX;
+      } else {
+        res.smin = p.smin - smaxVal;
+        res.smax = p.smax - sminVal;
+      }
+      if (p.umin < umaxVal) {
+        res.umin = 0n;
+        res.umax = U64_MAX;
+      } else {
+        res.umin = p.umin - umaxVal;
+        res.umax = p.umax - uminVal;
+      }
+      res.varOff = tnumSub(p.varOff, offReg.varOff);
+      if (isPktPointer(p)) {
+        res.id = ++env.idGen;
+        if (sminVal < 0n) res.range = 0;
+      }
+      break;
+    case O.BPF_AND:
+    case O.BPF_OR:
+    case O.BPF_XOR:
+      return env.reject(`R${dstno} bitwise operator ${ALU_STR[op >> 4]} on pointer prohibited`);
+    default:
+      env.reject(`R${dstno} pointer arithmetic with ${ALU_STR[op >> 4]} operator prohibited`);
+  }
+  if (!checkRegSaneOffset(env, res, p.type)) throw env.rejectSilently();
+  regBoundsSync(res);
+  env.regs[dstno] = res;
+}
+
+/** adjust_reg_min_max_vals */
+function adjustRegMinMaxVals(env: Env, insn: Insn): void {
+  const regs = env.regs;
+  const dst = regs[insn.dst]!;
+  const op = O.BPF_OP(insn.code);
+  const alu32 = O.BPF_CLASS(insn.code) !== O.BPF_ALU64;
+  let src: Reg;
+  if (O.BPF_SRC(insn.code) === O.BPF_X) {
+    src = regs[insn.src]!;
+    if (isPointer(src)) {
+      if (isPointer(dst)) {
+        if (op === O.BPF_SUB && env.allowPtrLeaks) {
+          markUnknown(dst);
+          return;
+        }
+        env.reject(`R${insn.dst} pointer ${ALU_STR[op >> 4]} pointer prohibited`);
+      }
+      // scalar OP pointer: the result is computed as pointer OP scalar.
+      adjustPtrMinMaxVals(env, insn, src, copyReg(dst), true);
+      return;
+    } else if (isPointer(dst)) {
+      adjustPtrMinMaxVals(env, insn, dst, copyReg(src), false);
+      return;
+    }
+    src = copyReg(src);
+  } else {
+    src = knownScalar(BigInt(insn.imm));
+    if (isPointer(dst)) {
+      adjustPtrMinMaxVals(env, insn, dst, src, false);
+      return;
+    }
+  }
+  if (dst.type !== 'scalar') {
+    // Not reached: check_reg_arg refused an uninitialised dst already.
+    markUnknown(dst);
+    return;
+  }
+  scalarAlu(op, alu32, dst, src);
+  // The result is a new value: break links with registers it was copied from.
+  dst.id = 0;
+}
+
+/** check_alu_op */
+export function checkAluOp(env: Env, insn: Insn): void {
+  const op = O.BPF_OP(insn.code);
+  const cls = O.BPF_CLASS(insn.code);
+  const is64 = cls === O.BPF_ALU64;
+  const srcX = O.BPF_SRC(insn.code) === O.BPF_X;
+  if (op === O.BPF_END || op === O.BPF_NEG) {
+    if (op === O.BPF_NEG) {
+      if (O.BPF_SRC(insn.code) !== O.BPF_K || insn.src !== 0 || insn.off !== 0 || insn.imm !== 0) {
+        env.reject('BPF_NEG uses reserved fields');
+      }
+    } else if (
+      insn.src !== 0 ||
+      insn.off !== 0 ||
+      (insn.imm !== 16 && insn.imm !== 32 && insn.imm !== 64) ||
+      (is64 && O.BPF_SRC(insn.code) !== O.BPF_TO_LE)
+    ) {
+      env.reject('BPF_END uses reserved fields');
+    }
+    checkRegArg(env, insn.dst, 'src');
+    if (isPointer(env.regs[insn.dst]!) && !env.allowPtrLeaks) {
+      env.reject(`R${insn.dst} pointer arithmetic prohibited`);
+    }
+    checkRegArg(env, insn.dst, 'dst_no_mark');
+    const dst = env.regs[insn.dst]!;
+    if (op === O.BPF_NEG && dst.type === 'scalar') {
+      scalarAlu(O.BPF_NEG, !is64, dst, knownScalar(0n));
+      dst.id = 0;
+    } else if (op === O.BPF_END && dst.type === 'scalar' && tnumIsConst(dst.varOff) && false) {
+      // (constant folding of byte swaps is not done by the kernel here)
+    } else {
+      markUnknown(dst);
+      // le16/le32 keep only the low bits; the kernel still marks unknown.
+    }
+    env.markRegScratched(insn.dst);
+    return;
+  }
+  if (op === O.BPF_MOV) {
+    if (srcX) {
+      if (cls === O.BPF_ALU) {
+        if ((insn.off !== 0 && insn.off !== 8 && insn.off !== 16) || insn.imm) env.reject('BPF_MOV uses reserved fields');
+      } else if ((insn.off !== 0 && insn.off !== 8 && insn.off !== 16 && insn.off !== 32) || insn.imm) {
+        env.reject('BPF_MOV uses reserved fields');
+      }
+      checkRegArg(env, insn.src, 'src');
+    } else if (insn.src !== 0 || insn.off !== 0) {
+      env.reject('BPF_MOV uses reserved fields');
+    }
+    checkRegArg(env, insn.dst, 'dst_no_mark');
+    const regs = env.regs;
+    if (srcX) {
+      const src = regs[insn.src]!;
+      if (is64) {
+        if (insn.off === 0) {
+          assignScalarIdBeforeMov(env, src);
+          regs[insn.dst] = copyReg(src);
+        } else if (isPointer(src)) {
+          if (!env.allowPtrLeaks) env.reject(`R${insn.src} sign-extension part of pointer`);
+          markUnknown(regs[insn.dst]!);
+        } else {
+          const noSext = src.umax < 1n << BigInt(insn.off - 1);
+          if (noSext) assignScalarIdBeforeMov(env, src);
+          const d = copyReg(src);
+          if (!noSext) d.id = 0;
+          coerceRegToSizeSx(d, insn.off >> 3);
+          regs[insn.dst] = d;
+        }
+      } else {
+        if (isPointer(src)) {
+          if (!env.allowPtrLeaks) env.reject(`R${insn.src} partial copy of pointer`);
+          regs[insn.dst] = knownScalar(0n);
+          markUnknown(regs[insn.dst]!);
+        } else if (insn.off === 0) {
+          const isU32 = src.umax <= 0xffffffffn;
+          if (isU32) assignScalarIdBeforeMov(env, src);
+          const d = copyReg(src);
+          if (!isU32) d.id = 0;
+          regs[insn.dst] = d;
+        } else {
+          const noSext = src.umax < 1n << BigInt(insn.off - 1);
+          if (noSext) assignScalarIdBeforeMov(env, src);
+          const d = copyReg(src);
+          if (!noSext) d.id = 0;
+          coerceSubregToSizeSx(d, insn.off >> 3);
+          regs[insn.dst] = d;
+        }
+        const d = regs[insn.dst]!;
+        zext32To64(d);
+        regBoundsSync(d);
+      }
+    } else {
+      regs[insn.dst] = knownScalar(is64 ? BigInt(insn.imm) : BigInt(insn.imm >>> 0));
+    }
+    env.markRegScratched(insn.dst);
+    if (srcX) env.markRegScratched(insn.src);
+    return;
+  }
+  if (op > O.BPF_END) env.reject(`invalid BPF_ALU opcode ${op.toString(16)}`);
+  // Binary operations.
+  if (srcX) {
+    if (insn.imm !== 0 || (insn.off > 1 || insn.off < 0) || (insn.off === 1 && op !== O.BPF_MOD && op !== O.BPF_DIV)) {
+      env.reject('BPF_ALU uses reserved fields');
+    }
+    checkRegArg(env, insn.src, 'src');
+  } else if (insn.src !== 0 || (insn.off > 1 || insn.off < 0) || (insn.off === 1 && op !== O.BPF_MOD && op !== O.BPF_DIV)) {
+    env.reject('BPF_ALU uses reserved fields');
+  }
+  checkRegArg(env, insn.dst, 'src');
+  if ((op === O.BPF_MOD || op === O.BPF_DIV) && !srcX && insn.imm === 0) env.reject('div by zero');
+  if ((op === O.BPF_LSH || op === O.BPF_RSH || op === O.BPF_ARSH) && !srcX) {
+    const size = is64 ? 64 : 32;
+    if (insn.imm < 0 || insn.imm >= size) env.reject(`invalid shift ${insn.imm}`);
+  }
+  checkRegArg(env, insn.dst, 'dst_no_mark');
+  adjustRegMinMaxVals(env, insn);
+  env.markRegScratched(insn.dst);
+  if (srcX) env.markRegScratched(insn.src);
+}
+
+export { zext32To64 };

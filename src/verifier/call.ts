@@ -1,0 +1,404 @@
+/**
+ * Calls and exits: helper calls checked against their prototypes
+ * (check_helper_call / check_func_arg: argument kinds, memory/size pairs,
+ * map types), bpf-to-bpf calls (new frames, call depth), and exits.
+ */
+import * as O from '../isa/opcodes';
+import type { Insn } from '../isa/insn';
+import { helperById, helperDisplayName, MAP_TYPE_HELPERS, type ArgKind, type HelperProto } from '../helpers/table';
+import { MAP_TYPES } from '../isa/spec';
+import type { Env } from './env';
+import {
+  BPF_MAX_VAR_SIZ,
+  checkMapAccess,
+  checkMemAccess,
+  checkPacketAccess,
+  checkPtrAlignment,
+  checkPtrOffReg,
+  slotOf,
+  stackFrameOf,
+} from './mem';
+import { isNullScalar, isPointer, knownScalar, markUnknown, mayBeNull, notInit, pointer, type Reg, type RegType } from './reg';
+import { regBoundsSync } from './scalar';
+import { STACK_INVALID, STACK_MISC, STACK_SPILL, STACK_ZERO, curFrame, forEachReg, growStack } from './state';
+import { tnumIsConst, tnumStr, s64 } from './tnum';
+import { checkRegArg } from './regarg';
+
+const MEM_TYPES = 'fp, pkt, pkt_meta, map_key, map_value, mem, ringbuf_mem, buf, trusted_ptr_';
+const SOCK_TYPES = 'sock_common, sock, tcp_sock, xdp_sock, ptr_, trusted_ptr_';
+
+/** The register types each argument kind accepts, as check_reg_type lists them. */
+function compatibleTypes(k: ArgKind): { types: readonly RegType[]; text: string } {
+  switch (k) {
+    case 'ARG_CONST_MAP_PTR':
+      return { types: ['map_ptr'], text: 'map_ptr' };
+    case 'ARG_PTR_TO_CTX':
+      return { types: ['ctx'], text: 'ctx' };
+    case 'ARG_PTR_TO_MAP_KEY':
+    case 'ARG_PTR_TO_MAP_VALUE':
+    case 'ARG_PTR_TO_UNINIT_MAP_VALUE':
+    case 'ARG_PTR_TO_MEM':
+    case 'ARG_PTR_TO_MEM_OR_NULL':
+    case 'ARG_PTR_TO_UNINIT_MEM':
+    case 'ARG_PTR_TO_FIXED_SIZE_MEM_U32':
+    case 'ARG_PTR_TO_LONG':
+      return { types: ['fp', 'pkt', 'pkt_meta', 'map_value'], text: MEM_TYPES };
+    case 'ARG_CONST_SIZE':
+    case 'ARG_CONST_SIZE_OR_ZERO':
+    case 'ARG_CONST_ALLOC_SIZE_OR_ZERO':
+      return { types: ['scalar'], text: 'scalar' };
+    case 'ARG_PTR_TO_FUNC':
+      return { types: [], text: 'func' };
+    case 'ARG_PTR_TO_STACK_OR_NULL':
+    case 'ARG_PTR_TO_STACK':
+      return { types: ['fp'], text: 'fp' };
+    case 'ARG_PTR_TO_CONST_STR':
+      return { types: ['map_value'], text: 'map_value' };
+    case 'ARG_PTR_TO_RINGBUF_MEM':
+      return { types: [], text: 'ringbuf_mem' };
+    case 'ARG_PTR_TO_BTF_ID_SOCK_COMMON':
+      return { types: ['xdp_sock'], text: SOCK_TYPES };
+    case 'ARG_PTR_TO_BTF_ID':
+      return { types: [], text: 'ptr_, trusted_ptr_, rcu_ptr_' };
+    case 'ARG_PTR_TO_PERCPU_BTF_ID':
+      return { types: [], text: 'percpu_ptr_, percpu_rcu_ptr_, percpu_trusted_ptr_' };
+    case 'ARG_PTR_TO_SPIN_LOCK':
+      return { types: ['map_value'], text: 'map_value, ptr_' };
+    case 'ARG_PTR_TO_TIMER':
+      return { types: ['map_value'], text: 'map_value' };
+    case 'ARG_PTR_TO_DYNPTR':
+      return { types: ['fp'], text: 'fp, dynptr_ptr' };
+    default:
+      return { types: ['scalar'], text: 'scalar' };
+  }
+}
+
+const argMayBeNull = (k: ArgKind): boolean =>
+  k === 'ARG_PTR_TO_MEM_OR_NULL' || k === 'ARG_PTR_TO_STACK_OR_NULL';
+
+interface CallMeta {
+  map: number;
+  rawMode: boolean;
+  /** Stack bytes a raw-mode argument will have written (stack, constant size). */
+  accessSize: number;
+  regno: number;
+  constMapKey: bigint | null;
+}
+
+/** check_stack_range_initialized: helper access to [off, off+size) of the stack. */
+function checkStackRangeInitialized(env: Env, regno: number, off: number, size: number, zeroOk: boolean, write: boolean, meta: CallMeta | null): void {
+  const reg = env.regs[regno]!;
+  const f = stackFrameOf(env, reg);
+  if (size === 0 && !zeroOk) env.reject('invalid zero-sized read');
+  // Bounds, as for a direct access, with the helper wording.
+  let minOff: number;
+  let maxOff: number;
+  if (tnumIsConst(reg.varOff)) {
+    minOff = Number(s64(reg.varOff.value)) + off;
+    const mo = minOff;
+    const hi = mo + size;
+    const minValid = write || env.allowPtrLeaks ? -512 : -f.stack.length * 8;
+    if (mo < minValid || mo > -1 || hi > 0 || size < 0) {
+      env.reject(`invalid ${write ? 'write to' : 'read from'} stack R${regno} off=${off} size=${size}`);
+    }
+    growStack(f, -mo);
+    maxOff = minOff;
+  } else {
+    if (reg.smax >= BigInt(BPF_MAX_VAR_SIZ) || reg.smin <= -BigInt(BPF_MAX_VAR_SIZ)) {
+      env.reject(`invalid unbounded variable-offset ${write ? 'write to' : 'read from'} stack R${regno}`);
+    }
+    const mo = Number(reg.smin) + off;
+    const hi = Number(reg.smax) + off + size;
+    if (mo < -512 || mo > -1 || hi > 0) {
+      env.reject(`invalid variable-offset ${write ? 'write to' : 'read from'} stack R${regno} var_off=${tnumStr(reg.varOff)} off=${off} size=${size}`);
+    }
+    if (!env.bypassSpec) {
+      env.reject(`R${regno} variable offset stack access prohibited for !root, var_off=${tnumStr(reg.varOff)}`);
+    }
+    growStack(f, -mo);
+    if (meta && meta.rawMode) meta = null;
+    minOff = mo;
+    maxOff = Number(reg.smax) + off;
+  }
+  if (meta && meta.rawMode) {
+    meta.accessSize = size;
+    meta.regno = regno;
+    return;
+  }
+  for (let i = minOff; i < maxOff + size; i++) {
+    const { spi, byte } = slotOf(i);
+    const sl = f.stack[spi]!;
+    const t = sl.types[byte]!;
+    if (t === STACK_MISC) continue;
+    if (t === STACK_ZERO || (t === STACK_INVALID && env.allowPtrLeaks)) {
+      if (write) sl.types[byte] = STACK_MISC;
+      continue;
+    }
+    if (sl.types[7] === STACK_SPILL && (sl.spilled.type === 'scalar' || env.allowPtrLeaks)) {
+      if (write) {
+        markUnknown(sl.spilled);
+        for (let j = 0; j < 8; j++) if (sl.types[j] !== STACK_INVALID) sl.types[j] = STACK_MISC;
+      }
+      continue;
+    }
+    if (tnumIsConst(reg.varOff)) env.reject(`invalid read from stack R${regno} off ${minOff}+${i - minOff} size ${size}`);
+    env.reject(`invalid read from stack R${regno} var_off ${tnumStr(reg.varOff)}+${i - minOff} size ${size}`);
+  }
+}
+
+/** check_helper_mem_access */
+function checkHelperMemAccess(env: Env, regno: number, size: number, write: boolean, zeroOk: boolean, meta: CallMeta | null): void {
+  const reg = env.regs[regno]!;
+  switch (reg.type) {
+    case 'pkt':
+    case 'pkt_meta':
+      return checkPacketAccess(env, regno, reg.off, size, zeroOk);
+    case 'map_value': {
+      const m = env.maps[reg.map]!;
+      if (write && (m.type === 'devmap' || m.type === 'devmap_hash')) {
+        env.reject(`write into map forbidden, value_size=${m.value_size} off=${reg.off} size=${size}`);
+      }
+      return checkMapAccess(env, regno, reg.off, size, zeroOk);
+    }
+    case 'fp':
+      return checkStackRangeInitialized(env, regno, reg.off, size, zeroOk, write, meta);
+    default:
+      if (zeroOk && size === 0 && isNullScalar(reg)) return;
+      env.reject(`R${regno} type=${reg.type} expected=fp`);
+  }
+}
+
+/** check_mem_size_reg: the size argument after a memory argument. */
+function checkMemSizeReg(env: Env, regno: number, zeroOk: boolean, write: boolean, meta: CallMeta): void {
+  const reg = env.regs[regno]!;
+  const m = tnumIsConst(reg.varOff) ? meta : null;
+  if (reg.smin < 0n) env.reject(`R${regno} min value is negative, either use unsigned or 'var &= const'`);
+  if (reg.umin === 0n && !zeroOk) {
+    env.reject(`R${regno} invalid zero-sized read: u64=[${s64(reg.umin)},${s64(reg.umax)}]`);
+  }
+  if (reg.umax >= BigInt(BPF_MAX_VAR_SIZ)) {
+    env.reject(`R${regno} unbounded memory access, use 'var &= const' or 'if (var < const)'`);
+  }
+  checkHelperMemAccess(env, regno - 1, Number(reg.umax), write, zeroOk, m);
+  reg.precise = true;
+}
+
+/** get_constant_map_key: a constant key on the stack lets array lookups skip the null check. */
+function constantMapKey(env: Env, key: Reg, keySize: number): bigint | null {
+  if (!env.allowPtrLeaks || key.type !== 'fp' || !tnumIsConst(key.varOff)) return null;
+  const f = stackFrameOf(env, key);
+  const stackOff = key.off + Number(s64(key.varOff.value));
+  const { spi, byte } = slotOf(stackOff);
+  const sl = f.stack[spi];
+  if (!sl) return null;
+  let zero = 0;
+  for (let i = byte; i >= 0 && sl.types[i] === STACK_ZERO; i--) zero++;
+  if (zero >= keySize) return 0n;
+  if (sl.types[7] !== STACK_SPILL || sl.spilled.type !== 'scalar') return null;
+  let spill = 0;
+  for (let i = byte; i >= 0 && sl.types[i] === STACK_SPILL; i--) spill++;
+  if (spill !== keySize) return null;
+  if (!tnumIsConst(sl.spilled.varOff)) return null;
+  sl.spilled.precise = true;
+  return sl.spilled.varOff.value;
+}
+
+function checkFuncArg(env: Env, arg: number, fn: HelperProto, meta: CallMeta): void {
+  const k = fn.args[arg];
+  if (!k || k === 'ARG_DONTCARE') return;
+  const regno = arg + 1;
+  checkRegArg(env, regno, 'src');
+  const reg = env.regs[regno]!;
+  if (k === 'ARG_ANYTHING') {
+    if (isPointer(reg) && !env.allowPtrLeaks) env.reject(`R${regno} leaks addr into helper function`);
+    return;
+  }
+  const nullOk = argMayBeNull(k) && isNullScalar(reg);
+  if (!nullOk) {
+    const compat = compatibleTypes(k);
+    // A maybe-null pointer passes where the argument may be null.
+    let t: RegType = reg.type;
+    if (argMayBeNull(k) && t === 'map_value_or_null') t = 'map_value';
+    if (!compat.types.includes(t)) env.reject(`R${regno} type=${reg.type} expected=${compat.text}`);
+    if (reg.type === 'ctx') checkPtrOffReg(env, reg, regno, false);
+  }
+  switch (k) {
+    case 'ARG_CONST_MAP_PTR':
+      meta.map = reg.map;
+      return;
+    case 'ARG_PTR_TO_MAP_KEY': {
+      if (meta.map < 0) env.reject('invalid map_ptr to access map->key');
+      const m = env.maps[meta.map]!;
+      checkHelperMemAccess(env, regno, m.key_size, false, false, null);
+      if (m.type === 'array' || m.type === 'percpu_array') meta.constMapKey = constantMapKey(env, reg, m.key_size);
+      return;
+    }
+    case 'ARG_PTR_TO_MAP_VALUE':
+    case 'ARG_PTR_TO_UNINIT_MAP_VALUE': {
+      if (meta.map < 0) env.reject('invalid map_ptr to access map->value');
+      const uninit = k === 'ARG_PTR_TO_UNINIT_MAP_VALUE';
+      meta.rawMode = uninit;
+      checkHelperMemAccess(env, regno, env.maps[meta.map]!.value_size, uninit, false, meta);
+      return;
+    }
+    case 'ARG_PTR_TO_MEM':
+    case 'ARG_PTR_TO_MEM_OR_NULL':
+    case 'ARG_PTR_TO_UNINIT_MEM':
+      meta.rawMode = k === 'ARG_PTR_TO_UNINIT_MEM';
+      return;
+    case 'ARG_PTR_TO_FIXED_SIZE_MEM_U32':
+      checkHelperMemAccess(env, regno, 4, true, false, meta);
+      checkPtrAlignment(env, reg, 0, 4, true);
+      return;
+    case 'ARG_CONST_SIZE':
+    case 'ARG_CONST_SIZE_OR_ZERO': {
+      const prev = fn.args[arg - 1];
+      checkMemSizeReg(env, regno, k === 'ARG_CONST_SIZE_OR_ZERO', prev === 'ARG_PTR_TO_UNINIT_MEM', meta);
+      return;
+    }
+    case 'ARG_PTR_TO_CTX':
+      return;
+    default:
+      env.reject(`helper ${helperDisplayName(fn.id)}#${fn.id} argument ${regno} (${k}) is not modelled by XDP Lab`);
+  }
+}
+
+/** record_func_map: map checks the kernel makes right after the arguments. */
+function recordFuncMap(env: Env, mapIdx: number, fn: HelperProto): void {
+  if (mapIdx < 0) return;
+  const m = env.maps[mapIdx]!;
+  if (fn.id === 12 && m.type !== 'prog_array') {
+    // The kernel prints this one without a newline.
+    if (env.errorLine === undefined) env.errorLine = 'expected prog array map for tail call';
+    env.log.write('expected prog array map for tail call');
+    throw env.rejectSilently();
+  }
+  const rdonlyProg = m.type === 'devmap' || m.type === 'devmap_hash';
+  if (rdonlyProg && [2, 3, 87, 88].includes(fn.id)) env.reject('write into map forbidden');
+}
+
+/** check_map_func_compatibility */
+function checkMapFuncCompatibility(env: Env, mapIdx: number, fn: HelperProto): void {
+  if (mapIdx < 0) return;
+  const m = env.maps[mapIdx]!;
+  const typeNo = MAP_TYPES[m.type];
+  const bad = (): never => env.reject(`cannot pass map_type ${typeNo} into func ${helperDisplayName(fn.id)}#${fn.id}`);
+  const allowedFns = MAP_TYPE_HELPERS[m.type];
+  if (allowedFns && !allowedFns.includes(fn.id)) bad();
+  if (fn.mapTypes && !fn.mapTypes.includes(m.type)) bad();
+}
+
+function clearAllPktPointers(env: Env): void {
+  forEachReg(env.cur, (r) => {
+    if (r.type === 'pkt' || r.type === 'pkt_meta' || r.type === 'pkt_end') {
+      if (env.allowPtrLeaks) markUnknown(r);
+      else Object.assign(r, notInit());
+    }
+  });
+}
+
+export function checkHelperCall(env: Env, insn: Insn): void {
+  const id = insn.imm;
+  if (id < 0 || id > 211) env.reject(`invalid func ${helperDisplayName(id)}#${id}`);
+  const fn = helperById(id);
+  if (!fn) env.reject(`program of this type cannot use helper ${helperDisplayName(id)}#${id}`);
+  if (fn.refusal) env.reject(fn.refusal);
+  const meta: CallMeta = { map: -1, rawMode: false, accessSize: 0, regno: -1, constMapKey: null };
+  for (let i = 0; i < 5; i++) checkFuncArg(env, i, fn, meta);
+  recordFuncMap(env, meta.map, fn);
+  if (fn.unmodelled) {
+    env.reject(`helper ${helperDisplayName(id)}#${id} needs state XDP Lab does not model (references, callbacks or BTF objects)`);
+  }
+  for (let i = 0; i < meta.accessSize; i++) {
+    checkMemAccess(env, { regno: meta.regno, off: i, size: 1, t: 'write', valueRegno: -1 });
+  }
+  const regs = env.regs;
+  for (let r = 1; r <= 5; r++) {
+    regs[r] = notInit();
+    env.markRegScratched(r);
+  }
+  env.markRegScratched(0);
+  switch (fn.ret) {
+    case 'RET_INTEGER':
+      regs[0] = knownScalar(0n);
+      markUnknown(regs[0]!);
+      break;
+    case 'RET_VOID':
+      regs[0] = notInit();
+      break;
+    case 'RET_PTR_TO_MAP_VALUE_OR_NULL': {
+      const m = env.maps[meta.map]!;
+      const elide =
+        id === 1 && (m.type === 'array' || m.type === 'percpu_array') && meta.constMapKey !== null && meta.constMapKey < BigInt(m.max_entries);
+      regs[0] = pointer(elide ? 'map_value' : 'map_value_or_null', { map: meta.map });
+      if (!elide) regs[0]!.id = ++env.idGen;
+      if (!elide && m.type === 'xskmap') regs[0]!.type = 'xdp_sock_or_null';
+      break;
+    }
+    default:
+      regs[0] = knownScalar(0n);
+      markUnknown(regs[0]!);
+  }
+  if (id === 8) {
+    // get_smp_processor_id: do_refine_retval_range bounds it by nr_cpu_ids.
+    const r0 = regs[0]!;
+    r0.umax = r0.u32max = r0.smax = r0.s32max = BigInt(env.nrCpuIds - 1);
+    r0.smin = r0.s32min = 0n;
+    regBoundsSync(r0);
+  }
+  checkMapFuncCompatibility(env, meta.map, fn);
+  if (fn.changesPktData) clearAllPktPointers(env);
+  void mayBeNull;
+}
+
+export const MAX_CALL_FRAMES = 8;
+
+/** check_func_call: enter a bpf-to-bpf callee. Returns the callee's first insn. */
+export function checkFuncCall(env: Env, insn: Insn, idx: number): number {
+  const s = env.cur;
+  if (s.frames.length >= MAX_CALL_FRAMES) {
+    env.reject(`the call stack of ${s.frames.length + 1} frames is too deep`);
+  }
+  const target = idx + insn.imm + 1;
+  const caller = curFrame(s);
+  const regs = caller.regs.map((_, i) => (i >= 1 && i <= 5 ? { ...caller.regs[i]! } : notInit()));
+  const frameno = s.frames.length;
+  regs[10] = pointer('fp', { frameno });
+  for (let r = 0; r <= 5; r++) caller.regs[r] = notInit();
+  s.frames.push({ regs, stack: [], frameno, callsite: idx, subprogStart: target });
+  if (env.log.level) {
+    env.verbose('caller:\n');
+    env.verbose(formatFrameAll(env, caller) + '\n');
+    env.verbose('callee:\n');
+    env.verbose(formatFrameAll(env, curFrame(s)) + '\n');
+  }
+  return target;
+}
+
+import { formatFrame } from './log';
+const formatFrameAll = (env: Env, f: import('./state').Frame): string => formatFrame(f, env.maps, null, null);
+
+/** prepare_func_exit: return from a callee. Returns the caller's next insn. */
+export function prepareFuncExit(env: Env): number {
+  const s = env.cur;
+  const callee = curFrame(s);
+  const r0 = callee.regs[0]!;
+  if (r0.type === 'fp') env.reject('cannot return stack pointer to the caller');
+  const caller = s.frames[s.frames.length - 2]!;
+  caller.regs[0] = { ...r0 };
+  const next = callee.callsite + 1;
+  if (env.log.level) {
+    env.verbose('returning from callee:\n');
+    env.verbose(formatFrameAll(env, callee) + '\n');
+    env.verbose(`to caller at ${next}:\n`);
+    env.verbose(formatFrameAll(env, caller) + '\n');
+  }
+  s.frames.pop();
+  return next;
+}
+
+export function checkExitFields(env: Env, insn: Insn): void {
+  if (O.BPF_SRC(insn.code) !== O.BPF_K || insn.imm !== 0 || insn.src !== 0 || insn.dst !== 0 || O.BPF_CLASS(insn.code) === O.BPF_JMP32) {
+    env.reject('BPF_EXIT uses reserved fields');
+  }
+}

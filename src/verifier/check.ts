@@ -1,0 +1,242 @@
+/**
+ * The exploration loop (the kernel's do_check): walk every path from the
+ * first instruction, one instruction at a time, checking each against the
+ * state of its path; branches push the other side for later, exits and
+ * pruned paths pop it back. The 1,000,000 processed-instruction limit ends
+ * programs whose paths never converge.
+ */
+import * as O from '../isa/opcodes';
+import { checkAluOp } from './alu';
+import { checkCondJmpOp } from './branch';
+import { checkExitFields, checkFuncCall, checkHelperCall, prepareFuncExit } from './call';
+import { Reject, type Env } from './env';
+import { checkMemAccess } from './mem';
+import { isStateVisited, updateBranchCounts } from './prune';
+import { isPointer, knownScalar, markUnknown, pointer } from './reg';
+import { checkRegArg } from './regarg';
+import { cloneState, initialState } from './state';
+import { formatFrame } from './log';
+
+const BPF_COMPLEXITY_LIMIT_JMP_SEQ = 8192;
+
+function checkLdImm(env: Env, idx: number): void {
+  const insn = env.insns[idx]!;
+  if (O.BPF_SIZE(insn.code) !== O.BPF_DW) env.reject('invalid BPF_LD_IMM insn');
+  if (insn.off !== 0) env.reject('BPF_LD_IMM64 uses reserved fields');
+  checkRegArg(env, insn.dst, 'dst');
+  const mapIdx = env.mapOfInsn.get(idx);
+  if (mapIdx === undefined) {
+    const v = (BigInt((insn.imm2 ?? 0) >>> 0) << 32n) | BigInt(insn.imm >>> 0);
+    env.regs[insn.dst] = knownScalar(v);
+    return;
+  }
+  if (insn.src === O.BPF_PSEUDO_MAP_VALUE) {
+    env.regs[insn.dst] = pointer('map_value', { map: mapIdx, off: (insn.imm2 ?? 0) >>> 0 });
+  } else {
+    env.regs[insn.dst] = pointer('map_ptr', { map: mapIdx });
+  }
+}
+
+function checkAtomic(env: Env, idx: number): void {
+  const insn = env.insns[idx]!;
+  const okOps = [O.BPF_ADD, O.BPF_AND, O.BPF_OR, O.BPF_XOR];
+  const base = insn.imm & ~O.BPF_FETCH;
+  if (!(okOps.includes(base) || insn.imm === O.BPF_XCHG || insn.imm === O.BPF_CMPXCHG)) {
+    env.reject(`BPF_ATOMIC uses invalid atomic opcode ${(insn.imm & 0xff).toString(16).padStart(2, '0')}`);
+  }
+  if (O.BPF_SIZE(insn.code) !== O.BPF_W && O.BPF_SIZE(insn.code) !== O.BPF_DW) env.reject('invalid atomic operand size');
+  checkRegArg(env, insn.src, 'src');
+  checkRegArg(env, insn.dst, 'src');
+  if (insn.imm === O.BPF_CMPXCHG) {
+    checkRegArg(env, 0, 'src');
+    if (!env.allowPtrLeaks && isPointer(env.regs[0]!)) env.reject('R0 leaks addr into mem');
+  }
+  if (!env.allowPtrLeaks && isPointer(env.regs[insn.src]!)) env.reject(`R${insn.src} leaks addr into mem`);
+  const dt = env.regs[insn.dst]!.type;
+  if (dt === 'ctx' || dt === 'pkt' || dt === 'pkt_meta' || dt === 'pkt_end' || dt === 'xdp_sock') {
+    env.reject(`BPF_ATOMIC stores into R${insn.dst} ${dt} is not allowed`);
+  }
+  const size = O.sizeBytes(O.BPF_SIZE(insn.code));
+  let loadReg = -1;
+  if (insn.imm & O.BPF_FETCH) {
+    loadReg = insn.imm === O.BPF_CMPXCHG ? 0 : insn.src;
+    checkRegArg(env, loadReg, 'dst');
+  }
+  checkMemAccess(env, { regno: insn.dst, off: insn.off, size, t: 'read', valueRegno: -1, strictOnce: true });
+  if (loadReg >= 0) checkMemAccess(env, { regno: insn.dst, off: insn.off, size, t: 'read', valueRegno: loadReg, strictOnce: true });
+  checkMemAccess(env, { regno: insn.dst, off: insn.off, size, t: 'write', valueRegno: -1, strictOnce: true });
+}
+
+/** check_return_code for the main program's exit. */
+function checkReturnCode(env: Env): void {
+  checkRegArg(env, 0, 'src');
+  if (!env.allowPtrLeaks && isPointer(env.regs[0]!)) env.reject('R0 leaks addr as return value');
+}
+
+export interface StepRecord {
+  idx: number;
+  before: string;
+}
+
+/** Run the exploration. Throws Reject (after logging) when the program is refused. */
+export function doCheck(env: Env): void {
+  env.cur = initialState();
+  const insns = env.insns;
+  let doPrintState = false;
+  env.insnIdx = 0;
+  env.prevInsnIdx = -1;
+  env.markAllScratched();
+  env.path = null;
+  for (;;) {
+    const idx = env.insnIdx;
+    if (idx < 0 || idx >= insns.length) env.reject(`invalid insn idx ${idx} insn_cnt ${insns.length}`);
+    const insn = insns[idx]!;
+    if (++env.insnProcessed > env.insnLimit) {
+      env.reject(`BPF program is too large. Processed ${env.insnProcessed} insn`);
+    }
+    env.path = { idx, prev: env.path };
+    let pruned = false;
+    if (env.prunePoint[idx] && isStateVisited(env, idx)) {
+      if (env.log.level) {
+        if (doPrintState) env.verbose(`\nfrom ${env.prevInsnIdx} to ${idx}: safe\n`);
+        else env.verbose(`${idx}: safe\n`);
+      }
+      pruned = true;
+    }
+    if (!pruned) {
+      if (env.log.level >= 2 && doPrintState) {
+        env.verbose(`\nfrom ${env.prevInsnIdx} to ${idx}:${env.formatState(true)}\n`);
+        doPrintState = false;
+      }
+      if (env.log.level) {
+        if (env.stateScratched) env.printInsnState();
+        env.verboseLinfo(idx, '; ');
+        env.printInsnLine(idx);
+      }
+      doPrintState = false;
+      env.onInsn?.(env, idx, 'before');
+      env.prevInsnIdx = idx;
+      const cls = O.BPF_CLASS(insn.code);
+      let next = idx + 1;
+      let pathEnded = false;
+      switch (cls) {
+        case O.BPF_ALU:
+        case O.BPF_ALU64:
+          checkAluOp(env, insn);
+          break;
+        case O.BPF_LDX: {
+          checkRegArg(env, insn.src, 'src');
+          checkRegArg(env, insn.dst, 'dst_no_mark');
+          checkMemAccess(env, {
+            regno: insn.src,
+            off: insn.off,
+            size: O.sizeBytes(O.BPF_SIZE(insn.code)),
+            t: 'read',
+            valueRegno: insn.dst,
+            signExtend: O.BPF_MODE(insn.code) === O.BPF_MEMSX,
+          });
+          break;
+        }
+        case O.BPF_STX:
+          if (O.BPF_MODE(insn.code) === O.BPF_ATOMIC) {
+            checkAtomic(env, idx);
+            break;
+          }
+          if (O.BPF_MODE(insn.code) !== O.BPF_MEM || insn.imm !== 0) env.reject('BPF_STX uses reserved fields');
+          checkRegArg(env, insn.src, 'src');
+          checkRegArg(env, insn.dst, 'src');
+          checkMemAccess(env, { regno: insn.dst, off: insn.off, size: O.sizeBytes(O.BPF_SIZE(insn.code)), t: 'write', valueRegno: insn.src });
+          break;
+        case O.BPF_ST:
+          if (O.BPF_MODE(insn.code) !== O.BPF_MEM || insn.src !== 0) env.reject('BPF_ST uses reserved fields');
+          checkRegArg(env, insn.dst, 'src');
+          checkMemAccess(env, { regno: insn.dst, off: insn.off, size: O.sizeBytes(O.BPF_SIZE(insn.code)), t: 'write', valueRegno: -1, stImm: insn.imm });
+          break;
+        case O.BPF_LD: {
+          const mode = O.BPF_MODE(insn.code);
+          if (mode === O.BPF_ABS || mode === O.BPF_IND) env.reject('BPF_LD_[ABS|IND] instructions not allowed for this program type');
+          if (mode !== O.BPF_IMM) env.reject('invalid BPF_LD mode');
+          checkLdImm(env, idx);
+          next = idx + 2;
+          break;
+        }
+        case O.BPF_JMP:
+        case O.BPF_JMP32: {
+          env.jmpsProcessed++;
+          const op = O.BPF_OP(insn.code);
+          if (op === O.BPF_CALL) {
+            if (
+              O.BPF_SRC(insn.code) !== O.BPF_K ||
+              (insn.src !== O.BPF_PSEUDO_KFUNC_CALL && insn.off !== 0) ||
+              (insn.src !== 0 && insn.src !== O.BPF_PSEUDO_CALL && insn.src !== O.BPF_PSEUDO_KFUNC_CALL) ||
+              insn.dst !== 0 ||
+              cls === O.BPF_JMP32
+            ) {
+              env.reject('BPF_CALL uses reserved fields');
+            }
+            if (insn.src === O.BPF_PSEUDO_CALL) {
+              next = checkFuncCall(env, insn, idx);
+              doPrintState = true;
+            } else {
+              checkHelperCall(env, insn);
+            }
+            env.markRegScratched(0);
+          } else if (op === O.BPF_JA) {
+            if (
+              O.BPF_SRC(insn.code) !== O.BPF_K ||
+              insn.src !== 0 ||
+              insn.dst !== 0 ||
+              (cls === O.BPF_JMP && insn.imm !== 0) ||
+              (cls === O.BPF_JMP32 && insn.off !== 0)
+            ) {
+              env.reject('BPF_JA uses reserved fields');
+            }
+            next = cls === O.BPF_JMP ? idx + insn.off + 1 : idx + insn.imm + 1;
+          } else if (op === O.BPF_EXIT) {
+            checkExitFields(env, insn);
+            if (env.cur.frames.length > 1) {
+              next = prepareFuncExit(env);
+              doPrintState = true;
+            } else {
+              checkReturnCode(env);
+              pathEnded = true;
+            }
+          } else {
+            const out = checkCondJmpOp(env, insn, idx) as ReturnType<typeof checkCondJmpOp> & { replace?: import('./state').VState };
+            if (out.replace) env.cur = out.replace;
+            next = out.next;
+            if (out.push) {
+              if (env.pending.length >= BPF_COMPLEXITY_LIMIT_JMP_SEQ) {
+                env.reject(`The sequence of ${env.pending.length} jumps is too complex.`);
+              }
+              const st = out.push.state;
+              if (st.parent) st.parent.branches++;
+              env.pending.push({ state: st, insnIdx: out.push.insnIdx, prevInsnIdx: idx, logPos: env.branchLogPos, path: env.path });
+            }
+          }
+          break;
+        }
+        default:
+          env.reject(`unknown insn class ${cls}`);
+      }
+      env.onInsn?.(env, idx, 'after');
+      if (!pathEnded) {
+        env.insnIdx = next;
+        continue;
+      }
+    }
+    // process_bpf_exit: this path is done; resume a pending one.
+    env.markAllScratched();
+    updateBranchCounts(env.cur);
+    const p = env.pending.pop();
+    if (!p) return;
+    if (env.log.level === 1) env.log.reset(p.logPos);
+    env.cur = p.state;
+    env.insnIdx = p.insnIdx;
+    env.prevInsnIdx = p.prevInsnIdx;
+    env.path = p.path;
+    doPrintState = true;
+  }
+}
+
+export { Reject, cloneState, formatFrame, markUnknown };

@@ -1,0 +1,207 @@
+/**
+ * The verifier environment (the kernel's bpf_verifier_env): the program,
+ * its maps, options, the log, the current path's state and the bookkeeping
+ * of exploration. A rejection is a thrown Reject after its message lines
+ * have been written to the log, like the kernel's verbose() + return -E.
+ */
+import type { Insn } from '../isa/insn';
+import type { MapSpec } from '../isa/spec';
+import { disasmInsn } from '../isa/disasm';
+import { VLog, formatFrame, vlogAlignment } from './log';
+import type { Reg } from './reg';
+import { curFrame, type Checkpoint, type Frame, type VState } from './state';
+
+export interface VerifyOptions {
+  logLevel?: 0 | 1 | 2;
+  /** Load as an unprivileged user (no CAP_BPF/CAP_PERFMON). */
+  unprivileged?: boolean;
+  /** BPF_F_STRICT_ALIGNMENT. */
+  strictAlignment?: boolean;
+  /** Processed-instruction limit (the kernel's BPF_COMPLEXITY_LIMIT_INSNS). */
+  insnLimit?: number;
+}
+
+export class Reject extends Error {}
+
+export interface PathNode {
+  idx: number;
+  prev: PathNode | null;
+}
+
+export interface PendingPath {
+  path: PathNode | null;
+  state: VState;
+  insnIdx: number;
+  prevInsnIdx: number;
+  logPos: number;
+}
+
+export interface LineInfoEntry {
+  insn: number;
+  text: string;
+}
+
+export class Env {
+  readonly log: VLog;
+  cur!: VState;
+  insnIdx = 0;
+  prevInsnIdx = -1;
+  idGen = 0;
+  insnProcessed = 0;
+  jmpsProcessed = 0;
+  prevJmpsProcessed = 0;
+  prevInsnProcessed = 0;
+  totalStates = 0;
+  peakStates = 0;
+  curStates = 0;
+  maxStatesPerInsn = 0;
+  readonly explored = new Map<number, Checkpoint[]>();
+  readonly pending: PendingPath[] = [];
+  /** Registers (bit i = Ri) and stack slots touched since the last print. */
+  scratchedRegs = 0;
+  scratchedStack = new Set<number>();
+  allScratched = true;
+  prevLogPos = 0;
+  prevInsnPrintPos = 0;
+  prevLinfo: LineInfoEntry | null = null;
+  errorLine: string | undefined;
+  /** Per instruction: is a prune point / force a checkpoint. */
+  prunePoint: Uint8Array;
+  forceCheckpoint: Uint8Array;
+  /** Static register liveness before each instruction (bit i = Ri). */
+  liveRegs: Uint16Array;
+  /** First instruction of each subprogram, sorted. */
+  subprogs: number[] = [0];
+  /** Deepest stack use per subprogram start. */
+  stackDepth = new Map<number, number>();
+  readonly bypassSpec: boolean;
+  readonly allowPtrLeaks: boolean;
+  readonly strictAlignment: boolean;
+  readonly insnLimit: number;
+  /** nr_cpu_ids of the modelled machine (bounds get_smp_processor_id). */
+  nrCpuIds = 2;
+  /** The current path, newest pc first (a shared linked list). */
+  path: PathNode | null = null;
+  /** Log position when the last branch was pushed (level 1 rolls back to it). */
+  branchLogPos = 0;
+  onInsn?: (env: Env, idx: number, phase: 'before' | 'after') => void;
+
+  constructor(
+    readonly insns: Insn[],
+    readonly maps: MapSpec[],
+    /** lddw slot -> map index. */
+    readonly mapOfInsn: Map<number, number>,
+    readonly linfo: LineInfoEntry[],
+    opts: VerifyOptions,
+  ) {
+    this.log = new VLog(opts.logLevel ?? 0);
+    this.prunePoint = new Uint8Array(insns.length + 1);
+    this.forceCheckpoint = new Uint8Array(insns.length + 1);
+    this.liveRegs = new Uint16Array(insns.length + 1);
+    this.bypassSpec = !opts.unprivileged;
+    this.allowPtrLeaks = !opts.unprivileged;
+    this.strictAlignment = !!opts.strictAlignment;
+    this.insnLimit = opts.insnLimit ?? 1_000_000;
+  }
+
+  get frame(): Frame {
+    return curFrame(this.cur);
+  }
+  get regs(): Reg[] {
+    return curFrame(this.cur).regs;
+  }
+
+  verbose(s: string): void {
+    this.log.write(s);
+  }
+
+  /** Log the message lines and abandon verification. */
+  reject(...lines: string[]): never {
+    if (this.errorLine === undefined) this.errorLine = lines[0];
+    for (const l of lines) this.log.write(l + '\n');
+    throw new Reject(lines[0]);
+  }
+
+  /** An error line that does not end verification by itself. */
+  verboseErr(line: string): void {
+    if (this.errorLine === undefined) this.errorLine = line;
+    this.log.write(line + '\n');
+  }
+
+  /** Abandon verification after verboseErr() has logged the reason. */
+  rejectSilently(): Reject {
+    return new Reject(this.errorLine ?? 'rejected');
+  }
+
+  markRegScratched(regno: number): void {
+    this.scratchedRegs |= 1 << regno;
+  }
+  markStackScratched(spi: number): void {
+    this.scratchedStack.add(spi);
+  }
+  markAllScratched(): void {
+    this.allScratched = true;
+  }
+  get stateScratched(): boolean {
+    return this.allScratched || this.scratchedRegs !== 0 || this.scratchedStack.size > 0;
+  }
+  markStateClean(): void {
+    this.allScratched = false;
+    this.scratchedRegs = 0;
+    this.scratchedStack.clear();
+  }
+
+  formatState(all: boolean): string {
+    const f = this.frame;
+    if (all || this.allScratched) return formatFrame(f, this.maps, null, null);
+    return formatFrame(f, this.maps, this.scratchedRegs, this.scratchedStack);
+  }
+
+  /** print_insn_state: the "; R1=..." suffix, or a "N: R1=..." line. */
+  printInsnState(): void {
+    if (!this.log.level) {
+      this.markStateClean();
+      return;
+    }
+    if (this.prevLogPos && this.prevLogPos === this.log.pos) {
+      this.log.reset(this.prevLogPos - 1);
+      this.verbose(' '.repeat(vlogAlignment(this.prevInsnPrintPos)) + ';');
+    } else {
+      this.verbose(`${this.insnIdx}:`);
+    }
+    this.verbose(this.formatState(false) + '\n');
+    this.markStateClean();
+  }
+
+  /** verbose_linfo: "; <source line>" when the line changes. */
+  verboseLinfo(idx: number, prefix: string): void {
+    if (!this.log.level || this.linfo.length === 0) return;
+    let found: LineInfoEntry | null = null;
+    for (const l of this.linfo) {
+      if (l.insn <= idx) found = l;
+      else break;
+    }
+    if (!found || found === this.prevLinfo) return;
+    this.verbose(prefix + found.text + '\n');
+    this.prevLinfo = found;
+  }
+
+  /** An instruction as the kernel log prints it; maps print as a kernel address. */
+  insnText(idx: number): string {
+    return disasmInsn(this.insns[idx]!, {
+      style: 'kernel',
+      ldImm64: (_i, slot) => {
+        const m = this.mapOfInsn.get(slot);
+        return m === undefined ? undefined : `0x${(0xffff888100000000n + BigInt(m) * 0x400n).toString(16)}`;
+      },
+    }, idx);
+  }
+
+  printInsnLine(idx: number): void {
+    if (!this.log.level) return;
+    this.prevLogPos = this.log.pos;
+    this.verbose(`${idx}: ${this.insnText(idx)}\n`);
+    this.prevInsnPrintPos = this.log.pos - this.prevLogPos;
+    this.prevLogPos = this.log.pos;
+  }
+}

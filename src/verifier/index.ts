@@ -1,0 +1,217 @@
+/**
+ * The verifier: the kernel's judgement of an XDP program loaded by root
+ * (CAP_BPF + CAP_PERFMON) — accepted or not, the first error line in the
+ * kernel's words, the log in the kernel's format (levels 1 and 2), and for
+ * the UI the register and stack state before and after each instruction.
+ *
+ *   const v = verify(parseSpec(json), { logLevel: 1 });
+ *   v.accepted, v.error, v.log, v.insnsProcessed, v.states, v.errorPc
+ */
+import type { ParsedSpec } from '../isa/spec';
+import { Env, Reject, type LineInfoEntry, type VerifyOptions } from './env';
+import { checkProgramShape, liveRegsText } from './cfg';
+import { doCheck } from './check';
+import { curFrame, SLOT_CHAR, STACK_SPILL, type Frame } from './state';
+import { formatReg, type Reg } from './reg';
+import { s64, tnumIsConst } from './tnum';
+
+export type { VerifyOptions } from './env';
+
+/** One register as the UI shows it. */
+export interface RegView {
+  regno: number;
+  type: string;
+  /** The kernel's text for it, e.g. "pkt(off=14,r=14)" or "scalar(umax=255,...)". */
+  text: string;
+  /** Known value when the register is a constant scalar (decimal, signed). */
+  value?: string;
+  varOff: { value: string; mask: string };
+  smin: string;
+  smax: string;
+  umin: string;
+  umax: string;
+  s32min: string;
+  s32max: string;
+  u32min: string;
+  u32max: string;
+  off: number;
+  id: number;
+  range?: number;
+  map?: number;
+  frameno?: number;
+  precise: boolean;
+}
+
+export interface SlotView {
+  /** Offset from the frame pointer, e.g. -8. */
+  off: number;
+  /** Byte types as the kernel prints them ('?', 'r', 'm', '0'), lowest address first. */
+  types: string;
+  spilled?: RegView;
+}
+
+export interface StateView {
+  frame: number;
+  regs: RegView[];
+  stack: SlotView[];
+}
+
+export interface InsnStates {
+  idx: number;
+  /** One entry per time the instruction was explored (capped). */
+  visits: { before: StateView; after?: StateView }[];
+}
+
+export interface VerifyResult {
+  accepted: boolean;
+  /** The first error line, as the kernel prints it. */
+  error?: string;
+  /** The log in the kernel's format for the requested level ('' at level 0). */
+  log: string;
+  insnsProcessed: number;
+  states: InsnStates[];
+  errorPc?: number;
+  /** The pcs of the path that led to the error, first to last. */
+  errorPath?: number[];
+  stats: { maxStatesPerInsn: number; totalStates: number; peakStates: number };
+}
+
+const MAX_VISITS_PER_INSN = 4;
+
+function regView(regno: number, r: Reg, env: Env): RegView {
+  const v: RegView = {
+    regno,
+    type: r.type,
+    text: formatReg(r, env.maps),
+    varOff: { value: '0x' + r.varOff.value.toString(16), mask: '0x' + r.varOff.mask.toString(16) },
+    smin: r.smin.toString(),
+    smax: r.smax.toString(),
+    umin: r.umin.toString(),
+    umax: r.umax.toString(),
+    s32min: r.s32min.toString(),
+    s32max: r.s32max.toString(),
+    u32min: r.u32min.toString(),
+    u32max: r.u32max.toString(),
+    off: r.off,
+    id: r.id,
+    precise: r.precise,
+  };
+  if (r.type === 'scalar' && tnumIsConst(r.varOff)) v.value = s64(r.varOff.value).toString();
+  if (r.type === 'pkt' || r.type === 'pkt_meta') v.range = r.range;
+  if (r.map >= 0) v.map = r.map;
+  if (r.type === 'fp') v.frameno = r.frameno;
+  return v;
+}
+
+function stateView(env: Env, f: Frame, frame: number): StateView {
+  const regs: RegView[] = [];
+  f.regs.forEach((r, i) => {
+    if (r.type !== 'not_init') regs.push(regView(i, r, env));
+  });
+  const stack: SlotView[] = [];
+  f.stack.forEach((sl, spi) => {
+    if (sl.types.every((t) => t === 0)) return;
+    const sv: SlotView = { off: -(spi + 1) * 8, types: sl.types.map((t) => SLOT_CHAR[t]).join('') };
+    if (sl.types[7] === STACK_SPILL) sv.spilled = regView(-1, sl.spilled, env);
+    stack.push(sv);
+  });
+  return { frame, regs, stack };
+}
+
+/** Source text for each line_info entry: "<code> @ file:line". */
+function lineInfoTexts(parsed: ParsedSpec): LineInfoEntry[] {
+  const li = parsed.spec.line_info;
+  if (!li || li.length === 0) return [];
+  const lines = (parsed.spec.source ?? '').split('\n');
+  const out: LineInfoEntry[] = [];
+  for (const l of [...li].sort((a, b) => a.insn - b.insn)) {
+    const code = (lines[l.line - 1] ?? '').trim();
+    const file = (l.file ?? 'prog.c').split('/').pop();
+    out.push({ insn: l.insn, text: `${code} @ ${file}:${l.line}` });
+  }
+  return out;
+}
+
+export function verify(parsed: ParsedSpec, opts: VerifyOptions = {}): VerifyResult {
+  const maps = parsed.spec.maps ?? [];
+  const mapOfInsn = new Map<number, number>();
+  for (const r of parsed.spec.map_relocs ?? []) mapOfInsn.set(r.insn, r.map);
+  const env = new Env(parsed.insns, maps, mapOfInsn, lineInfoTexts(parsed), opts);
+  const states = new Map<number, InsnStates>();
+  env.onInsn = (e, idx, phase) => {
+    let s = states.get(idx);
+    if (!s) states.set(idx, (s = { idx, visits: [] }));
+    const f = curFrame(e.cur);
+    if (phase === 'before') {
+      if (s.visits.length < MAX_VISITS_PER_INSN) s.visits.push({ before: stateView(e, f, e.cur.frames.length - 1) });
+    } else {
+      const last = s.visits[s.visits.length - 1];
+      if (last && !last.after && s.visits.length <= MAX_VISITS_PER_INSN) last.after = stateView(e, f, e.cur.frames.length - 1);
+    }
+  };
+  let accepted = false;
+  try {
+    checkProgramShape(env);
+    if (env.log.level >= 2) {
+      env.subprogs.forEach((start, i) => env.verbose(`func#${i} @${start}\n`));
+      env.verbose(liveRegsText(env, (i) => env.insnText(i)));
+    }
+    doCheck(env);
+    checkMaxStackDepth(env);
+    accepted = true;
+  } catch (e) {
+    if (!(e instanceof Reject)) throw e;
+  }
+  if (accepted && env.log.level === 1) env.log.reset(0);
+  env.log.write(
+    `processed ${env.insnProcessed} insns (limit 1000000) max_states_per_insn ${env.maxStatesPerInsn} ` +
+      `total_states ${env.totalStates} peak_states ${env.peakStates} mark_read 0\n`,
+  );
+  const result: VerifyResult = {
+    accepted,
+    log: env.log.level ? env.log.text : '',
+    insnsProcessed: env.insnProcessed,
+    states: [...states.values()].sort((a, b) => a.idx - b.idx),
+    stats: { maxStatesPerInsn: env.maxStatesPerInsn, totalStates: env.totalStates, peakStates: env.peakStates },
+  };
+  if (!accepted) {
+    result.error = env.errorLine ?? 'rejected';
+    const path: number[] = [];
+    for (let p = env.path; p; p = p.prev) path.push(p.idx);
+    path.reverse();
+    if (path.length) {
+      result.errorPc = path[path.length - 1];
+      result.errorPath = path;
+    }
+  }
+  return result;
+}
+
+/** check_max_stack_depth: the stack of a call chain is at most 512 bytes. */
+function checkMaxStackDepth(env: Env): void {
+  if (env.subprogs.length <= 1) return;
+  const round = (d: number): number => Math.ceil(Math.max(d, 1) / 16) * 16;
+  const insns = env.insns;
+  const subprogOf = (i: number): number => {
+    let s = 0;
+    for (const st of env.subprogs) if (st <= i) s = st;
+    return s;
+  };
+  const calls = new Map<number, number[]>();
+  insns.forEach((insn, i) => {
+    if (insn.code === 0x85 && insn.src === 1) {
+      const from = subprogOf(i);
+      const list = calls.get(from) ?? [];
+      list.push(i + insn.imm + 1);
+      calls.set(from, list);
+    }
+  });
+  const walk = (sp: number, depth: number, frames: number): void => {
+    const d = depth + round(env.stackDepth.get(sp) ?? 0);
+    if (d > 512) env.reject(`combined stack size of ${frames} calls is ${d}. Too large`);
+    for (const callee of calls.get(sp) ?? []) if (frames < 9) walk(callee, d, frames + 1);
+  };
+  walk(0, 0, 1);
+}
+
+export { Reject };

@@ -1,0 +1,67 @@
+/**
+ * The verifier log, in the kernel's format (kernel/bpf/log.c): positions
+ * that can be rolled back (log level 1 keeps only the path to the error),
+ * per-instruction state suffixes aligned like the kernel aligns them, and
+ * register/stack printing of the scratched or all registers.
+ */
+import { formatReg, type MapInfo } from './reg';
+import { SLOT_CHAR, STACK_INVALID, STACK_SPILL, type Frame } from './state';
+
+export class VLog {
+  text = '';
+  constructor(public level: 0 | 1 | 2) {}
+  get pos(): number {
+    return this.text.length;
+  }
+  write(s: string): void {
+    if (this.level) this.text += s;
+  }
+  reset(pos: number): void {
+    if (pos < this.text.length) this.text = this.text.slice(0, pos);
+  }
+}
+
+/** vlog_alignment: where the "; R1=..." suffix starts after an instruction. */
+export function vlogAlignment(pos: number): number {
+  const BPF_LOG_ALIGNMENT = 8;
+  const BPF_LOG_MIN_ALIGNMENT = 40;
+  const x = Math.max(pos + BPF_LOG_ALIGNMENT / 2, BPF_LOG_MIN_ALIGNMENT);
+  return Math.ceil(x / BPF_LOG_ALIGNMENT) * BPF_LOG_ALIGNMENT - pos - 1;
+}
+
+/**
+ * print_verifier_state: " R1=ctx() R10=fp0 fp-8=mmmmmmmm" — every
+ * initialised register and stack slot, or only the scratched ones.
+ */
+export function formatFrame(
+  f: Frame,
+  maps: readonly MapInfo[],
+  scratchedRegs: number | null,
+  scratchedStack: Set<number> | null,
+): string {
+  let s = '';
+  if (f.frameno) s += ` frame${f.frameno}:`;
+  for (let i = 0; i < f.regs.length; i++) {
+    const r = f.regs[i]!;
+    if (r.type === 'not_init') continue;
+    if (scratchedRegs !== null && !(scratchedRegs & (1 << i))) continue;
+    s += ` R${i}=${formatReg(r, maps)}`;
+  }
+  for (let spi = 0; spi < f.stack.length; spi++) {
+    const sl = f.stack[spi]!;
+    if (sl.types.every((t) => t === STACK_INVALID)) continue;
+    if (scratchedStack !== null && !scratchedStack.has(spi)) continue;
+    const name = ` fp${-(spi + 1) * 8}`;
+    if (sl.types[7] === STACK_SPILL) {
+      // A partial spill prints the types of the bytes below it first.
+      let prefix = '';
+      let k = 7;
+      while (k > 0 && sl.types[k - 1] === STACK_SPILL) k--;
+      for (let j = 0; j < k; j++) prefix += SLOT_CHAR[sl.types[j]!];
+      s += `${name}=${prefix}${formatReg(sl.spilled, maps)}`;
+    } else {
+      s += `${name}=${sl.types.map((t) => SLOT_CHAR[t]).join('')}`;
+    }
+  }
+  return s;
+}

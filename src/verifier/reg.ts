@@ -1,0 +1,223 @@
+/**
+ * One register as the verifier sees it (the kernel's struct bpf_reg_state):
+ * a type, and for scalars — and for the variable part of pointer offsets —
+ * a tnum plus signed/unsigned 64- and 32-bit bounds. Pointers also carry a
+ * fixed offset, an id (packet pointers from one base, or the maybe-null
+ * result of one lookup), the verified packet range, the map they point
+ * into, and for stack pointers the frame.
+ */
+import {
+  TNUM_UNKNOWN,
+  tnumConst,
+  tnumIsConst,
+  tnumIsUnknown,
+  tnumStr,
+  U32_MAX,
+  U64_MAX,
+  u32,
+  s32,
+  s64,
+  u64,
+  type Tnum,
+} from './tnum';
+
+export type RegType =
+  | 'not_init'
+  | 'scalar'
+  | 'ctx'
+  | 'map_ptr'
+  | 'map_value'
+  | 'map_value_or_null'
+  | 'fp'
+  | 'pkt'
+  | 'pkt_meta'
+  | 'pkt_end'
+  | 'xdp_sock'
+  | 'xdp_sock_or_null';
+
+export const S64_MIN = -(1n << 63n);
+export const S64_MAX = (1n << 63n) - 1n;
+export const S32_MIN = -(1n << 31n);
+export const S32_MAX = (1n << 31n) - 1n;
+
+/** Packet range markers for a pointer known to be at/after pkt_end. */
+export const AT_PKT_END = -1;
+export const BEYOND_PKT_END = -2;
+
+export interface Reg {
+  type: RegType;
+  varOff: Tnum;
+  smin: bigint;
+  smax: bigint;
+  umin: bigint;
+  umax: bigint;
+  s32min: bigint;
+  s32max: bigint;
+  u32min: bigint;
+  u32max: bigint;
+  /** Fixed part of a pointer's offset. */
+  off: number;
+  id: number;
+  /** Verified bytes after a packet pointer (or AT_PKT_END/BEYOND_PKT_END). */
+  range: number;
+  /** Map index, for map_ptr / map_value(_or_null) / xdp_sock. */
+  map: number;
+  /** Frame a stack pointer points into. */
+  frameno: number;
+  precise: boolean;
+}
+
+export function notInit(): Reg {
+  return {
+    type: 'not_init',
+    varOff: TNUM_UNKNOWN,
+    smin: S64_MIN,
+    smax: S64_MAX,
+    umin: 0n,
+    umax: U64_MAX,
+    s32min: S32_MIN,
+    s32max: S32_MAX,
+    u32min: 0n,
+    u32max: U32_MAX,
+    off: 0,
+    id: 0,
+    range: 0,
+    map: -1,
+    frameno: 0,
+    precise: false,
+  };
+}
+
+export function unknownScalar(): Reg {
+  const r = notInit();
+  r.type = 'scalar';
+  return r;
+}
+
+export function markKnown(r: Reg, v: bigint): void {
+  r.varOff = tnumConst(v);
+  r.smin = r.smax = s64(v);
+  r.umin = r.umax = u64(v);
+  r.s32min = r.s32max = s32(v);
+  r.u32min = r.u32max = u32(v);
+}
+
+export function knownScalar(v: bigint): Reg {
+  const r = unknownScalar();
+  markKnown(r, v);
+  return r;
+}
+
+/** A pointer of the given type at offset zero (mark_reg_known_zero + type). */
+export function pointer(type: RegType, extra: Partial<Reg> = {}): Reg {
+  const r = notInit();
+  markKnown(r, 0n);
+  r.type = type;
+  return Object.assign(r, extra);
+}
+
+export const copyReg = (r: Reg): Reg => ({ ...r });
+
+export const isPointer = (r: Reg): boolean => r.type !== 'scalar' && r.type !== 'not_init';
+export const isPktPointer = (r: Reg): boolean => r.type === 'pkt' || r.type === 'pkt_meta';
+export const isPktPointerAny = (r: Reg): boolean => r.type === 'pkt' || r.type === 'pkt_meta' || r.type === 'pkt_end';
+export const mayBeNull = (t: RegType): boolean => t === 'map_value_or_null' || t === 'xdp_sock_or_null';
+export const isConstScalar = (r: Reg): boolean => r.type === 'scalar' && tnumIsConst(r.varOff);
+export const isNullScalar = (r: Reg): boolean => r.type === 'scalar' && tnumIsConst(r.varOff) && r.varOff.value === 0n;
+
+export function markUnbounded(r: Reg): void {
+  r.smin = S64_MIN;
+  r.smax = S64_MAX;
+  r.umin = 0n;
+  r.umax = U64_MAX;
+  r.s32min = S32_MIN;
+  r.s32max = S32_MAX;
+  r.u32min = 0n;
+  r.u32max = U32_MAX;
+}
+export function mark64Unbounded(r: Reg): void {
+  r.smin = S64_MIN;
+  r.smax = S64_MAX;
+  r.umin = 0n;
+  r.umax = U64_MAX;
+}
+export function mark32Unbounded(r: Reg): void {
+  r.s32min = S32_MIN;
+  r.s32max = S32_MAX;
+  r.u32min = 0n;
+  r.u32max = U32_MAX;
+}
+
+/** Turn r into an unknown scalar in place (the kernel's __mark_reg_unknown). */
+export function markUnknown(r: Reg): void {
+  Object.assign(r, unknownScalar(), { precise: false });
+}
+
+// ---- printing, as kernel/bpf/log.c prints a register --------------------
+
+/** Hex (lowercase, no prefix) of a value printed with %llx. */
+const hex = (v: bigint): string => u64(v).toString(16);
+
+function printScalarRanges(r: Reg, parts: string[]): void {
+  const mm: { name: string; val: bigint; omit: boolean; signed: boolean }[] = [
+    { name: 'smin', val: r.smin, omit: r.smin === S64_MIN, signed: true },
+    { name: 'smax', val: r.smax, omit: r.smax === S64_MAX, signed: true },
+    { name: 'umin', val: r.umin, omit: r.umin === 0n, signed: false },
+    { name: 'umax', val: r.umax, omit: r.umax === U64_MAX, signed: false },
+    { name: 'smin32', val: r.s32min, omit: r.s32min === S32_MIN, signed: true },
+    { name: 'smax32', val: r.s32max, omit: r.s32max === S32_MAX, signed: true },
+    { name: 'umin32', val: r.u32min, omit: r.u32min === 0n, signed: false },
+    { name: 'umax32', val: r.u32max, omit: r.u32max === U32_MAX, signed: false },
+  ];
+  // Values are compared as the kernel's u64 view of them.
+  const raw = (m: (typeof mm)[number]): bigint => u64(m.val);
+  for (let i = 0; i < mm.length; i++) {
+    const m1 = mm[i]!;
+    if (m1.omit) continue;
+    const neg1 = m1.signed && m1.val < 0n;
+    let s = `${m1.name}=`;
+    for (let j = i + 2; j < mm.length; j += 2) {
+      const m2 = mm[j]!;
+      if (m2.omit || raw(m2) !== raw(m1)) continue;
+      const neg2 = m2.signed && m2.val < 0n;
+      if (neg2 !== neg1) continue;
+      m2.omit = true;
+      s += `${m2.name}=`;
+    }
+    s += m1.signed ? s64(m1.val).toString() : u64(m1.val).toString();
+    parts.push(s);
+  }
+}
+
+export interface MapInfo {
+  key_size: number;
+  value_size: number;
+}
+
+/** print_reg_state: "scalar(smin=...)", "pkt(off=14,r=14)", "fp-8", "42". */
+export function formatReg(r: Reg, maps: readonly MapInfo[]): string {
+  const t = r.type;
+  let s = '';
+  if (t === 'scalar' && r.precise) s += 'P';
+  if ((t === 'scalar' || t === 'fp') && tnumIsConst(r.varOff)) {
+    const v = s64(r.varOff.value + BigInt(r.off));
+    return s + (t === 'scalar' ? '' : 'fp') + v.toString();
+  }
+  s += t;
+  const parts: string[] = [];
+  if (r.id) parts.push(`id=${r.id}`);
+  if (t !== 'scalar' && r.off) parts.push(`off=${r.off}`);
+  if (t === 'pkt' || t === 'pkt_meta' || t === 'pkt_end') {
+    if (t !== 'pkt_end' || r.range) parts.push(`r=${r.range < 0 ? "0x" + hex(BigInt(r.range)) : r.range}`);
+  } else if (t === 'map_ptr' || t === 'map_value' || t === 'map_value_or_null') {
+    const m = maps[r.map];
+    if (m) parts.push(`ks=${m.key_size},vs=${m.value_size}`);
+  }
+  if (tnumIsConst(r.varOff)) {
+    if (r.varOff.value !== 0n || t === 'scalar') parts.push(`imm=${hex(r.varOff.value)}`);
+  } else {
+    printScalarRanges(r, parts);
+    if (!tnumIsUnknown(r.varOff)) parts.push(`var_off=${tnumStr(r.varOff)}`);
+  }
+  return `${s}(${parts.join(',')})`;
+}

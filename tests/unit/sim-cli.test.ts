@@ -1,0 +1,71 @@
+/** xdp-lab sim and bench sim: output contracts and one-line errors. */
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { main } from '../../src/cli/main';
+import { buildPacket, writePcap } from '../../src/net';
+
+async function cli(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
+  let out = '';
+  let err = '';
+  const code = await main(argv, { out: (t) => (out += t), err: (t) => (err += t) });
+  return { code, out, err };
+}
+
+describe('xdp-lab sim', () => {
+  it('--list names the seed scenarios', async () => {
+    const r = await cli('sim', '--list');
+    expect(r.code).toBe(0);
+    for (const n of ['seed000-xdp1-drop', 'seed000-xdp1-drop-nocache', 'seed000-xdp2-tx', 'seed000-order3-baseline', 'seed000-xdp-pass-order0']) expect(r.out).toContain(n);
+  });
+
+  it('--scenario NAME --json prints the contract fields', async () => {
+    const r = await cli('sim', '--scenario', 'seed000-xdp1-drop', '--json', '--packets', '50000');
+    expect(r.code).toBe(0);
+    const j = JSON.parse(r.out);
+    expect(j.scenario).toBe('seed000-xdp1-drop');
+    expect(j.rate_pps).toBeGreaterThan(19e6);
+    expect(j.idle_percent).toBeGreaterThan(20);
+    expect(j.profile[0]).toEqual({ symbol: expect.any(String), percent: expect.any(Number) });
+    expect(j.counters.xdp_drop).toBeGreaterThan(0);
+  });
+
+  it('--prog with a pcap replays its frames', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'xdp-lab-sim-'));
+    const f = join(dir, 'x.pcap');
+    writeFileSync(f, writePcap(Array.from({ length: 100 }, (_, i) => ({ tsNs: i * 1000, data: buildPacket({ sport: i }) }))));
+    const r = await cli('sim', '--prog', 'xdp2', '--pcap', f, '--json', '--rx-ring', '64');
+    expect(r.code).toBe(0);
+    const j = JSON.parse(r.out);
+    expect(j.counters.offered).toBe(100);
+    expect(j.counters.xdp_tx).toBe(100);
+  });
+
+  it.each([
+    [['sim', '--scenario', 'nope'], "xdp-lab sim: unknown scenario 'nope' (see: xdp-lab sim --list)\n"],
+    [['sim', '--prog', 'xdp1', '--traffic', 'warp'], /^xdp-lab sim: unknown traffic profile 'warp' \(known: .*\)\n$/],
+    [['sim', '--prog', 'xdp1', '--rx-ring', '100'], /^xdp-lab sim: rxRingSize must be a power of two up to 8192, got 100\n$/],
+    [['sim', '--prog', 'xdp1', '--packets', '-3'], "xdp-lab sim: --packets must be an integer 1..1000000000, got '-3'\n"],
+    [['sim', '--prog', 'xdp1', '--pcap', '/nonexistent.pcap'], 'xdp-lab sim: cannot read /nonexistent.pcap: no such file\n'],
+    [['sim'], 'xdp-lab sim: give --prog FILE (or --scenario NAME, or --list)\n'],
+    [['sim', '--bogus'], 'xdp-lab sim: unknown option --bogus\n'],
+  ])('%j fails with one line, exit 2', async (argv, msg) => {
+    const r = await cli(...(argv as string[]));
+    expect(r.code).toBe(2);
+    if (typeof msg === 'string') expect(r.err).toBe(msg);
+    else expect(r.err).toMatch(msg);
+    expect(r.out).toBe('');
+  });
+
+  it('a pcap with another link type is refused naming it', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'xdp-lab-sim-'));
+    const f = join(dir, 'sll.pcap');
+    const b = writePcap([{ tsNs: 0, data: buildPacket({}) }]);
+    new DataView(b.buffer).setUint32(20, 113, true);
+    writeFileSync(f, b);
+    const r = await cli('sim', '--prog', 'xdp1', '--pcap', f);
+    expect(r.code).toBe(2);
+    expect(r.err).toBe(`xdp-lab sim: ${f}: unsupported pcap link type 113 (LINUX_SLL): only Ethernet (1) can be fed to the NIC\n`);
+  });
+});

@@ -1,5 +1,5 @@
 /**
- * xdp-lab run FILE.c|SPEC.json --packets PKTS.json [--json]: BPF_PROG_TEST_RUN
+ * xdp-lab run FILE.c|SPEC.json --packets PKTS.json [--json] [--cpus N]: BPF_PROG_TEST_RUN
  * semantics in the VM. Packets (a JSON list of hex strings) run in order in
  * one program instance; prints per packet retval and data_out, then the
  * maps, in the kernel oracle's JSON shape. As in the kernel, data_out
@@ -26,8 +26,10 @@ function compileC(file: string, io: CliIO): unknown {
 const ACTIONS = ['XDP_ABORTED', 'XDP_DROP', 'XDP_PASS', 'XDP_TX', 'XDP_REDIRECT'];
 
 export async function run(args: string[], io: CliIO): Promise<number> {
-  const { positional, flags, options } = parseArgs(args, { flags: ['json'], options: ['packets'] });
-  if (positional.length !== 1 || !options.has('packets')) throw new UsageError('usage: xdp-lab run FILE.c|SPEC.json --packets PKTS.json [--json]');
+  const { positional, flags, options } = parseArgs(args, { flags: ['json'], options: ['packets', 'cpus'] });
+  const cpus = Number(options.get('cpus') ?? 1);
+  if (!Number.isInteger(cpus) || cpus < 1 || cpus > 1024) throw new UsageError(`--cpus must be an integer from 1 to 1024, got '${options.get('cpus')}'`);
+  if (positional.length !== 1 || !options.has('packets')) throw new UsageError('usage: xdp-lab run FILE.c|SPEC.json --packets PKTS.json [--json] [--cpus N]');
   const specFile = positional[0]!;
   const parsed = parseSpec(specFile.endsWith('.c') ? compileC(specFile, io) : parseJson(readTextFile(specFile), specFile));
   if ('error' in parsed) throw new UsageError(parsed.error);
@@ -41,7 +43,8 @@ export async function run(args: string[], io: CliIO): Promise<number> {
     if (b.length > TEST_RUN_MAX_DATA) throw new UsageError(`packets[${i}]: ${b.length} bytes is more than the ${TEST_RUN_MAX_DATA} a single test-run buffer holds`);
     return b;
   });
-  const vm = createVm(parsed);
+  // Per-cpu maps hold one value per cpu (the kernel's possible cpus; --cpus to match a machine). The program runs on cpu 0.
+  const vm = createVm(parsed, { nCpus: cpus });
   if ('error' in vm) throw new UsageError(vm.error);
   const runs = packets.map((p) => {
     const frame = testRunFrame(p);

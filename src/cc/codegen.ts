@@ -47,7 +47,9 @@ type Val =
   | { k: 'imm'; v: bigint }
   | { k: 'reg'; r: number; temp: boolean; zext?: boolean }
   | { k: 'fp'; off: number }
-  | { k: 'map'; idx: number };
+  | { k: 'map'; idx: number }
+  /** A (non-temporary) register plus a constant: pointer arithmetic not yet materialised. */
+  | { k: 'regoff'; r: number; off: number };
 
 type Home = { k: 'reg'; r: number } | { k: 'stack'; off: number };
 
@@ -106,6 +108,8 @@ export class FuncGen {
   private callCache = new Map<Sym, boolean>();
   /** Inlined parameters that share a register with the caller's value (never freed by the callee). */
   private borrowed = new Set<Sym>();
+  /** Single-assignment pointer locals that are another local plus a constant. */
+  private aliases = new Map<Sym, { base: Sym; off: bigint }>();
 
   constructor(private ctx: ProgramContext, private fn: Sym) {
     this.span = fn.span;
@@ -292,10 +296,81 @@ export class FuncGen {
   };
 
   private prepare(fn: Sym): void {
-    const lv = computeLiveness(fn.params ?? [], fn.body!, this.isRealCall);
+    this.findAliases(fn);
+    const aliasBase = new Map<Sym, Sym>();
+    for (const [a, x] of this.aliases) aliasBase.set(a, x.base);
+    const lv = computeLiveness(fn.params ?? [], fn.body!, this.isRealCall, aliasBase);
     for (const [s, r] of lv.ranges) this.ranges.set(s, r);
     this.stmtPosByFn.set(fn, lv.stmtPos);
     this.localsByFn.set(fn, [...lv.ranges.keys()]);
+  }
+
+  /**
+   * Locals assigned once, at their declaration, from a constant or from
+   * another such pointer plus a constant (`struct ethhdr *eth = data;`,
+   * `struct iphdr *iph = data + sizeof(*eth);`) need no register of their
+   * own: reads use the constant, or the base register with the offset
+   * folded into each access — the addressing clang's optimiser arrives at.
+   */
+  private findAliases(fn: Sym): void {
+    const written = new Set<Sym>();
+    const noteWrites = (e: Expr): void => {
+      if ((e.k === 'assign' && e.l.k === 'var') ) written.add(e.l.sym);
+      if (e.k === 'incdec' && e.e.k === 'var') written.add(e.e.sym);
+      if (e.k === 'addr' && e.e.k === 'var') written.add(e.e.sym);
+    };
+    walkExprs(fn.body!, noteWrites);
+    const decls: (Stmt & { k: 'decl' })[] = [];
+    walkStmts(fn.body!, (st) => { if (st.k === 'decl') decls.push(st); });
+    const params = new Set(fn.params ?? []);
+    const stable = (b: Sym): boolean => !b.global && !written.has(b) && !b.addressTaken && (params.has(b) || decls.some((d) => d.sym === b));
+    const declCount = new Map<Sym, number>();
+    for (const d of decls) declCount.set(d.sym, (declCount.get(d.sym) ?? 0) + 1);
+    for (const d of decls) {
+      const sym = d.sym;
+      if (written.has(sym) || sym.addressTaken || declCount.get(sym) !== 1 || !d.init || d.init.parts.length !== 1 || d.init.zero) continue;
+      if (!(isInt(sym.type) || isPtr(sym.type))) continue;
+      const e = d.init.parts[0]!.e;
+      const c = this.staticConst(e);
+      if (c !== undefined) {
+        this.constBind.set(sym, wrapInt(c, sym.type));
+        continue;
+      }
+      if (!isPtr(sym.type)) continue;
+      const a = this.aliasOf(e, stable);
+      if (a) this.aliases.set(sym, a);
+    }
+  }
+
+  private staticConst(e: Expr): bigint | undefined {
+    const c = constOf(e);
+    if (c !== undefined) return c;
+    if (e.k === 'var' && this.constBind.has(e.sym)) return this.constBind.get(e.sym);
+    if (e.k === 'cast' && e.ty.k === 'int' && e.e.ty.k === 'int') {
+      const v = this.staticConst(e.e);
+      return v === undefined ? undefined : wrapInt(v, e.ty);
+    }
+    return undefined;
+  }
+
+  /** `base + constant` for a pointer expression over a stable local, through pointer casts. */
+  private aliasOf(e: Expr, stable: (s: Sym) => boolean): { base: Sym; off: bigint } | undefined {
+    if (e.k === 'cast' && isPtr(e.ty) && (isPtr(e.e.ty) || (isInt(e.e.ty) && e.e.ty.size === 8))) return this.aliasOf(e.e, stable);
+    if (e.k === 'var' && isPtr(e.ty)) {
+      if (this.aliases.has(e.sym)) return this.aliases.get(e.sym);
+      return stable(e.sym) ? { base: e.sym, off: 0n } : undefined;
+    }
+    if (e.k === 'binary' && (e.op === '+' || e.op === '-') && isPtr(e.ty) && isPtr(e.l.ty)) {
+      const c = this.staticConst(e.r);
+      if (c === undefined) return undefined;
+      const inner = this.aliasOf(e.l, stable);
+      if (!inner) return undefined;
+      const delta = BigInt.asIntN(64, c) * BigInt(sizeOf((e.l.ty as { to: Type }).to)) * (e.op === '-' ? -1n : 1n);
+      const off = inner.off + delta;
+      if (off < -32768n || off > 32767n) return undefined;
+      return { base: inner.base, off };
+    }
+    return undefined;
   }
 
   generate(): void {
@@ -370,6 +445,7 @@ export class FuncGen {
         return;
       }
       case 'decl': {
+        if (this.aliases.has(s.sym) || (this.constBind.has(s.sym) && !this.homes.has(s.sym))) return;
         this.assignHome(s.sym);
         if (s.init) this.initLocal(s.sym, s.init);
         return;
@@ -671,10 +747,29 @@ export class FuncGen {
         this.emit(O.BPF_ALU64 | O.BPF_MOV | O.BPF_X, r, 10);
         if (v.off) this.emit(O.BPF_ALU64 | O.BPF_ADD | O.BPF_K, r, 0, 0, v.off);
         return;
+      case 'regoff':
+        if (v.r !== r) this.emit(O.BPF_ALU64 | O.BPF_MOV | O.BPF_X, r, v.r);
+        if (v.off) this.emit(O.BPF_ALU64 | O.BPF_ADD | O.BPF_K, r, 0, 0, v.off);
+        return;
       case 'map':
         this.emit(O.BPF_LD | O.BPF_IMM | O.BPF_DW, r, O.BPF_PSEUDO_MAP_FD, 0, 0, { map: v.idx });
         this.out.push({ insn: { code: 0, dst: 0, src: 0, off: 0, imm: 0 }, span: this.span });
         return;
+    }
+  }
+
+  /** v + off for a pointer value, without code when the base is a register we do not own. */
+  private offsetVal(v: Val, off: number): Val {
+    if (off === 0) return v;
+    switch (v.k) {
+      case 'fp': return { k: 'fp', off: v.off + off };
+      case 'regoff': return { k: 'regoff', r: v.r, off: v.off + off };
+      case 'reg':
+        if (!v.temp) return { k: 'regoff', r: v.r, off };
+        this.emit(O.BPF_ALU64 | O.BPF_ADD | O.BPF_K, v.r, 0, 0, off);
+        return { ...v, zext: false };
+      case 'imm': return { k: 'imm', v: BigInt.asUintN(64, v.v + BigInt(off)) };
+      case 'map': return v;
     }
   }
 
@@ -769,6 +864,11 @@ export class FuncGen {
   private readVar(sym: Sym, span: Span): Val {
     const b = this.constBind.get(sym);
     if (b !== undefined) return { k: 'imm', v: b };
+    const al = this.aliases.get(sym);
+    if (al) {
+      const v = this.readVar(al.base, span);
+      return this.offsetVal(v, Number(al.off));
+    }
     if (sym.global) {
       const m = this.ctx.maps.get(sym);
       if (m !== undefined) return { k: 'map', idx: m };
@@ -791,6 +891,7 @@ export class FuncGen {
       return { k: 'map', idx: a.map! };
     }
     if (a.off === 0) return { k: 'reg', r: a.reg!, temp: !!a.temp };
+    if (!a.temp) return { k: 'regoff', r: a.reg!, off: a.off };
     const r = this.owned({ k: 'reg', r: a.reg!, temp: !!a.temp }, T.ulong);
     this.emit(O.BPF_ALU64 | O.BPF_ADD | O.BPF_K, r.r, 0, 0, a.off);
     return r;
@@ -856,6 +957,7 @@ export class FuncGen {
       case 'fp': return { base: 'fp', off: v.off };
       case 'map': return { base: 'map', off: 0, map: v.idx };
       case 'reg': return { base: 'reg', reg: v.r, temp: v.temp, off: 0 };
+      case 'regoff': return { base: 'reg', reg: v.r, temp: false, off: v.off };
       case 'imm': {
         const r = this.owned(v, T.ulong);
         return { base: 'reg', reg: r.r, temp: true, off: 0 };
@@ -975,6 +1077,7 @@ export class FuncGen {
       this.release(src);
       return { k: 'reg', r, temp: true, zext: true };
     }
+    if (v.k === 'regoff' && to.k === 'int' && to.size < 8) v = this.owned(v, T.ulong);
     if (v.k !== 'reg') return v; // addresses: pointer-sized already
     const fs = from.k === 'int' ? from.size : 8;
     const ts = to.k === 'int' ? to.size : 8;
@@ -1012,7 +1115,7 @@ export class FuncGen {
       const [lv, rv] = this.evalPair(e.l, e.r);
       if (rv.k === 'imm') {
         const delta = BigInt.asIntN(64, rv.v * BigInt(scale)) * (e.op === '-' ? -1n : 1n);
-        if (lv.k === 'fp' && delta >= -32768n && delta < 32768n) return { k: 'fp', off: lv.off + Number(delta) };
+        if ((lv.k === 'fp' || lv.k === 'regoff' || (lv.k === 'reg' && !lv.temp)) && delta >= -32768n && delta < 32768n) return this.offsetVal(lv, Number(delta));
         if (delta === 0n) return lv;
         const r = this.owned(lv, ty);
         this.aluImm(O.BPF_ADD, r.r, delta, true);
@@ -1807,4 +1910,42 @@ function inductionPlan(s: Stmt & { k: 'for' }): { sym: Sym; values: bigint[]; fi
     i = wrapInt(i + step, sym.type);
   }
   return { sym, values, final: i };
+}
+
+/** Visit every expression in a statement tree (including nested statement expressions). */
+function walkExprs(s: Stmt, f: (e: Expr) => void): void {
+  const ve = (e: Expr | undefined): void => {
+    if (!e) return;
+    f(e);
+    switch (e.k) {
+      case 'unary': case 'deref': case 'addr': case 'cast': case 'member': case 'incdec': ve(e.e); break;
+      case 'binary': case 'logical': case 'assign': case 'comma': ve(e.l); ve(e.r); break;
+      case 'cond': ve(e.c); ve(e.t); ve(e.f); break;
+      case 'call': ve(e.fn); e.args.forEach(ve); break;
+      case 'builtin': e.args.forEach(ve); break;
+      case 'stmtexpr': e.body.forEach((x) => walkExprs(x, f)); break;
+    }
+  };
+  walkStmts(s, (st) => {
+    switch (st.k) {
+      case 'expr': ve(st.e); break;
+      case 'decl': st.init?.parts.forEach((p) => ve(p.e)); break;
+      case 'if': case 'while': case 'dowhile': ve(st.c); break;
+      case 'for': ve(st.c); ve(st.step); break;
+      case 'switch': ve(st.e); break;
+      case 'return': ve(st.e); break;
+    }
+  });
+}
+
+function walkStmts(s: Stmt | undefined, f: (s: Stmt) => void): void {
+  if (!s) return;
+  f(s);
+  switch (s.k) {
+    case 'block': s.body.forEach((b) => walkStmts(b, f)); break;
+    case 'if': walkStmts(s.t, f); walkStmts(s.f, f); break;
+    case 'while': case 'dowhile': walkStmts(s.body, f); break;
+    case 'for': walkStmts(s.init, f); walkStmts(s.body, f); break;
+    case 'switch': walkStmts(s.body, f); break;
+  }
 }

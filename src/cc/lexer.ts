@@ -90,6 +90,15 @@ export function parseNumber(text: string): { value: bigint; unsigned: boolean; l
   return { value, unsigned: suf.includes('u'), long: (suf.match(/l/g) ?? []).length };
 }
 
+/** Punctuators by first character, longest first. */
+const PUNCT_BY_CHAR = new Map<string, string[]>();
+for (const p of PUNCTS) {
+  const l = PUNCT_BY_CHAR.get(p[0]!) ?? [];
+  l.push(p);
+  PUNCT_BY_CHAR.set(p[0]!, l);
+}
+for (const l of PUNCT_BY_CHAR.values()) l.sort((a, b) => b.length - a.length);
+
 export function lex(src: string, file: string, diags: DiagnosticBag): Token[] {
   const out: Token[] = [];
   let i = 0;
@@ -98,7 +107,15 @@ export function lex(src: string, file: string, diags: DiagnosticBag): Token[] {
   let bol = true;
   let space = false;
   const n = src.length;
-  const span = (start: number, sl: number, sls: number): Span => ({ file, line: sl, col: start - sls + 1, endLine: line, endCol: i - lineStart + 1 });
+  let start = 0, sl = 1, sls = 0;
+  const span = (): Span => ({ file, line: sl, col: start - sls + 1, endLine: line, endCol: i - lineStart + 1 });
+  const push = (kind: TokKind, text: string, extra?: Partial<Token>): void => {
+    const t: Token = { kind, text, span: span(), bol, space };
+    if (extra) Object.assign(t, extra);
+    out.push(t);
+    bol = false;
+    space = false;
+  };
   while (i < n) {
     const c = src[i]!;
     if (c === '\n') {
@@ -119,23 +136,18 @@ export function lex(src: string, file: string, diags: DiagnosticBag): Token[] {
       space = true;
       continue;
     }
+    start = i; sl = line; sls = lineStart;
     if (c === '/' && src[i + 1] === '*') {
-      const sl = line, sls = lineStart, st = i;
       i += 2;
       while (i < n && !(src[i] === '*' && src[i + 1] === '/')) {
         if (src[i] === '\n') { line++; lineStart = i + 1; }
         i++;
       }
-      if (i >= n) diags.error('lex-unterminated-comment', 'unterminated /* comment', span(st, sl, sls));
+      if (i >= n) diags.error('lex-unterminated-comment', 'unterminated /* comment', span());
       else i += 2;
       space = true;
       continue;
     }
-    const start = i, sl = line, sls = lineStart;
-    const push = (kind: TokKind, text: string, extra?: Partial<Token>): void => {
-      out.push({ kind, text, span: span(start, sl, sls), bol, space, ...extra });
-      bol = false; space = false;
-    };
     if (isIdStart(c)) {
       while (i < n && isIdChar(src[i]!)) i++;
       // Prefixed literals (L"", u8"") are not used in BPF C; lex the prefix as an identifier.
@@ -168,14 +180,15 @@ export function lex(src: string, file: string, diags: DiagnosticBag): Token[] {
           continue;
         }
         const cp = src.codePointAt(i)!;
+        if (cp < 128) { bytes.push(cp); i++; continue; }
         const ch = String.fromCodePoint(cp);
         bytes.push(...utf8(ch));
         i += ch.length;
       }
-      if (!closed) diags.error('lex-unterminated', `missing terminating ${c} character`, span(start, sl, sls));
+      if (!closed) diags.error('lex-unterminated', `missing terminating ${c} character`, span());
       if (c === '"') push('str', src.slice(start, i), { bytes });
       else {
-        if (bytes.length === 0 && closed) diags.error('lex-empty-char', 'empty character constant', span(start, sl, sls));
+        if (bytes.length === 0 && closed) diags.error('lex-empty-char', 'empty character constant', span());
         // Multi-char constants are implementation defined; clang packs big-endian into an int.
         let v = 0n;
         for (const b of bytes.slice(-4)) v = (v << 8n) | BigInt(b);
@@ -185,7 +198,8 @@ export function lex(src: string, file: string, diags: DiagnosticBag): Token[] {
       continue;
     }
     let p: string | undefined;
-    for (const q of PUNCTS) if (src.startsWith(q, i)) { p = q; break; }
+    const cands = PUNCT_BY_CHAR.get(c);
+    if (cands) for (const q of cands) if (q.length === 1 || src.startsWith(q, i)) { p = q; break; }
     if (p) {
       i += p.length;
       push('punct', p);

@@ -24,7 +24,7 @@ export interface Liveness {
 /** Whether evaluating e performs a call (helper, bpf-to-bpf, or an inlined body that does). */
 export type CallOracle = (e: Expr) => boolean;
 
-export function computeLiveness(params: Sym[], body: Stmt, isCall: CallOracle): Liveness {
+export function computeLiveness(params: Sym[], body: Stmt, isCall: CallOracle, alias: ReadonlyMap<Sym, Sym> = new Map()): Liveness {
   let pos = 0;
   const ranges = new Map<Sym, LiveRange>();
   const stmtPos = new Map<Stmt, number>();
@@ -33,7 +33,14 @@ export function computeLiveness(params: Sym[], body: Stmt, isCall: CallOracle): 
   const labels = new Map<string, number>();
   let backGotoFrom = -1;
 
-  const use = (s: Sym): void => {
+  const use = (s0: Sym): void => {
+    // A use of an alias (`eth = data + 0`) is a use of what it aliases.
+    let s = s0;
+    for (let n = 0; n < 16 && alias.has(s); n++) s = alias.get(s)!;
+    if (s !== s0) useOne(s0);
+    useOne(s);
+  };
+  const useOne = (s: Sym): void => {
     const r = ranges.get(s);
     if (!r) return; // globals
     r.lastUse = Math.max(r.lastUse, ++pos);

@@ -29,6 +29,7 @@ interface Cond {
 }
 
 const MAX_INCLUDE_DEPTH = 64;
+const LEX_CACHE = new Map<string, Token[]>();
 const MAX_EXPANSIONS = 200_000;
 
 export const PREDEFINED: Record<string, string> = {
@@ -109,7 +110,14 @@ export class Preprocessor {
   }
 
   private pushFile(src: string, file: string, includeTok: Token | undefined): void {
-    const toks = lex(src, file, this.diags);
+    // Headers are lexed once per process: their tokens are never mutated.
+    let toks: Token[];
+    if (includeTok) {
+      const key = file + '\0' + src;
+      let cached = LEX_CACHE.get(key);
+      if (!cached) { cached = lex(src, file, this.diags); LEX_CACHE.set(key, cached); }
+      toks = cached.slice();
+    } else toks = lex(src, file, this.diags);
     const eof = toks.pop()!;
     if (includeTok) toks.push({ ...eof, text: '<end-of-include>', bol: true });
     else toks.push(eof);
@@ -292,8 +300,12 @@ export class Preprocessor {
     }
     for (let k = body.length - 1; k >= 0; k--) {
       const b = body[k]!;
-      const h = new Set(b.hide ?? []);
-      for (const x of hide) h.add(x);
+      let h: ReadonlySet<string> = hide;
+      if (b.hide && b.hide.size && ![...b.hide].every((x) => hide.has(x))) {
+        const u = new Set(b.hide);
+        for (const x of hide) u.add(x);
+        h = u;
+      }
       this.stack.push({ ...b, span: t.span, hide: h, bol: k === 0 ? t.bol : false, space: k === 0 ? t.space : b.space });
     }
     return true;

@@ -24,8 +24,12 @@ export function engine(): EngineClient {
 /** Settings to apply once the engine is up (from a share link or the last session). */
 let bootSettings: SimSettings | null = null;
 
-export async function startEngine(settings: SimSettings | null = null): Promise<void> {
+/** Resolves once the UI has painted: free-running traffic waits for it, so loading the editor gets the CPU first. */
+let uiPainted: Promise<void> = Promise.resolve();
+
+export async function startEngine(settings: SimSettings | null = null, painted: Promise<void> = Promise.resolve()): Promise<void> {
   bootSettings = settings;
+  uiPainted = painted;
   client = new EngineClient(() => new EngineWorker({ name: 'xdp-lab-engine' }));
   client.onEvent = (e) => {
     if (e.type === 'log') appendConsole([e.text]);
@@ -60,7 +64,11 @@ async function helloAndBuild(): Promise<void> {
   }
   requestBuild(0);
   // The default example opens with traffic running (after a restart: as it was).
-  if (hello.capabilities.sim && (firstStart || wasRunning)) await c.call('setRun', true, useApp.getState().speed).then((r) => setApp({ running: r.running }));
+  if (hello.capabilities.sim && (firstStart || wasRunning)) {
+    await uiPainted;
+    const r = await c.call('setRun', true, useApp.getState().speed);
+    setApp({ running: r.running });
+  }
   firstStart = false;
 }
 

@@ -26,8 +26,10 @@ void (async () => {
   setApp({ source: boot.source ?? '', exampleName: boot.source ? boot.example : null });
   applyBootNotice(boot);
   startAutosave();
-  const engine = startEngine(boot.settings);
+  let painted!: () => void;
+  const engine = startEngine(boot.settings, new Promise<void>((r) => (painted = r)));
   const [{ createRoot }, { App }] = await Promise.all([import('react-dom/client'), import('./App')]);
   createRoot(document.getElementById('root')!).render(<App />);
+  requestAnimationFrame(() => setTimeout(painted, 0));
   await engine;
 })();

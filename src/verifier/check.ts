@@ -150,7 +150,6 @@ export function doCheck(env: Env): void {
         case O.BPF_ST:
           if (O.BPF_MODE(insn.code) !== O.BPF_MEM || insn.src !== 0) env.reject('BPF_ST uses reserved fields');
           checkRegArg(env, insn.dst, 'src');
-          if (env.regs[insn.dst]!.type === 'ctx') env.reject(`BPF_ST stores into R${insn.dst} ctx is not allowed`);
           checkMemAccess(env, { regno: insn.dst, off: insn.off, size: O.sizeBytes(O.BPF_SIZE(insn.code)), t: 'write', valueRegno: -1, stImm: insn.imm });
           break;
         case O.BPF_LD: {

@@ -6,11 +6,10 @@
  */
 import type { Insn } from '../isa/insn';
 import type { MapSpec } from '../isa/spec';
-import { printInsn } from './insn_print';
+import { disasmInsn } from '../isa/disasm';
 import { VLog, formatFrame, vlogAlignment } from './log';
 import type { Reg } from './reg';
 import { curFrame, type Checkpoint, type Frame, type VState } from './state';
-import { helperDisplayName } from './helper_names';
 
 export interface VerifyOptions {
   logLevel?: 0 | 1 | 2;
@@ -187,10 +186,21 @@ export class Env {
     this.prevLinfo = found;
   }
 
+  /** An instruction as the kernel log prints it; maps print as a kernel address. */
+  insnText(idx: number): string {
+    return disasmInsn(this.insns[idx]!, {
+      style: 'kernel',
+      ldImm64: (_i, slot) => {
+        const m = this.mapOfInsn.get(slot);
+        return m === undefined ? undefined : `0x${(0xffff888100000000n + BigInt(m) * 0x400n).toString(16)}`;
+      },
+    }, idx);
+  }
+
   printInsnLine(idx: number): void {
     if (!this.log.level) return;
     this.prevLogPos = this.log.pos;
-    this.verbose(`${idx}: ${printInsn(this.insns[idx]!, helperDisplayName)}\n`);
+    this.verbose(`${idx}: ${this.insnText(idx)}\n`);
     this.prevInsnPrintPos = this.log.pos - this.prevLogPos;
     this.prevLogPos = this.log.pos;
   }

@@ -8,8 +8,6 @@
  *   v.accepted, v.error, v.log, v.insnsProcessed, v.states, v.errorPc
  */
 import type { ParsedSpec } from '../isa/spec';
-import { printInsn } from './insn_print';
-import { helperDisplayName } from './helper_names';
 import { Env, Reject, type LineInfoEntry, type VerifyOptions } from './env';
 import { checkProgramShape, liveRegsText } from './cfg';
 import { doCheck } from './check';
@@ -156,7 +154,7 @@ export function verify(parsed: ParsedSpec, opts: VerifyOptions = {}): VerifyResu
     checkProgramShape(env);
     if (env.log.level >= 2) {
       env.subprogs.forEach((start, i) => env.verbose(`func#${i} @${start}\n`));
-      env.verbose(liveRegsText(env, (i) => printInsn(env.insns[i]!, helperDisplayName)));
+      env.verbose(liveRegsText(env, (i) => env.insnText(i)));
     }
     doCheck(env);
     checkMaxStackDepth(env);

@@ -1,6 +1,66 @@
-/** xdp-lab compile — not built yet. */
-import { UsageError, type CliIO } from '../io';
+/**
+ * xdp-lab compile FILE.c [--asm] [--no-warnings]
+ *
+ * Prints the program spec JSON (exit 0), or clang-style diagnostics on
+ * stderr (exit 1). Warnings go to stderr either way. --asm prints the
+ * disassembly instead, with the C source lines in between, the way
+ * `llvm-objdump -S` shows an object compiled with -g.
+ */
+import { compile, formatDiagnostic } from '../../cc';
+import { disasmInsn } from '../../isa/disasm';
+import { bytesToHex, decodeProgram, hexToBytes } from '../../isa/insn';
+import type { ProgramSpec } from '../../isa/spec';
+import { parseArgs, readTextFile, UsageError, type CliIO } from '../io';
 
-export async function run(_args: string[], _io: CliIO): Promise<number> {
-  throw new UsageError('the compile command is not available yet');
+export async function run(args: string[], io: CliIO): Promise<number> {
+  const { positional, flags } = parseArgs(args, { flags: ['asm', 'no-warnings'] });
+  if (positional.length !== 1) throw new UsageError('usage: xdp-lab compile FILE.c [--asm] [--no-warnings]');
+  const file = positional[0]!;
+  const source = readTextFile(file);
+  const r = compile(source, { file });
+  for (const d of r.diagnostics) {
+    if (d.severity === 'warning' && flags.has('no-warnings')) continue;
+    io.err(formatDiagnostic(d, source));
+  }
+  const errors = r.diagnostics.filter((d) => d.severity === 'error').length;
+  if (!r.spec) {
+    io.err(`${errors} error${errors === 1 ? '' : 's'} generated.\n`);
+    return 1;
+  }
+  io.out(flags.has('asm') ? listing(r.spec, source) : JSON.stringify(r.spec, null, 1) + '\n');
+  return 0;
+}
+
+/** llvm-objdump -S style: function labels, source lines, offset, bytes, instruction. */
+export function listing(spec: ProgramSpec, source: string): string {
+  const bytes = hexToBytes(spec.insns) as Uint8Array;
+  const { insns } = decodeProgram(bytes);
+  const lines = source.split('\n');
+  const starts = new Map((spec.funcs ?? []).map((f) => [f.insn, f.name]));
+  const mapOf = new Map((spec.map_relocs ?? []).map((r) => [r.insn, spec.maps?.[r.map]?.name ?? `map${r.map}`]));
+  let out = '';
+  let lastLine = -1;
+  for (let k = 0; k < insns.length; k++) {
+    const name = starts.get(k);
+    if (name !== undefined) {
+      out += `${k ? '\n' : ''}${(k * 8).toString(16).padStart(16, '0')} <${name}>:\n`;
+      lastLine = -1;
+    }
+    const li = spec.line_info?.[k];
+    if (li && li.line !== lastLine) {
+      out += `; ${lines[li.line - 1] ?? ''}\n`;
+      lastLine = li.line;
+    }
+    const i = insns[k]!;
+    const wide = i.code === 0x18;
+    const hex = bytesToHex(bytes.subarray(k * 8, k * 8 + 8)).replace(/(..)(?!$)/g, '$1 ');
+    let text = disasmInsn(wide ? { ...i, imm2: insns[k + 1]?.imm } : i, { style: 'llvm' }, k);
+    if (mapOf.has(k)) text += ` <${mapOf.get(k)}>`;
+    out += `${String(k).padStart(8)}:\t${hex}\t${text}\n`;
+    if (wide) {
+      out += `${String(k + 1).padStart(8)}:\t${bytesToHex(bytes.subarray((k + 1) * 8, (k + 2) * 8)).replace(/(..)(?!$)/g, '$1 ')}\n`;
+      k++;
+    }
+  }
+  return out;
 }

@@ -2,7 +2,8 @@
  * xdp-lab run SPEC.json --packets PKTS.json [--json]: BPF_PROG_TEST_RUN
  * semantics in the VM. Packets (a JSON list of hex strings) run in order in
  * one program instance; prints per packet retval and data_out, then the
- * maps, in the kernel oracle's JSON shape.
+ * maps, in the kernel oracle's JSON shape. As in the kernel, data_out
+ * starts at data_meta: metadata the program added is part of it.
  */
 import { hexToBytes, parseSpec } from '../../isa';
 import { createVm, testRunFrame, TEST_RUN_MAX_DATA } from '../../vm';
@@ -32,7 +33,7 @@ export async function run(args: string[], io: CliIO): Promise<number> {
   const runs = packets.map((p) => {
     const frame = testRunFrame(p);
     const r = vm.runXdp(frame);
-    const out: Record<string, unknown> = { retval: r.retval, data_out: Buffer.from(frame.buf.subarray(r.data, r.dataEnd)).toString('hex') };
+    const out: Record<string, unknown> = { retval: r.retval, data_out: Buffer.from(frame.buf.subarray(Math.min(r.dataMeta, r.data), r.dataEnd)).toString('hex') };
     if (r.fault) out.fault = r.fault.message;
     if (r.redirect) out.redirect = r.redirect;
     out.insns = r.insns;

@@ -4,14 +4,17 @@
  * are sampled in virtual time so the charts show what the machine did, not
  * how fast the browser happened to run it.
  */
-import { Simulation, HARDWARE_PROFILES, SEED2016_E5, type SimSnapshot as DriverSnapshot, type XdpHook, type TraceEvent } from '../sim';
+import { Simulation, HARDWARE_PROFILES, SEED2016_E5, type SimSnapshot as DriverSnapshot, type TraceEvent } from '../sim';
 import type { FlowSourceSpec, PcapRecord, TrafficSpec } from '../net';
 import type { ParsedSpec } from '../isa';
 import type { Attach, SimPort } from './toolchain';
+import type { ProgramInstance } from './vmHook';
+import type { MapView } from './simTypes';
+import { hexToBytes } from '../isa';
 import type { CounterView, GaugeView, RingView, SeriesPoint, SimSettings, SimSnapshot, SlotLegend, StepUnit } from './simTypes';
 
 /** Turns a verified program into something the driver can run (the VM); null when none has landed. */
-export type HookFactory = ((program: ParsedSpec) => XdpHook) | null;
+export type HookFactory = ((program: ParsedSpec) => ProgramInstance | { error: string }) | null;
 
 /** Points kept for the rate chart. */
 export const SERIES_POINTS = 240;
@@ -72,6 +75,7 @@ export class DriverSim implements SimPort {
   private sim!: Simulation;
   private settings!: SimSettings;
   private attachedName: string | null = null;
+  private program: ProgramInstance | null = null;
   private detachedReason = 'no program';
   private series: SeriesPoint[] = [];
   private cacheHistory: number[] = [];
@@ -100,13 +104,19 @@ export class DriverSim implements SimPort {
       keepTrace: true,
     });
     this.attachedName = null;
+    this.program = null;
     if ('reason' in attach) this.detachedReason = attach.reason;
     else if (!this.hook) this.detachedReason = 'the eBPF VM (src/vm) is not available yet, so the program cannot run';
     else {
-      const h = this.hook(attach.program);
-      const r = this.sim.attach(h);
-      if (r.ok) this.attachedName = h.name;
-      else this.detachedReason = r.message;
+      const inst = this.hook(attach.program);
+      if ('error' in inst) this.detachedReason = `the program could not be loaded: ${inst.error}`;
+      else {
+        const r = this.sim.attach(inst.hook);
+        if (r.ok) {
+          this.attachedName = inst.hook.name;
+          this.program = inst;
+        } else this.detachedReason = r.message;
+      }
     }
     this.series = [];
     this.cacheHistory = [];
@@ -166,6 +176,37 @@ export class DriverSim implements SimPort {
 
   eventCount(): number {
     return this.sim.steps;
+  }
+
+  drainPrintk(): string[] {
+    return this.program ? this.program.printk.splice(0) : [];
+  }
+
+  maps(): MapView[] {
+    return (this.program?.maps ?? []).map((m, index) => ({
+      index,
+      name: m.name,
+      type: m.type,
+      keySize: m.keySize,
+      valueSize: m.valueSize,
+      maxEntries: m.maxEntries,
+      percpu: m.percpu,
+      entries: m.dump().entries.slice(0, 512).map((e) => ({ key: e.key, value: Array.isArray(e.value) ? e.value : [e.value] })),
+    }));
+  }
+
+  /** User space's BPF_MAP_UPDATE_ELEM: 0 or a negative errno, or a reason the input is wrong. */
+  updateMap(index: number, keyHex: string, valueHex: string): { ok: true } | { ok: false; reason: string } {
+    const m = this.program?.maps[index];
+    if (!m) return { ok: false, reason: 'no such map (is a program attached?)' };
+    const key = hexToBytes(keyHex.replace(/\s+/g, ''));
+    const value = hexToBytes(valueHex.replace(/\s+/g, ''));
+    if (typeof key === 'string') return { ok: false, reason: `key: ${key}` };
+    if (typeof value === 'string') return { ok: false, reason: `value: ${value}` };
+    if (key.length !== m.keySize) return { ok: false, reason: `the key must be ${m.keySize} bytes (${m.keySize * 2} hex digits), got ${key.length}` };
+    if (value.length !== m.valueSize) return { ok: false, reason: `the value must be ${m.valueSize} bytes (${m.valueSize * 2} hex digits), got ${value.length}` };
+    const err = m.userUpdate(key, value);
+    return err === 0 ? { ok: true } : { ok: false, reason: `bpf_map_update_elem failed: errno ${-err}` };
   }
 
   /** Trace records for one packet that are still kept, oldest first. */

@@ -5,7 +5,7 @@
  * simulation is deterministic (DESIGN.md convention 6).
  */
 import type { Attach, SimFactory, SimPort } from './toolchain';
-import { DEFAULT_SETTINGS, type SimSettings, type SimSnapshot, type StepUnit } from './simTypes';
+import { DEFAULT_SETTINGS, type MapView, type SimSettings, type SimSnapshot, type StepUnit } from './simTypes';
 
 export type SimReply = { ok: true; snapshot: SimSnapshot } | { ok: false; reason: string };
 
@@ -92,6 +92,23 @@ export class SimSession {
     s.reset(this.settings, this.program, this.pcap);
     if (target > 0) s.advance('event', target);
     return this.reply();
+  }
+
+  drainPrintk(): string[] {
+    return this.port?.drainPrintk?.() ?? [];
+  }
+
+  maps(): { ok: true; maps: MapView[] } | { ok: false; reason: string } {
+    const s = this.sim();
+    if (!s) return { ok: false, reason: 'the driver simulator (src/sim) is not available yet' };
+    return { ok: true, maps: s.maps?.() ?? [] };
+  }
+
+  updateMap(index: number, keyHex: string, valueHex: string): { ok: true; maps: MapView[] } | { ok: false; reason: string } {
+    const s = this.sim();
+    if (!s?.updateMap) return { ok: false, reason: 'maps cannot be edited in this build' };
+    const r = s.updateMap(index, keyHex, valueHex);
+    return r.ok ? { ok: true, maps: s.maps?.() ?? [] } : r;
   }
 
   currentSettings(): SimSettings {

@@ -10,7 +10,7 @@
  */
 import type { Insn, ParsedSpec, ProgramSpec } from '../isa';
 import type { Diagnostic, InsnState } from './types';
-import type { SimSettings, SimSnapshot, StepUnit } from './simTypes';
+import type { MapView, SimSettings, SimSnapshot, StepUnit } from './simTypes';
 
 export interface CompileOutput {
   spec: ProgramSpec | null;
@@ -56,6 +56,11 @@ export interface SimPort {
   /** Events processed since reset. */
   eventCount(): number;
   snapshot(): SimSnapshot;
+  /** bpf_printk lines since the last call. */
+  drainPrintk?(): string[];
+  /** The attached program's maps. */
+  maps?(): MapView[];
+  updateMap?(index: number, keyHex: string, valueHex: string): { ok: true } | { ok: false; reason: string };
 }
 
 export type SimFactory = () => SimPort;

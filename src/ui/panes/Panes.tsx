@@ -3,6 +3,7 @@ import { setApp, useApp, type PaneTab } from '../../store';
 import { DisasmPane } from './DisasmPane';
 import { VerifierPane } from './VerifierPane';
 import { ConsolePane } from './ConsolePane';
+import { MapsPane } from './MapsPane';
 import { Unavailable } from './Unavailable';
 
 const TABS: { id: PaneTab; label: string }[] = [
@@ -28,7 +29,7 @@ export function Panes() {
         {tab === 'disasm' && <DisasmPane />}
         {tab === 'verifier' && <VerifierPane />}
         {tab === 'inspector' && <Unavailable what="packet inspector" why="the simulator and VM have not landed in this build" />}
-        {tab === 'maps' && <Unavailable what="maps view" why="the VM's maps have not landed in this build" />}
+        {tab === 'maps' && <MapsPane />}
         {tab === 'console' && <ConsolePane />}
       </div>
     </div>

@@ -19,8 +19,8 @@ import {
 import { coerceRegToSize, coerceRegToSizeSx } from './scalar';
 import { tnumAdd, tnumConst, tnumIsAligned, tnumIsConst, tnumStr, s64, type Tnum } from './tnum';
 
-/** The offset as the alignment messages print it: a number when known. */
-const offStr = (t: Tnum): string => (tnumIsConst(t) ? s64(t.value).toString() : tnumStr(t));
+/** The offset as the alignment messages print it (tnum_strn). */
+const offStr = (t: Tnum): string => tnumStr(t);
 import {
   growStack,
   STACK_INVALID,

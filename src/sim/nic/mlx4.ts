@@ -243,6 +243,11 @@ export class Mlx4En implements NicDriver {
     return 0;
   }
 
+  cacheView(i: number): { kind: 'mlx4_page_cache'; size: number; level: number; pages: number[] } {
+    const r = this.rings[i]!;
+    return { kind: 'mlx4_page_cache', size: MLX4_EN_CACHE_SIZE, level: r.cacheCount, pages: Array.from(r.cache.subarray(0, r.cacheCount)) };
+  }
+
   forEachPageRef(visit: (page: number, loc: PageLocEnum, what: string) => void): void {
     for (const r of this.rings) {
       for (let i = r.cons; i < r.prod; i++) visit(r.slotPage[i & r.mask]!, PageLoc.RX_RING, `rx ring ${r.index} slot ${i & r.mask}`);

@@ -49,10 +49,11 @@ test('a verifier error is marked on its line in the kernel\'s words; fixing it r
   await expect(page.getByTestId('verdict')).toContainText('accepted');
 });
 
-test('xdp2 transmits: TX counters and the XDP tx ring move', async ({ page }, testInfo) => {
+test('the examples menu loads xdp2, which transmits: TX counters and the XDP tx ring move', async ({ page }, testInfo) => {
   const lab = new LabPage(page);
   await lab.open();
   await lab.examples.selectOption('xdp2');
+  await expect.poll(() => lab.source()).toContain('XDP_TX');
   await expect(page.getByTestId('attached')).toContainText('XDP: xdp_prog');
   await lab.sim.run();
   await expect.poll(() => lab.sim.counter('actions', 'TX')).toBeGreaterThan(1000);

@@ -4,6 +4,7 @@
  * tests call the same object directly on the main thread.
  */
 import type { Attach, Example } from './toolchain';
+import type { PacketDetail } from './inspect';
 import type { BuildResult, Capabilities } from './types';
 import type { SimReply } from './simSession';
 import type { MapView, SimSettings, SimSnapshot, StepUnit } from './simTypes';
@@ -23,6 +24,8 @@ export interface EngineApi {
   simConfigure(patch: { traffic?: Partial<SimSettings['traffic']>; driver?: Partial<SimSettings['driver']> }): SimReply;
   /** Replay the frames of an uploaded pcap file (null: back to generated traffic). */
   simLoadPcap(file: Uint8Array | null): SimReply & { frames?: number };
+  /** One packet's lifecycle, bytes and program run, instruction by instruction (null: the latest packet). */
+  inspectPacket(packet: number | null): PacketDetail | { error: string };
   /** bpf_printk lines since the last call (the worker forwards them as log events). */
   drainPrintk(): string[];
   /** The attached program's maps, as user space dumps them. */

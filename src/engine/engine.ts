@@ -21,6 +21,7 @@ export function createEngine(tc: Toolchain): EngineApi & { session: Session } {
     simReset: () => sim.reset(),
     simConfigure: (patch) => sim.configure(patch),
     drainPrintk: () => sim.drainPrintk(),
+    inspectPacket: (p) => sim.inspect(p),
     mapsRead: () => sim.maps(),
     mapUpdate: (i, k, v) => sim.updateMap(i, k, v),
     simLoadPcap: (file) => {

@@ -8,7 +8,8 @@ import { Simulation, HARDWARE_PROFILES, SEED2016_E5, type SimSnapshot as DriverS
 import type { FlowSourceSpec, PcapRecord, TrafficSpec } from '../net';
 import type { ParsedSpec } from '../isa';
 import type { Attach, SimPort } from './toolchain';
-import type { ProgramInstance } from './vmHook';
+import { RUNS_KEPT, type ProgramInstance } from './vmHook';
+import { replayRun, type PacketDetail } from './inspect';
 import type { MapView } from './simTypes';
 import { hexToBytes } from '../isa';
 import type { CounterView, GaugeView, RingView, SeriesPoint, SimSettings, SimSnapshot, SlotLegend, StepUnit } from './simTypes';
@@ -176,6 +177,33 @@ export class DriverSim implements SimPort {
 
   eventCount(): number {
     return this.sim.steps;
+  }
+
+  /** One packet's life from the kept trace, and its program run (see inspect.ts). */
+  inspect(packet: number | null): PacketDetail | { error: string } {
+    const tr = this.sim.machine.trace;
+    const kept = tr.slice(tr.base);
+    let id = packet;
+    if (id === null) {
+      // The latest packet the program ran on (or, without a program, the latest one seen).
+      for (let i = kept.length - 1; i >= 0 && id === null; i--) if (kept[i]!.kind === 'xdp_run' || (kept[i]!.kind === 'skb_build' && !this.program)) id = kept[i]!.packet;
+      if (id === null) return { error: 'no packet has been handled yet: run or step the simulation first' };
+    }
+    const cpn = this.sim.machine.cyclesPerNs;
+    const lifecycle = kept.filter((e) => e.packet === id).map((e) => ({ seq: e.seq, kind: e.kind, ns: e.cycle / cpn, text: describe(e, cpn) }));
+    if (lifecycle.length === 0) return { error: `packet #${id} is not in the recent trace (the last ${TRACE_KEEP.toLocaleString('en')} events are kept)` };
+    const detail: PacketDetail = { packet: id, lifecycle };
+    const run = kept.find((e) => e.packet === id && e.kind === 'xdp_run');
+    if (!this.program) detail.note = 'no XDP program is attached, so no program ran on this packet';
+    else if (!run) detail.note = 'the program has not run on this packet (yet)';
+    else {
+      const later = kept.filter((e) => e.kind === 'xdp_run' && e.seq > run.seq).length;
+      const n = this.program.runs.count - 1 - later;
+      const rec = n >= 0 && this.program.runs.count - n <= RUNS_KEPT ? this.program.runs.ring[n % RUNS_KEPT] : undefined;
+      if (!rec) detail.note = `the bytes of packet #${id} are no longer kept (the last ${RUNS_KEPT} program runs are)`;
+      else detail.run = replayRun(this.program.parsed, rec);
+    }
+    return detail;
   }
 
   drainPrintk(): string[] {

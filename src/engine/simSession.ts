@@ -5,6 +5,7 @@
  * simulation is deterministic (DESIGN.md convention 6).
  */
 import type { Attach, SimFactory, SimPort } from './toolchain';
+import type { PacketDetail } from './inspect';
 import { DEFAULT_SETTINGS, type MapView, type SimSettings, type SimSnapshot, type StepUnit } from './simTypes';
 
 export type SimReply = { ok: true; snapshot: SimSnapshot } | { ok: false; reason: string };
@@ -92,6 +93,13 @@ export class SimSession {
     s.reset(this.settings, this.program, this.pcap);
     if (target > 0) s.advance('event', target);
     return this.reply();
+  }
+
+  inspect(packet: number | null): PacketDetail | { error: string } {
+    const s = this.sim();
+    if (!s) return { error: 'the driver simulator (src/sim) is not available yet' };
+    if (!s.inspect) return { error: 'packet inspection is not available in this build' };
+    return s.inspect(packet);
   }
 
   drainPrintk(): string[] {

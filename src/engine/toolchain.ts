@@ -11,6 +11,7 @@
 import type { Insn, ParsedSpec, ProgramSpec } from '../isa';
 import type { Diagnostic, InsnState } from './types';
 import type { MapView, SimSettings, SimSnapshot, StepUnit } from './simTypes';
+import type { PacketDetail } from './inspect';
 
 export interface CompileOutput {
   spec: ProgramSpec | null;
@@ -56,6 +57,8 @@ export interface SimPort {
   /** Events processed since reset. */
   eventCount(): number;
   snapshot(): SimSnapshot;
+  /** One packet's lifecycle and program run (null: the latest packet). */
+  inspect?(packet: number | null): PacketDetail | { error: string };
   /** bpf_printk lines since the last call. */
   drainPrintk?(): string[];
   /** The attached program's maps. */

@@ -10,12 +10,27 @@ import { createMap, type BpfMap } from '../maps';
 import { createVm, type XdpFrame } from '../vm';
 import type { XdpBuff, XdpHook } from '../sim';
 
+/** One program run as the packet inspector needs it: the frame before and after, and the verdict. */
+export interface RunRecord {
+  before: Uint8Array;
+  after: Uint8Array;
+  retval: number;
+  insns: number;
+  fault?: string;
+}
+
 export interface ProgramInstance {
   hook: XdpHook;
   maps: BpfMap[];
   /** bpf_printk lines not yet collected (drainPrintk empties it). */
   printk: string[];
+  /** Runs so far, and the last RUNS_KEPT of them (run n is at n % RUNS_KEPT). */
+  runs: { count: number; ring: (RunRecord | undefined)[] };
+  parsed: ParsedSpec;
 }
+
+/** Recent runs kept for the packet inspector (a copy of each frame before and after). */
+export const RUNS_KEPT = 256;
 
 /** Lines kept when nobody collects them (a program printing on every packet at full speed). */
 const PRINTK_KEEP = 1000;
@@ -41,6 +56,7 @@ export function loadProgram(parsed: ParsedSpec, nCpus = 1): ProgramInstance | { 
   if ('error' in vm) return vm;
   const frame: XdpFrame = { buf: new Uint8Array(0), data: 0, dataEnd: 0, dataMeta: 0, ingressIfindex: 1, rxQueueIndex: 0, frameSize: 4096 };
   const name = parsed.spec.funcs?.[0]?.name ?? 'xdp program';
+  const runs: ProgramInstance['runs'] = { count: 0, ring: new Array(RUNS_KEPT) };
   const hook: XdpHook = {
     name,
     engine: 'vm',
@@ -54,7 +70,9 @@ export function loadProgram(parsed: ParsedSpec, nCpus = 1): ProgramInstance | { 
       frame.rxQueueIndex = x.rxQueueIndex;
       frame.ingressIfindex = x.ingressIfindex;
       frame.frameSize = x.frameSz;
+      const before = x.mem.slice(x.data, x.dataEnd);
       const r = vm.runXdp(frame);
+      runs.ring[runs.count++ % RUNS_KEPT] = { before, after: x.mem.slice(base + r.data, base + r.dataEnd), retval: r.retval, insns: r.insns, fault: r.fault?.message };
       x.insns = r.insns;
       x.data = r.data + base;
       x.dataEnd = r.dataEnd + base;
@@ -70,5 +88,5 @@ export function loadProgram(parsed: ParsedSpec, nCpus = 1): ProgramInstance | { 
       return r.retval;
     },
   };
-  return { hook, maps, printk };
+  return { hook, maps, printk, runs, parsed };
 }

@@ -4,7 +4,7 @@ import { DisasmPane } from './DisasmPane';
 import { VerifierPane } from './VerifierPane';
 import { ConsolePane } from './ConsolePane';
 import { MapsPane } from './MapsPane';
-import { Unavailable } from './Unavailable';
+import { PacketPane } from './PacketPane';
 
 const TABS: { id: PaneTab; label: string }[] = [
   { id: 'disasm', label: 'Disassembly' },
@@ -28,7 +28,7 @@ export function Panes() {
       <div className="pane-body" role="tabpanel">
         {tab === 'disasm' && <DisasmPane />}
         {tab === 'verifier' && <VerifierPane />}
-        {tab === 'inspector' && <Unavailable what="packet inspector" why="the simulator and VM have not landed in this build" />}
+        {tab === 'inspector' && <PacketPane />}
         {tab === 'maps' && <MapsPane />}
         {tab === 'console' && <ConsolePane />}
       </div>

@@ -42,11 +42,3 @@ test('clicking an instruction highlights its C line, and a C line highlights its
   await expect(page.locator(`.disasm .insn.linked[data-line="${line}"]`).first()).toBeVisible();
   await lab.screenshot(testInfo, 'disassembly-linked');
 });
-
-test('the examples menu loads xdp2', async ({ page }) => {
-  const lab = new LabPage(page);
-  await lab.open();
-  await lab.examples.selectOption('xdp2');
-  await expect.poll(() => lab.source()).toContain('XDP_TX');
-  await expect(lab.buildStatus).toContainText('insns');
-});

@@ -22,8 +22,14 @@ export class LabPage {
     this.sim = new SimPanel(page);
   }
 
-  async open(path = '/'): Promise<void> {
-    await this.page.goto(path);
+  /**
+   * Open the app. Tests that do not measure the simulation open it at a
+   * gentle 20k events/s, so the shared CI machine's cores go to the test.
+   */
+  async open(path = '/', opts: { fullSpeed?: boolean } = {}): Promise<void> {
+    const url = new URL(path, 'http://x');
+    if (!opts.fullSpeed && !url.searchParams.has('speed')) url.searchParams.set('speed', '20000');
+    await this.page.goto(url.pathname + url.search + url.hash);
     // Generous: the CI machine is shared, and Monaco is most of the bundle.
     await expect(this.editor.locator('.monaco-editor')).toBeVisible({ timeout: 30_000 });
   }

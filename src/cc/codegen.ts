@@ -45,7 +45,7 @@ export interface MapRef {
 
 type Val =
   | { k: 'imm'; v: bigint }
-  | { k: 'reg'; r: number; temp: boolean; zext?: boolean }
+  | { k: 'reg'; r: number; temp: boolean; zext?: boolean; /** Known: the value fits in this many low bits (unsigned). */ bits?: number }
   | { k: 'fp'; off: number }
   | { k: 'map'; idx: number }
   /** A (non-temporary) register plus a constant: pointer arithmetic not yet materialised. */
@@ -616,6 +616,15 @@ export class FuncGen {
       this.jmp(inl.end);
       return;
     }
+    if (s.e?.k === 'cond' && constOf(s.e.c) === undefined) {
+      // return c ? a : b: two returns, each arm straight into r0.
+      const elseL = this.newLabel();
+      this.branch(s.e.c, elseL, false);
+      this.ret({ ...s, e: s.e.t });
+      this.place(elseL);
+      this.ret({ ...s, e: s.e.f });
+      return;
+    }
     if (s.e) {
       const v = this.expr(s.e);
       this.moveTo(v, 0, s.e.ty);
@@ -785,10 +794,11 @@ export class FuncGen {
 
   /** A register holding v that the caller may modify. */
   private owned(v: Val, ty: Type, avoid: number[] = []): Val & { k: 'reg' } {
-    if (v.k === 'reg' && v.temp && !avoid.includes(v.r)) return v;
+    if (v.k === 'reg' && v.temp && !avoid.includes(v.r)) return { ...v, bits: undefined };
     const r = this.allocTemp(avoid);
     this.moveTo(v, r, ty);
     this.release(v);
+    // The copy is about to be modified in place: what was known of its bits no longer holds.
     return { k: 'reg', r, temp: true, zext: v.k === 'imm' ? BigInt.asUintN(64, v.v) < 1n << 32n : v.k === 'reg' && (sizeOf(ty) < 8 ? true : v.zext) };
   }
 
@@ -814,7 +824,7 @@ export class FuncGen {
         const r = this.owned(v, e.ty);
         if (e.op === '-') this.emit((is64 ? O.BPF_ALU64 : O.BPF_ALU) | O.BPF_NEG, r.r);
         else this.emit((is64 ? O.BPF_ALU64 : O.BPF_ALU) | O.BPF_XOR | O.BPF_K, r.r, 0, 0, -1);
-        return { ...r, zext: !is64 };
+        return { ...r, zext: !is64, bits: undefined };
       }
       case 'binary': {
         if (['==', '!=', '<', '>', '<=', '>='].includes(e.op)) return this.condValue(e);
@@ -879,9 +889,12 @@ export class FuncGen {
     }
     const h = this.homes.get(sym);
     if (!h) this.fail(`internal: '${sym.name}' has no location here`, span, 'cc-internal');
-    if (h.k === 'reg') return { k: 'reg', r: h.r, temp: false, zext: false };
+    // Small unsigned locals always hold their narrowed value (assignment narrows).
+    const bits = isInt(sym.type) && !sym.type.signed && sym.type.size < 4 ? sym.type.size * 8 : undefined;
+    if (h.k === 'reg') return { k: 'reg', r: h.r, temp: false, zext: bits !== undefined, bits };
     if (sym.type.k === 'struct' || sym.type.k === 'array') return { k: 'fp', off: h.off };
-    return this.load({ base: 'fp', off: h.off }, sym.type, sym.addressTaken ? undefined : 8);
+    const v = this.load({ base: 'fp', off: h.off }, sym.type, sym.addressTaken ? undefined : 8);
+    return v.k === 'reg' && bits !== undefined ? { ...v, bits, zext: true } : v;
   }
 
   private addrToVal(a: Addr): Val {
@@ -978,7 +991,7 @@ export class FuncGen {
     this.freeAddr(a);
     const r = this.allocTemp();
     this.emit(O.BPF_LDX | O.BPF_MEM | sizeField(size), r, base, a.off);
-    let v: Val & { k: 'reg' } = { k: 'reg', r, temp: true, zext: size < 8 };
+    let v: Val & { k: 'reg' } = { k: 'reg', r, temp: true, zext: size < 8, bits: size < 8 && !(isInt(ty) && ty.signed && size < 4) ? size * 8 : undefined };
     if (isInt(ty) && ty.signed && size < 4) {
       // Sign-extend small signed loads into the 32-bit value the promotion expects.
       const sh = 32 - size * 8;
@@ -1024,7 +1037,7 @@ export class FuncGen {
       if (m.bitOffset) this.emit(cls | O.BPF_RSH | O.BPF_K, v.r, 0, 0, m.bitOffset);
       if (m.bitOffset! + m.bitWidth! < unit * 8) this.aluImm(O.BPF_AND, v.r, (1n << BigInt(m.bitWidth!)) - 1n, is64);
     }
-    return { ...v, zext: !is64 };
+    return { ...v, zext: !is64, bits: signed ? undefined : m.bitWidth };
   }
 
   private storeBitfield(a: Addr, m: Member, v: Val): void {
@@ -1098,13 +1111,14 @@ export class FuncGen {
     if (ts === 4) return fs === 8 ? { ...v, zext: false } : v;
     // Narrowing to 8 or 16 bits: keep the 32-bit value correctly extended.
     if (fs <= ts && (fsigned === (to as IntType).signed || fs < ts)) return v;
+    if (v.bits !== undefined && v.bits < ts * 8 + ((to as IntType).signed ? 0 : 1)) return v;
     const r = this.owned(v, from);
     const bits = ts * 8;
     if ((to as IntType).signed) {
       this.emit(O.BPF_ALU | O.BPF_LSH | O.BPF_K, r.r, 0, 0, 32 - bits);
       this.emit(O.BPF_ALU | O.BPF_ARSH | O.BPF_K, r.r, 0, 0, 32 - bits);
     } else this.emit(O.BPF_ALU | O.BPF_AND | O.BPF_K, r.r, 0, 0, (1 << bits) - 1);
-    return { ...r, zext: true };
+    return { ...r, zext: true, bits: (to as IntType).signed ? undefined : bits };
   }
 
   private binary(e: Expr & { k: 'binary' }): Val {
@@ -1157,6 +1171,13 @@ export class FuncGen {
     }
     const op = ({ '+': O.BPF_ADD, '-': O.BPF_SUB, '*': O.BPF_MUL, '/': O.BPF_DIV, '%': O.BPF_MOD, '<<': O.BPF_LSH, '>>': signed ? O.BPF_ARSH : O.BPF_RSH, '&': O.BPF_AND, '|': O.BPF_OR, '^': O.BPF_XOR } as Record<string, number>)[e.op]!;
     const sdiv = signed && (e.op === '/' || e.op === '%') ? 1 : 0;
+    const bitsOf = (v: Val): number | undefined => (v.k === 'imm' ? (BigInt.asUintN(64, v.v) === 0n ? 0 : BigInt.asUintN(64, v.v).toString(2).length) : v.k === 'reg' ? v.bits : undefined);
+    const lb = bitsOf(lv), rb = bitsOf(rv);
+    let resultBits: number | undefined;
+    if (e.op === '&') resultBits = lb !== undefined && rb !== undefined ? Math.min(lb, rb) : lb ?? rb;
+    else if ((e.op === '|' || e.op === '^') && lb !== undefined && rb !== undefined) resultBits = Math.max(lb, rb);
+    else if (e.op === '>>' && !signed && lb !== undefined) resultBits = rv.k === 'imm' ? Math.max(0, lb - Number(BigInt.asUintN(8, rv.v))) : lb;
+    if (resultBits !== undefined && resultBits >= (is64 ? 64 : 32)) resultBits = undefined;
     const l = this.owned(lv, ty, rv.k === 'reg' ? [rv.r] : []);
     const cls = is64 ? O.BPF_ALU64 : O.BPF_ALU;
     if (rv.k === 'imm') {
@@ -1174,7 +1195,7 @@ export class FuncGen {
       this.emit(cls | op | O.BPF_X, l.r, r.r, sdiv);
       this.release(r);
     }
-    return { ...l, zext: !is64 };
+    return { ...l, zext: !is64, bits: resultBits };
   }
 
   private scale(idx: Val & { k: 'reg' }, scale: number): Val & { k: 'reg' } {
@@ -1351,7 +1372,7 @@ export class FuncGen {
       const h = this.homes.get(target.sym) as { r: number };
       let v: Val;
       if (e.op === '=') v = this.expr(e.r);
-      else v = this.compound(e, { k: 'reg', r: h.r, temp: false });
+      else v = this.compound(e, this.readVar(target.sym, target.span));
       v = this.narrowForStore(v, e.op === '=' ? e.r.ty : opType(e), lt);
       this.moveTo(v, h.r, lt);
       this.release(v);
@@ -1428,7 +1449,7 @@ export class FuncGen {
     const a = this.addrOf(target);
     const keep = { ...a, temp: false };
     if (target.k === 'member' && target.m.bitWidth !== undefined) {
-      const cur = this.loadBitfield(keep, target.m) as Val & { k: 'reg' };
+      const cur = { ...(this.loadBitfield(keep, target.m) as Val & { k: 'reg' }), bits: undefined };
       const old = discard || e.prefix ? undefined : this.owned({ ...cur, temp: false }, ty);
       this.aluImm(O.BPF_ADD, cur.r, d, false);
       this.storeBitfield(a, target.m, { ...cur, temp: false });
@@ -1436,7 +1457,7 @@ export class FuncGen {
       if (old) { this.release(cur); return old; }
       return cur;
     }
-    const cur = this.load(keep, ty, width) as Val & { k: 'reg' };
+    const cur = { ...(this.load(keep, ty, width) as Val & { k: 'reg' }), bits: undefined };
     const old = discard || e.prefix ? undefined : this.owned({ ...cur, temp: false }, ty, [cur.r]);
     this.aluImm(O.BPF_ADD, cur.r, d, width === 8);
     this.storeVal(a, width, { ...cur, temp: false }, ty);
@@ -1662,7 +1683,7 @@ export class FuncGen {
       const bits = n.endsWith('16') ? 16 : n.endsWith('32') ? 32 : 64;
       const r = this.owned(this.expr(e.args[0]!), e.ty);
       this.emit(O.BPF_ALU | O.BPF_END | O.BPF_TO_BE, r.r, 0, 0, bits);
-      return { ...r, zext: bits < 64 };
+      return { ...r, zext: bits < 64, bits: bits < 64 ? bits : undefined };
     }
     if (n === '__builtin_memcpy') {
       const size = Number(constOf(e.args[2]!) ?? 0n);

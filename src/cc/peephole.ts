@@ -124,9 +124,64 @@ function remove(code: Code, labelPos: number[], k: number): void {
   for (let l = 0; l < labelPos.length; l++) if (labelPos[l]! > k) labelPos[l]!--;
 }
 
+const INVERSE: Record<number, number> = {
+  [O.BPF_JEQ]: O.BPF_JNE, [O.BPF_JNE]: O.BPF_JEQ,
+  [O.BPF_JGT]: O.BPF_JLE, [O.BPF_JLE]: O.BPF_JGT, [O.BPF_JGE]: O.BPF_JLT, [O.BPF_JLT]: O.BPF_JGE,
+  [O.BPF_JSGT]: O.BPF_JSLE, [O.BPF_JSLE]: O.BPF_JSGT, [O.BPF_JSGE]: O.BPF_JSLT, [O.BPF_JSLT]: O.BPF_JSGE,
+};
+
+function isCondJump(e: EmittedInsn): boolean {
+  const cls = O.BPF_CLASS(e.insn.code);
+  const op = O.BPF_OP(e.insn.code);
+  return (cls === O.BPF_JMP || cls === O.BPF_JMP32) && e.label !== undefined && op !== O.BPF_JA && op !== O.BPF_CALL && op !== O.BPF_EXIT;
+}
+
+/**
+ * Share identical `r0 = K; exit` tails, as clang's tail merging does:
+ * `if c goto over; r0 = K; exit; over:` becomes `if !c goto tail` when
+ * another `r0 = K; exit` exists, and other copies become a jump to it.
+ */
+function mergeTails(code: Code, labelPos: number[]): boolean {
+  const isTail = (i: number): boolean => {
+    const a = code[i], b = code[i + 1];
+    if (!a || !b || b.insn.code !== (O.BPF_JMP | O.BPF_EXIT)) return false;
+    const c = a.insn.code;
+    return (c === (O.BPF_ALU | O.BPF_MOV | O.BPF_K) || c === (O.BPF_ALU64 | O.BPF_MOV | O.BPF_K)) && a.insn.dst === 0 && !jumpedTo.has(i + 1);
+  };
+  const jumpedTo = new Set<number>();
+  for (const e of code) if (e.label !== undefined) jumpedTo.add(labelPos[e.label]!);
+  const first = new Map<string, number>();
+  for (let i = 0; i < code.length - 1; i++) {
+    if (!isTail(i)) continue;
+    const key = `${code[i]!.insn.code}:${code[i]!.insn.imm}`;
+    const f = first.get(key);
+    if (f === undefined) { first.set(key, i); continue; }
+    const prev = code[i - 1];
+    const tailLabel = labelPos.findIndex((p) => p === f);
+    let label = tailLabel;
+    if (label < 0) { labelPos.push(f); label = labelPos.length - 1; }
+    if (prev && isCondJump(prev) && labelPos[prev.label!] === i + 2 && !jumpedTo.has(i) && INVERSE[O.BPF_OP(prev.insn.code)] !== undefined) {
+      prev.insn.code = (prev.insn.code & ~0xf0) | INVERSE[O.BPF_OP(prev.insn.code)]!;
+      prev.label = label;
+      remove(code, labelPos, i);
+      remove(code, labelPos, i);
+      return true;
+    }
+    // Replace the copy with a jump: one slot saved.
+    code[i] = { insn: { code: O.BPF_JMP | O.BPF_JA, dst: 0, src: 0, off: 0, imm: 0 }, span: code[i]!.span, label };
+    remove(code, labelPos, i + 1);
+    return true;
+  }
+  return false;
+}
+
 export function peephole(code: Code, labelPos: number[]): void {
+  for (let round = 0; round < 200; round++) if (!mergeTails(code, labelPos)) break;
   for (let round = 0; round < 20; round++) {
-    const targets = new Set(labelPos);
+    // Only labels some jump uses are join points.
+    const used = new Set<number>();
+    for (const e of code) if (e.label !== undefined) used.add(e.label);
+    const targets = new Set([...used].map((l) => labelPos[l]!));
     const live = liveness(code, labelPos);
     let changed = false;
     for (let i = 0; i < code.length; i++) {
@@ -144,6 +199,16 @@ export function peephole(code: Code, labelPos: number[]): void {
         remove(code, labelPos, i);
         changed = true;
         break;
+      }
+      // A 32-bit self move after a 32-bit definition in the same block: the upper half is already zero.
+      if (e.insn.code === (O.BPF_ALU | O.BPF_MOV | O.BPF_X) && e.insn.dst === e.insn.src && !targets.has(i)) {
+        let k = i - 1;
+        while (k >= 0 && !targets.has(k + 1) && !(useDef(code, k).def & bit(e.insn.dst)) && !isCondJump(code[k]!) && O.BPF_OP(code[k]!.insn.code) !== O.BPF_JA) k--;
+        if (k >= 0 && !targets.has(k + 1) && (useDef(code, k).def & bit(e.insn.dst)) && defines32(code[k]!)) {
+          remove(code, labelPos, i);
+          changed = true;
+          break;
+        }
       }
       if (!isMovReg(e)) continue;
       const t = e.insn.src, h = e.insn.dst;

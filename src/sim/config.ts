@@ -17,8 +17,8 @@ export type StackSinkConfig =
 export interface SimConfig {
   /** The NIC driver model (default mlx4: seed 000/003; vmxnet3: seed 004). */
   driver?: 'mlx4' | 'vmxnet3';
-  /** Where XDP_REDIRECT goes when no handler is set: nowhere (redirect error) or a cpumap whose CPU drops (seed 004's xdp_redirect_cpu -e drop). */
-  redirectTarget?: 'none' | 'cpumap-drop';
+  /** Where XDP_REDIRECT goes when no handler is set: nowhere (redirect error), a cpumap whose CPU drops (seed 004's xdp_redirect_cpu -e drop), or a devmap entry for a second port (mlx4). */
+  redirectTarget?: 'none' | 'cpumap-drop' | 'devmap-port';
   /** How a program attaches: 'native' (in the driver) or 'generic' (skb mode, after the skb is built). */
   xdpMode?: 'native' | 'generic';
   /** Hardware profile name (HARDWARE_PROFILES) or a full profile. */
@@ -55,7 +55,7 @@ export interface SimConfig {
 export interface ResolvedConfig {
   driver: 'mlx4' | 'vmxnet3';
   xdpMode: 'native' | 'generic';
-  redirectTarget: 'none' | 'cpumap-drop';
+  redirectTarget: 'none' | 'cpumap-drop' | 'devmap-port';
   hw: HardwareProfile;
   queues: number;
   rxRingSize: number;

@@ -61,6 +61,9 @@ export const COST_STEPS = [
   'cpumap_enqueue', // cpu_map_enqueue: into the per-CPU bulk queue (8)
   'cpumap_flush', // bq_flush_to_queue: one frame onto the remote CPU's ptr_ring
   'xdp_do_flush', // xdp_do_flush at the end of the poll
+  'devmap_enqueue', // dev_map_enqueue / bq_enqueue: into the per-CPU devmap bulk queue (16)
+  'devmap_xmit', // bq_xmit_all: one ndo_xdp_xmit call for a bulk
+  'devmap_xmit_frame', // the target driver's per-frame work in ndo_xdp_xmit
 ] as const;
 export type CostStep = (typeof COST_STEPS)[number];
 

@@ -129,6 +129,12 @@ export const SEED2016_E5: HardwareProfile = {
     stack_drop: STACK_DROP_I7,
     stack_deliver: STACK_DELIVER,
     xdp_redirect: [['xdp_do_redirect', 40]],
+    // [fit] no seed measures redirect on this machine: plausible values for the devmap path.
+    devmap_enqueue: [['dev_map_enqueue', 25]],
+    devmap_xmit: [['bq_xmit_all', 60]],
+    devmap_xmit_frame: [['mlx4_en_xdp_xmit', 60]],
+    xdp_do_flush: [['xdp_do_flush', 20]],
+    xdp_return_frame: [['xdp_return_frame', 30], ['__free_pages', 22]],
   },
   notes: [
     'seed 000 patch 06: xdp1 on one core drops ~20.4 Mpps from 4 pktgen threads; receiver E5-1630 v3 @ 3.70GHz, ConnectX-3 40G',

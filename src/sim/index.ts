@@ -29,4 +29,6 @@ export { Mlx4En, RxRing, XdpTxRing } from './nic/mlx4';
 export { Vmxnet3 } from './nic/vmxnet3';
 export type { NicDriver, AttachResult, MtuResult } from './nic/driver';
 export { PagePool, PP_ALLOC_CACHE_SIZE } from './page_pool';
+export { vmHook, type VmHook } from './vm_hook';
 export { SCENARIOS, findScenario, runScenario, nativePrograms, type Scenario, type ScenarioResult, type ScenarioProgram, type ProgramResolver } from './scenarios';
+export { examplePrograms, exampleSpec, compileToSpec } from './example_programs';

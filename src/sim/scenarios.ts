@@ -214,7 +214,8 @@ export function runScenario(
   opts: { programs?: ProgramResolver; packets?: number; trace?: boolean; seed?: number } = {},
 ): ScenarioResult {
   const prog = s.program ? (opts.programs ?? nativePrograms)(s.program) : null;
-  const sim = new Simulation({ ...s.config(), trace: opts.trace ?? false, seed: opts.seed ?? 1 }, prog);
+  // Events are hashed (not kept) by default, so trace_hash identifies the run's event stream.
+  const sim = new Simulation({ ...s.config(), trace: opts.trace ?? true, keepTrace: false, seed: opts.seed ?? 1 }, prog);
   sim.run({ packets: s.warmup });
   sim.markWindow();
   sim.run({ packets: opts.packets ?? s.measure });

@@ -14,7 +14,7 @@ import { TrafficGenerator } from '../net/traffic';
 import { profileFrom, type ProfileEntry } from './cost';
 import { resolveConfig, type ResolvedConfig, type SimConfig } from './config';
 import { CPU_STATE_NAMES, CpuState as CpuStateEnum, Machine, type Cpu } from './machine';
-import { Mlx4En, newRingCounters, SLOT_STATE_NAMES, MLX4_EN_CACHE_SIZE, type RingCounters } from './nic/mlx4';
+import { Mlx4En, newRingCounters, SLOT_STATE_NAMES, type RingCounters } from './nic/mlx4';
 import type { NicDriver, RedirectHandler } from './nic/driver';
 import { Vmxnet3 } from './nic/vmxnet3';
 import { PAGE_LOC_NAMES, PageLoc } from './page_alloc';
@@ -37,7 +37,8 @@ export interface QueueSnapshot {
   index: number;
   cpu: number;
   rx: { size: number; cons: number; hw: number; prod: number; slots: RingSlotView[] };
-  cache: { size: number; level: number; pages: number[] };
+  /** mlx4: the ring's page cache (128); vmxnet3: the page_pool (alloc cache + ptr_ring). */
+  cache: { kind: 'mlx4_page_cache' | 'page_pool'; size: number; level: number; pages: number[] };
   tx: { size: number; prod: number; doorbell: number; cons: number; slots: { state: 'empty' | 'pending' | 'hw' | 'done'; page: number; packet: number }[] };
   program: string | null;
   counters: RingCounters;
@@ -386,7 +387,7 @@ export class Simulation {
           index: r.index,
           cpu: r.cpu.id,
           rx: { size: r.size, cons: r.cons, hw: r.hw, prod: r.prod, slots },
-          cache: { size: MLX4_EN_CACHE_SIZE, level: r.cacheCount, pages: Array.from(r.cache.subarray(0, r.cacheCount)) },
+          cache: this.nic.cacheView(r.index),
           tx: { size: tx.size, prod: tx.prod, doorbell: tx.db, cons: tx.cons, slots: txSlots },
           program: r.prog?.name ?? null,
           counters: { ...r.c },

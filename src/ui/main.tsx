@@ -24,6 +24,9 @@ initTheme();
 void (async () => {
   const boot = await resolveBoot();
   setApp({ source: boot.source ?? '', exampleName: boot.source ? boot.example : null });
+  // ?speed=N opens with traffic at N events per second (a slower start for demos and tests).
+  const speed = Number(new URLSearchParams(location.search).get('speed'));
+  if (Number.isFinite(speed) && speed >= 1) setApp({ speed: Math.floor(speed) });
   applyBootNotice(boot);
   startAutosave();
   let painted!: () => void;

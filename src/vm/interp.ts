@@ -11,7 +11,14 @@
  */
 import { type Insn } from '../isa/insn';
 import { lookupInsn } from '../isa/table';
-import { HI_BASE, LO_BASE, RegionTable, VmFault, hiOf, loOf, type Region } from './memory';
+import { HI_BASE, LO_BASE, RegionTable, VmFault, type Region } from './memory';
+
+// Local copies: under a CommonJS-style loader (tsx, the CLI) every use of an
+// imported binding is a getter call, which the hot path cannot afford.
+const HI0 = HI_BASE;
+const LO0 = LO_BASE;
+const hiOf = (r: Region): number => (HI0 + r.id * 8) | 0;
+const loOf = (off: number): number => (LO0 + off) | 0;
 
 /** MAX_CALL_FRAMES in the kernel. */
 export const MAX_CALL_FRAMES = 8;
@@ -136,7 +143,7 @@ export class Machine {
     if (!region || region.kind === 'map') {
       throw new VmFault(pc, 'invalid_ptr', `pc ${pc}: invalid ${write ? 'write' : 'read'} through R${reg}: ${region ? `a map pointer (${region.name})` : `not a pointer (0x${this.regU64(reg).toString(16)})`}`, reg, region?.name ?? 'none');
     }
-    const at = (this.lo[reg]! >>> 0) - LO_BASE + off;
+    const at = (this.lo[reg]! >>> 0) - LO0 + off;
     if (at < region.start || at + size > region.end) {
       throw new VmFault(pc, 'oob', `pc ${pc}: out-of-bounds ${what} ${region.name} through R${reg}: offset ${at - region.start} size ${size}, region has ${region.end - region.start} bytes`, reg, region.name);
     }
@@ -543,7 +550,7 @@ export class Machine {
   private load(pc: number, c: number, d: number, s: number, o: number): void {
     const size = SIZE[c]!;
     const region = this.regions.byHi(this.hi[s]!);
-    let at = (this.lo[s]! >>> 0) - LO_BASE + o;
+    let at = (this.lo[s]! >>> 0) - LO0 + o;
     if (region !== undefined && region.kind === 'ctx') {
       this.ctxLoad(pc, s, d, at, size);
       return;
@@ -569,7 +576,7 @@ export class Machine {
     const size = SIZE[c]!;
     const region = this.regions.byHi(this.hi[d]!);
     if (region && region.kind === 'ctx') throw new VmFault(pc, 'ctx', `pc ${pc}: write to ctx through R${d} (struct xdp_md is read-only)`, d, 'ctx');
-    let at = (this.lo[d]! >>> 0) - LO_BASE + o;
+    let at = (this.lo[d]! >>> 0) - LO0 + o;
     if (region === undefined || !region.writable || region.kind === 'map' || at < region.start || at + size > region.end || this.trace) at = this.resolve(pc, d, o, size, true);
     else this.resRegion = region;
     const dv = this.resRegion.dv;

@@ -9,7 +9,7 @@ import type { ParsedSpec } from '../isa/spec';
 import { BPF_PSEUDO_MAP_FD, BPF_PSEUDO_MAP_VALUE } from '../isa/opcodes';
 import { createMap, type BpfMap } from '../maps';
 import { Machine, type TraceHook } from './interp';
-import { VmFault, hiOf, loOf, type Region } from './memory';
+import { VmFault, type Region } from './memory';
 import { xdpHelpers, type HelperEnv, type RedirectInfo, type XdpBuffState } from './helpers';
 
 export interface XdpFrame {
@@ -175,8 +175,7 @@ export class XdpVm {
     const m = this.machine;
     m.lo.fill(0);
     m.hi.fill(0);
-    m.hi[1] = hiOf(this.ctxRegion);
-    m.lo[1] = loOf(0);
+    m.setPtr(1, this.ctxRegion, 0);
     const f = m.run();
     const s = this.state;
     const out: XdpResult = { retval: m.lo[0]! >>> 0, data: s.data, dataEnd: s.dataEnd, dataMeta: s.dataMeta, insns: m.executed };

@@ -46,3 +46,20 @@ describe('seed 004: vmxnet3, skb-mode vs native-mode (each ±15%)', () => {
     }
   });
 });
+
+describe('vmxnet3 snapshot and control', () => {
+  it('shows the page_pool as the ring cache, and refuses an MTU too large for XDP', () => {
+    const s = findScenario('seed004-512-tx-native')!;
+    const sim = new Simulation({ ...s.config(), rxRingSize: 64, txRingSize: 64, trace: false }, nativePrograms(s.program!));
+    sim.run({ packets: 2000 });
+    const q = sim.snapshot().queues[0]!;
+    expect(q.cache.kind).toBe('page_pool');
+    expect(q.cache.level).toBe(q.cache.pages.length);
+    expect(sim.snapshot().mode).toBe('page_pool');
+    const m = sim.setMtu(3000);
+    expect(!m.ok && m.message).toBe('vmxnet3: MTU 3000 too large for XDP (max 2496)');
+    expect(sim.setMtu(2000)).toEqual({ ok: true });
+    sim.run({ packets: 500 });
+    expect(checkInvariants(sim)).toEqual([]);
+  });
+});

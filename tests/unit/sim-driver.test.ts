@@ -97,6 +97,25 @@ describe('XDP actions', () => {
   });
 });
 
+describe('XDP_REDIRECT into a devmap', () => {
+  it('frames are sent in bulks of at most 16, one ndo_xdp_xmit and doorbell per bulk, flushed at the end of the poll', () => {
+    const sim = run({ redirectTarget: 'devmap-port', traffic: udpTraffic(20e6, { maxPackets: 3000 }) }, [XDP_REDIRECT]);
+    const d = (sim.nic as Mlx4En).devmap!;
+    expect(Math.max(...d.flushSizes)).toBe(16);
+    const c = sim.counters();
+    expect(c.xdp_redirect).toBeGreaterThan(1000);
+    expect(d.flushSizes.reduce((a, b) => a + b, 0)).toBe(c.xdp_redirect);
+    // A poll of up to 64 frames: full bulks, plus at most one partial bulk flushed by xdp_do_flush.
+    expect(d.flushes).toBeLessThanOrEqual(Math.ceil(c.xdp_redirect / 16) + c.polls);
+    expect(c.redirect_done).toBe(c.xdp_redirect);
+    expect(c.xdp_redirect_err).toBe(0);
+    expect(d.sent + d.xmitDropped).toBe(c.xdp_redirect);
+    // Redirected pages leave the ring for good: the refill allocates fresh ones.
+    expect(sim.counters().cache_put).toBe(0);
+    expect(checkInvariants(sim)).toEqual([]);
+  });
+});
+
 describe('the NIC and NAPI', () => {
   it('no posted buffer: the NIC drops and counts rx_missed (a slow CPU lets the ring fill)', () => {
     const sim = run({ rxRingSize: 16, traffic: udpTraffic(59e6, { maxPackets: 3000 }) }, nativeXdp2());

@@ -19,6 +19,7 @@ import * as xdpActions from '../program';
 import { XdpBuff, type XdpHook } from '../program';
 import { SocketQueue } from '../stack';
 import type { AttachResult, MtuResult, NicDriver, RedirectHandler } from './driver';
+import { DevmapTarget } from '../devmap';
 
 export type { RedirectHandler } from './driver';
 
@@ -205,6 +206,8 @@ export class Mlx4En implements NicDriver {
   readonly warnings: string[] = [];
   private warnedActions = new Set<number>();
   redirect: RedirectHandler | null = null;
+  /** XDP_REDIRECT's devmap target (a second port), when configured. */
+  readonly devmap: DevmapTarget | null;
   /** The port's tx wire: when it is free again (cycles). */
   private txWireFree = 0;
   private readonly wireCyclesPerByte: number;
@@ -223,6 +226,7 @@ export class Mlx4En implements NicDriver {
     this.txLatency = cfg.hw.txLatencyNs * m.cyclesPerNs;
     this.coalFrames = cfg.rxCoalFrames;
     this.coalCycles = cfg.rxCoalUsecs * 1000 * m.cyclesPerNs;
+    this.devmap = cfg.redirectTarget === 'devmap-port' ? new DevmapTarget(m, cfg.txRingSize) : null;
     this.configureBuffers(null);
     for (const r of this.rings) this.mlx4_en_refill_rx_buffers(r, null);
   }
@@ -240,7 +244,12 @@ export class Mlx4En implements NicDriver {
   }
 
   framesInTransit(): number {
-    return 0;
+    return this.devmap ? this.devmap.inTransit() : 0;
+  }
+
+  cacheView(i: number): { kind: 'mlx4_page_cache'; size: number; level: number; pages: number[] } {
+    const r = this.rings[i]!;
+    return { kind: 'mlx4_page_cache', size: MLX4_EN_CACHE_SIZE, level: r.cacheCount, pages: Array.from(r.cache.subarray(0, r.cacheCount)) };
   }
 
   forEachPageRef(visit: (page: number, loc: PageLocEnum, what: string) => void): void {
@@ -251,6 +260,7 @@ export class Mlx4En implements NicDriver {
       for (let i = tx.cons; i < tx.prod; i++) visit(tx.slotPage[i & tx.mask]!, PageLoc.TX_RING, `xdp tx ring ${r.index} slot ${i & tx.mask}`);
       if (r.fragPage >= 0) visit(r.fragPage, PageLoc.FRAGS, `ring ${r.index} fragment allocator`);
     }
+    this.devmap?.forEachPageRef(visit);
     if (this.sockets) for (const p of this.sockets.held()) visit(p, PageLoc.STACK, 'socket receive queue');
   }
 
@@ -401,6 +411,7 @@ export class Mlx4En implements NicDriver {
         r.c.polls++;
         if (tr.on) tr.emit(K.napi_poll, cpu.now, cpu.id, r.index, -1, -1, -1, NAPI_BUDGET);
         this.mlx4_en_process_tx_cq(cpu, r);
+        if (this.devmap) r.c.redirect_done += this.devmap.complete(cpu);
         this.reapSocket(cpu, r);
         cpu.pollDone = 0;
         cpu.state = CpuState.POLL_RX;
@@ -413,6 +424,7 @@ export class Mlx4En implements NicDriver {
         return;
       case CpuState.POLL_END: {
         if (r.tx.prod !== r.tx.db) this.mlx4_en_xmit_doorbell(cpu, r);
+        this.xdp_do_flush(cpu, r);
         this.mlx4_en_refill_rx_buffers(r, cpu);
         if (cpu.pollDone >= NAPI_BUDGET) {
           // Budget used up: net_rx_action polls again without re-enabling the interrupt.
@@ -439,8 +451,10 @@ export class Mlx4En implements NicDriver {
     // XDP tx completions still outstanding raise their own (moderated) interrupt.
     const tx = r.tx;
     if (tx.cons < tx.db) cpu.wakeAt = Math.min(cpu.wakeAt, Math.max(cpu.now, tx.slotDone[tx.cons & tx.mask]!) + this.coalCycles);
+    // So do the redirect target's completions.
+    if (this.devmap && this.devmap.nextDone() < Infinity) cpu.wakeAt = Math.min(cpu.wakeAt, Math.max(cpu.now, this.devmap.nextDone()) + this.coalCycles);
     // The socket's application frees pages later; wake to reap them if nothing else will.
-    else if (this.sockets && this.sockets.length > 0) cpu.wakeAt = Math.min(cpu.wakeAt, Math.max(cpu.now, this.sockets!.freeAt[this.sockets!.head]!));
+    if (this.sockets && this.sockets.length > 0) cpu.wakeAt = Math.min(cpu.wakeAt, Math.max(cpu.now, this.sockets!.freeAt[this.sockets!.head]!));
   }
 
   /** One iteration of mlx4_en_process_rx_cq's loop: the packet at the consumer index. */
@@ -511,6 +525,12 @@ export class Mlx4En implements NicDriver {
         if (tr.on) tr.emit(K.xdp_redirect, cpu.now, cpu.id, r.index, s, packet, page, x.redirectIfindex);
         if (this.redirect && this.redirect(cpu, r, x, page, packet)) {
           r.c.redirect_done++;
+          return;
+        }
+        if (this.devmap && this.mode === 'order0') {
+          const dropped = this.devmap.xmitDropped;
+          this.devmap.enqueue(cpu, page, packet, x.dataEnd - x.data);
+          r.c.redirect_done += this.devmap.xmitDropped - dropped;
           return;
         }
         // xdp_do_redirect failed (no target): the driver drops, trace_xdp_exception fires.
@@ -758,6 +778,16 @@ export class Mlx4En implements NicDriver {
       if (page < 0) return;
       this.stackFree(null, r, page, pkt);
     }
+  }
+
+  /** xdp_do_flush: send the devmap bulk queued during this poll (one ndo_xdp_xmit per bulk). */
+  private xdp_do_flush(cpu: Cpu, r: RxRing): void {
+    const d = this.devmap;
+    if (!d || d.bq[cpu.id]!.n === 0) return;
+    this.m.charge(cpu, S.xdp_do_flush);
+    const dropped = d.xmitDropped;
+    d.flush(cpu);
+    r.c.redirect_done += d.xmitDropped - dropped;
   }
 
   // ---------------------------------------------------------------- XDP_TX

@@ -18,7 +18,7 @@ import { Cpu, CpuState as CpuStateEnum, type Machine } from '../machine';
 import { S as CostSteps } from '../cost';
 import { K as TraceKinds } from '../trace';
 import { DmaDir, PAGE_SIZE as PAGE_SIZE_, PageLoc as PageLocEnum } from '../page_alloc';
-import { PagePool, PpSource } from '../page_pool';
+import { PagePool, PpSource, PP_ALLOC_CACHE_SIZE } from '../page_pool';
 import * as xdpActions from '../program';
 import { XdpBuff, type XdpHook } from '../program';
 import { SocketQueue } from '../stack';
@@ -171,6 +171,12 @@ export class Vmxnet3 implements NicDriver {
       r.cons = r.hw = r.prod;
       this.pools[i]!.drain();
     });
+  }
+
+  cacheView(i: number): { kind: 'page_pool'; size: number; level: number; pages: number[] } {
+    const pool = this.pools[i]!;
+    const pages = pool.held();
+    return { kind: 'page_pool', size: PP_ALLOC_CACHE_SIZE + pool.ringSize, level: pages.length, pages };
   }
 
   framesInTransit(): number {

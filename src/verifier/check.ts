@@ -12,10 +12,9 @@ import { checkExitFields, checkFuncCall, checkHelperCall, prepareFuncExit } from
 import { Reject, type Env } from './env';
 import { checkMemAccess } from './mem';
 import { isStateVisited, updateBranchCounts } from './prune';
-import { isPointer, knownScalar, markUnknown, pointer } from './reg';
+import { isPointer, knownScalar, pointer } from './reg';
 import { checkRegArg } from './regarg';
-import { cloneState, initialState } from './state';
-import { formatFrame } from './log';
+import { initialState } from './state';
 
 const BPF_COMPLEXITY_LIMIT_JMP_SEQ = 8192;
 
@@ -71,11 +70,6 @@ function checkAtomic(env: Env, idx: number): void {
 function checkReturnCode(env: Env): void {
   checkRegArg(env, 0, 'src');
   if (!env.allowPtrLeaks && isPointer(env.regs[0]!)) env.reject('R0 leaks addr as return value');
-}
-
-export interface StepRecord {
-  idx: number;
-  before: string;
 }
 
 /** Run the exploration. Throws Reject (after logging) when the program is refused. */
@@ -239,4 +233,4 @@ export function doCheck(env: Env): void {
   }
 }
 
-export { Reject, cloneState, formatFrame, markUnknown };
+export { Reject };

@@ -477,7 +477,6 @@ export function scalarAlu(op: number, alu32: boolean, dst: Reg, src: Reg): void 
     markUnknown(dst);
     return;
   }
-  const bitsOf: 32 | 64 = alu32 ? 32 : 64;
   switch (op) {
     case O.BPF_ADD:
       setView(dst, minMaxAdd(view32(dst), view32(src), 32), 32);
@@ -584,7 +583,6 @@ export function scalarAlu(op: number, alu32: boolean, dst: Reg, src: Reg): void 
       }
       break;
   }
-  void bitsOf;
   if (alu32) zext32To64(dst);
   regBoundsSync(dst);
 }

@@ -85,25 +85,22 @@ function timeOracle(spec: ProgramSpec): number | null {
 }
 
 export async function bench(io: CliIO, opts: { quick: boolean }): Promise<void> {
-  // Throughput over the workload.
-  const programs = WORKLOAD.map((t) => parsed(specOf(t)));
-  const reps = opts.quick ? 200 : 2000;
-  let insns = 0;
-  const t0 = performance.now();
-  for (let i = 0; i < reps; i++) for (const p of programs) insns += verify(p, { states: false }).insnsProcessed;
-  const secs = (performance.now() - t0) / 1000;
-  io.out(`  throughput: ${insns} insns processed in ${secs.toFixed(2)} s = ${Math.round(insns / secs).toLocaleString('en-US')} insns/s\n`);
-
   // The unbounded loop: ours beside the kernel's.
   const loop = specOf(UNBOUNDED_LOOP);
   const p = parsed(loop);
-  const l0 = performance.now();
-  const r = verify(p, { states: false });
-  const ours = (performance.now() - l0) / 1000;
+  // Best of three, like the kernel's figure below.
+  let ours = Infinity;
+  let r = verify(p, { states: false, insnLimit: 1000 });
+  for (let i = 0; i < (opts.quick ? 1 : 3); i++) {
+    const l0 = performance.now();
+    r = verify(p, { states: false });
+    ours = Math.min(ours, (performance.now() - l0) / 1000);
+  }
   io.out(`  unbounded loop: ${r.accepted ? 'ACCEPTED (wrong)' : `rejected: ${r.error}`}\n`);
   io.out(`  unbounded loop, ours: ${ours.toFixed(2)} s (${Math.round(r.insnsProcessed / ours).toLocaleString('en-US')} insns/s)\n`);
   if (!existsSync(ORACLE)) {
     io.out(`  unbounded loop, kernel: not measured (no oracle at ${ORACLE})\n`);
+    throughput(io, opts);
     return;
   }
   const trivial = specOf('r0 = 2\nexit');
@@ -114,6 +111,7 @@ export async function bench(io: CliIO, opts: { quick: boolean }): Promise<void> 
     const b = timeOracle(loop);
     if (a === null || b === null) {
       io.out('  unbounded loop, kernel: not measured (bpf-oracle unavailable: needs root)\n');
+      throughput(io, opts);
       return;
     }
     base.push(a);
@@ -122,4 +120,16 @@ export async function bench(io: CliIO, opts: { quick: boolean }): Promise<void> 
   const kernel = Math.max(1e-3, Math.min(...k) - Math.min(...base));
   io.out(`  unbounded loop, kernel: ${kernel.toFixed(2)} s (oracle ${Math.min(...k).toFixed(2)} s minus ${Math.min(...base).toFixed(2)} s overhead)\n`);
   io.out(`  unbounded loop, ours/kernel: ${(ours / kernel).toFixed(2)}x (target: ours under 2 s)\n`);
+  throughput(io, opts);
+}
+
+/** Processed instructions per second over the small-program workload. */
+function throughput(io: CliIO, opts: { quick: boolean }): void {
+  const programs = WORKLOAD.map((t) => parsed(specOf(t)));
+  const reps = opts.quick ? 200 : 2000;
+  let insns = 0;
+  const t0 = performance.now();
+  for (let i = 0; i < reps; i++) for (const p of programs) insns += verify(p, { states: false }).insnsProcessed;
+  const secs = (performance.now() - t0) / 1000;
+  io.out(`  throughput: ${insns} insns processed in ${secs.toFixed(2)} s = ${Math.round(insns / secs).toLocaleString('en-US')} insns/s\n`);
 }

@@ -53,6 +53,8 @@ export interface VmOptions {
   env?: Partial<VmEnv>;
   /** Instructions per run before the run is stopped. */
   budget?: number;
+  /** 'jit' (default) or 'interp' (the reference interpreter); a trace hook always uses the interpreter. */
+  engine?: 'jit' | 'interp';
   /** CPUs for per-cpu maps created here. */
   nCpus?: number;
 }
@@ -96,6 +98,7 @@ export class XdpVm {
     const lazy = new Map<number, (m: Machine, pc: number) => void>();
     this.machine = new Machine(parsed.insns, lazy);
     if (opts.budget) this.machine.budget = opts.budget;
+    if (opts.engine) this.machine.engine = opts.engine;
     const regions = this.machine.regions;
     maps.forEach((m, i) => {
       const r = regions.add('map', `map(${m.name})`, new Uint8Array(0), false);

@@ -71,6 +71,16 @@ export class Machine {
   /** Executed instruction count of the last run. */
   executed = 0;
   private lastMem: TraceEvent['mem'];
+  /**
+   * The ctx's fields as 32-bit loads see them (lo, hi pairs by offset / 4),
+   * kept current by the owner of ctxRegion (xdp.ts) whenever they change; the
+   * JIT reads them straight from here for loads through the ctx pointer
+   * itself. Loads it cannot answer (other offsets, a moved pointer) go to ctxLoad.
+   */
+  ctxRegion: Region | undefined;
+  readonly ctxFields = new Int32Array(12);
+  /** Which ctxFields entries (by offset / 4) a plain 32-bit load may read. */
+  ctxReadable: readonly boolean[] = [];
   /** Set by a helper that ends the program early (bpf_conformance's unwind). */
   unwound = false;
 

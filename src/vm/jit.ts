@@ -109,10 +109,12 @@ export function translate(m: Machine): string {
 
   const stackHi = m.stacks.map((st) => (HI_BASE + st.id * 8) | 0);
   return `"use strict";
-const lo = m.lo, hi = m.hi, RT = m.regions.regions, retPc = m.retPc, saved = m.saved, stacks = m.stacks;
+const lo = m.lo, hi = m.hi, CF = m.ctxFields, RT = m.regions.regions, retPc = m.retPc, saved = m.saved, stacks = m.stacks;
 const RA = new Int32Array([${Array.from(remainAfter).join(',')}]);
 const STHI = [${stackHi.join(',')}];
 let RH = 0;
+const HELPER = [];
+for (const [id, fn] of m.helpers) if (id >= 0 && id < 4096) HELPER[id] = fn;
 ${RUNTIME}
 return function run() {
   let ${ALL.map((r) => `${L(r)} = lo[${r}], ${H(r)} = hi[${r}]`).join(', ')};
@@ -220,7 +222,7 @@ function emit(m: Machine, k: number): string {
     case 4:
       return emitAlu(m, k) ?? `m.invalid(${k});`;
     case 1:
-      return emitLoad(k, c, d, s, o);
+      return emitCtxLoad(m, c, d, s, o) + emitLoad(k, c, d, s, o);
     case 2:
       return emitStore(k, c, d, o, String(imm), String(imm >> 31));
     case 3:
@@ -248,7 +250,8 @@ retPc.push(${next}); saved.push(l6, h6, l7, h7, l8, h8, l9, h9, l10, h10); frame
 stacks[frame].bytes.fill(0); h10 = STHI[frame]; l10 = ${(LO_BASE + STACK_SIZE) | 0};
 pc = ${next + imm}; continue main;`;
       }
-      return emitHelperCall(k, String(imm));
+      // A known helper is bound once, at translation; an unknown one faults through callHelper, as in the interpreter.
+      return emitHelperCall(k, String(imm), imm >= 0 && imm < 4096 && m.helpers.has(imm) ? `HELPER[${imm}]` : undefined);
     case 0x8d:
       return emitHelperCall(k, L(d));
     case 0x95:
@@ -264,9 +267,9 @@ continue main;`;
   return `if (${cond}) { pc = ${next + o}; continue main; }`;
 }
 
-function emitHelperCall(k: number, id: string): string {
+function emitHelperCall(k: number, id: string, fn?: string): string {
   // Helpers read their arguments (and may write any register) through the machine.
-  return `${flush(ALL)}m.callHelper(${k}, ${id});${reload(ALL)}
+  return `${flush(ALL)}${fn ? `${fn}(m, ${k})` : `m.callHelper(${k}, ${id})`};${reload(ALL)}
 if (m.unwound) { m.executed = count; return; }`;
 }
 
@@ -378,6 +381,17 @@ function emitAlu(m: Machine, k: number): string | undefined {
 /** The region test of the interpreter's fast path, inline: sets R and a (the byte offset) when the access may go straight to bytes. */
 function regionTest(ptr: number, o: number, size: number, write: boolean): string {
   return `(g = ${H(ptr)} - ${HI_BASE}) > 0 && (g & 7) === 0 && (R = RT[g >> 3]) !== undefined && R.direct${write ? ' && R.writable' : ''} && (a = (${L(ptr)} >>> 0) - ${LO_BASE - o}) >= R.start && a + ${size} <= R.end`;
+}
+
+/**
+ * A 32-bit load through the ctx pointer itself (not one moved by
+ * arithmetic) at a field the owner keeps in ctxFields: the kernel's ctx
+ * rewrite, without a call. Prefixes emitLoad's code as an `if ... else`.
+ */
+function emitCtxLoad(m: Machine, c: number, d: number, s: number, o: number): string {
+  const ctx = m.ctxRegion;
+  if (!ctx || c !== 0x61 || o < 0 || o % 4 !== 0 || !m.ctxReadable[o / 4]) return '';
+  return `if (${H(s)} === ${(HI_BASE + ctx.id * 8) | 0} && ${L(s)} === ${(LO_BASE + ctx.start) | 0}) { ${L(d)} = CF[${o / 2}]; ${H(d)} = CF[${o / 2 + 1}]; } else `;
 }
 
 const LOAD_SIZE: Record<number, number> = { 0x61: 4, 0x69: 2, 0x71: 1, 0x79: 8, 0x81: 4, 0x89: 2, 0x91: 1 };

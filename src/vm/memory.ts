@@ -60,6 +60,8 @@ export class RegionTable {
       end: bytes.length,
       writable,
       direct: kind !== 'ctx' && kind !== 'map',
+      // Present from the start so every region has one shape (the JIT's inline checks stay monomorphic).
+      mapIndex: undefined,
     };
     this.regions.push(r);
     return r;

@@ -11,7 +11,7 @@
 import { describe, expect, it } from 'vitest';
 import { assemble, bytesToHex, encodeProgram, parseSpec, type Insn } from '../../src/isa';
 import { createVm, testRunFrame, type XdpVm } from '../../src/vm';
-import { translate } from '../../src/vm/jit';
+import { compileJit, JIT_MAX_SLOTS, translate } from '../../src/vm/jit';
 import { xdp1Spec } from '../../src/cli/bench/vm';
 import { generate, packet, rng } from '../differential/vm-random-gen';
 
@@ -141,6 +141,17 @@ describe('JIT vs interpreter', () => {
     const vms2 = pair({ prog_type: 'xdp', insns: bytesToHex(encodeProgram(prog.insns)), maps: [{ name: 'h', type: 'hash', key_size: 4, value_size: 8, max_entries: 4 }], map_relocs: [{ insn: 1, map: 0 }] } as Spec);
     for (let i = 0; i < 5; i++) compare(vms2, new Uint8Array(64).fill(i), () => `helpers packet ${i}`);
     expect(vms2[0].maps[0]!.lookup(new Uint8Array([7, 0, 0, 0]), 0)).toEqual(new Uint8Array([42, 0, 0, 0, 0, 0, 0, 0]));
+  });
+
+  it('runs programs too large to translate in the interpreter, with the same results', () => {
+    // JIT_MAX_SLOTS + some: a long straight line of ALU work, then a packet store of the result.
+    const body: Insn[] = [];
+    for (let i = 0; i < JIT_MAX_SLOTS + 10; i++) body.push({ code: i % 3 ? 0x07 : 0x27, dst: 0, src: 0, off: 0, imm: (i * 2654435761) | 0 });
+    const insns: Insn[] = [{ code: 0xb7, dst: 0, src: 0, off: 0, imm: 1 }, ...body, { code: 0x95, dst: 0, src: 0, off: 0, imm: 0 }];
+    const vms = pair({ insns: bytesToHex(encodeProgram(insns)) });
+    expect(compileJit(vms[0].machine)).toBeNull();
+    compare(vms, new Uint8Array(64), () => 'large program');
+    expect(vms[0].runXdp(testRunFrame(new Uint8Array(64))).insns).toBe(insns.length);
   });
 
   it('really runs translated code (the JIT is the default, the interpreter only on request or with a trace hook)', () => {

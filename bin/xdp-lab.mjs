@@ -4,5 +4,12 @@
 import { register } from 'tsx/esm/api';
 
 register();
+// `xdp-lab … | head` closes the pipe early: stop quietly, as Unix tools do.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on('error', (e) => {
+    if (e.code === 'EPIPE') process.exit(0);
+    throw e;
+  });
+}
 const { main } = await import('../src/cli/main.ts');
 process.exitCode = await main(process.argv.slice(2));

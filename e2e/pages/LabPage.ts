@@ -22,9 +22,16 @@ export class LabPage {
     this.sim = new SimPanel(page);
   }
 
-  async open(path = '/'): Promise<void> {
-    await this.page.goto(path);
-    await expect(this.editor.locator('.monaco-editor')).toBeVisible();
+  /**
+   * Open the app. Tests that do not measure the simulation open it at a
+   * gentle 20k events/s, so the shared CI machine's cores go to the test.
+   */
+  async open(path = '/', opts: { fullSpeed?: boolean } = {}): Promise<void> {
+    const url = new URL(path, 'http://x');
+    if (!opts.fullSpeed && !url.searchParams.has('speed')) url.searchParams.set('speed', '20000');
+    await this.page.goto(url.pathname + url.search + url.hash);
+    // Generous: the CI machine is shared, and Monaco is most of the bundle.
+    await expect(this.editor.locator('.monaco-editor')).toBeVisible({ timeout: 30_000 });
   }
 
   /** The editor's full text, read from Monaco's model (the DOM only holds visible lines). */
@@ -45,6 +52,19 @@ export class LabPage {
   /** Markers Monaco holds for the program (line, message, severity). */
   async markers(): Promise<{ line: number; col: number; message: string; severity: string; source: string }[]> {
     return this.page.evaluate(() => (window as unknown as { __xdpLab: { markers(): never } }).__xdpLab.markers());
+  }
+
+  /** The C line the editor links to the selected instruction (null: none). */
+  async linkedLine(): Promise<number | null> {
+    return this.page.evaluate(() => (window as unknown as { __xdpLab: { linkedLine(): number | null } }).__xdpLab.linkedLine());
+  }
+
+  /** Move the cursor to a line with Monaco's own Go to Line (Ctrl+G), as a keyboard user would. */
+  async gotoLine(line: number): Promise<void> {
+    await this.editor.locator('.view-lines').click();
+    await this.page.keyboard.press('Control+g');
+    await this.page.keyboard.type(String(line));
+    await this.page.keyboard.press('Enter');
   }
 
   /** Paste text at the cursor, as Ctrl+V would (a real paste event, so no auto-indent per line). */

@@ -3,14 +3,20 @@
  * exactly this (src/worker/protocol.ts derives its messages from it), and
  * tests call the same object directly on the main thread.
  */
-import type { Example } from './toolchain';
+import type { Attach, Example } from './toolchain';
+import type { PacketDetail } from './inspect';
 import type { BuildResult, Capabilities } from './types';
 import type { SimReply } from './simSession';
-import type { SimSettings, SimSnapshot, StepUnit } from './simTypes';
+import type { MapView, SimSettings, SimSnapshot, StepUnit } from './simTypes';
 
 export interface EngineApi {
   hello(): { capabilities: Capabilities; examples: Example[] };
+  /** Compile, verify, and attach to the simulated NIC if the verifier accepts. */
   build(source: string): BuildResult;
+  /** Compile and verify only; the answer says what to attach (see attach). */
+  check(source: string): { result: BuildResult; attach: Attach };
+  /** Attach a checked program to the simulated NIC (or detach, saying why); the machine restarts. */
+  attach(attach: Attach): SimReply;
   simSnapshot(): SimReply;
   simStep(unit: StepUnit, count: number): SimReply & { ran?: number };
   simStepBack(): SimReply;
@@ -18,6 +24,14 @@ export interface EngineApi {
   simConfigure(patch: { traffic?: Partial<SimSettings['traffic']>; driver?: Partial<SimSettings['driver']> }): SimReply;
   /** Replay the frames of an uploaded pcap file (null: back to generated traffic). */
   simLoadPcap(file: Uint8Array | null): SimReply & { frames?: number };
+  /** One packet's lifecycle, bytes and program run, instruction by instruction (null: the latest packet). */
+  inspectPacket(packet: number | null): PacketDetail | { error: string };
+  /** bpf_printk lines since the last call (the worker forwards them as log events). */
+  drainPrintk(): string[];
+  /** The attached program's maps, as user space dumps them. */
+  mapsRead(): { ok: true; maps: MapView[] } | { ok: false; reason: string };
+  /** User space's map update (hex key and value); the answer has the maps after it. */
+  mapUpdate(index: number, keyHex: string, valueHex: string): { ok: true; maps: MapView[] } | { ok: false; reason: string };
 }
 
 /** Events the engine host pushes without being asked. */

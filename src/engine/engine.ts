@@ -13,11 +13,17 @@ export function createEngine(tc: Toolchain): EngineApi & { session: Session } {
     session,
     hello: () => ({ capabilities: session.capabilities(), examples: [...session.examples()] }),
     build: (source) => session.build(source),
+    check: (source) => session.check(source),
+    attach: (a) => sim.attach(a),
     simSnapshot: () => sim.snapshot(),
     simStep: (unit, count) => sim.step(unit, count),
     simStepBack: () => sim.stepBack(),
     simReset: () => sim.reset(),
     simConfigure: (patch) => sim.configure(patch),
+    drainPrintk: () => sim.drainPrintk(),
+    inspectPacket: (p) => sim.inspect(p),
+    mapsRead: () => sim.maps(),
+    mapUpdate: (i, k, v) => sim.updateMap(i, k, v),
     simLoadPcap: (file) => {
       if (file === null) return sim.usePcap(null);
       if (!tc.readPcap) return { ok: false, reason: 'pcap reading (src/net) is not available yet' };

@@ -9,3 +9,4 @@ export { createEngine } from './engine';
 export { landedToolchain } from './stages';
 export { lineOfPc } from './build';
 export { encodeScenario, decodeScenario, checkSettings, type Scenario } from './scenario';
+export type { PacketDetail, LifecycleStep, InsnStep } from './inspect';

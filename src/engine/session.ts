@@ -6,7 +6,7 @@
  */
 import { runBuild } from './build';
 import { SimSession } from './simSession';
-import type { Example, Toolchain } from './toolchain';
+import type { Attach, Example, Toolchain } from './toolchain';
 import type { BuildResult, Capabilities } from './types';
 import type { ParsedSpec } from '../isa';
 
@@ -41,11 +41,21 @@ export class Session {
    * runs without XDP until the program is fixed.
    */
   build(source: string): BuildResult {
+    const { result, attach } = this.check(source);
+    if (this.sim.available) this.sim.attach(attach);
+    return result;
+  }
+
+  /**
+   * Compile and verify without touching the machine; says what to attach.
+   * The app runs this in a separate build worker, so a compiler or verifier
+   * that takes too long can be stopped without stopping the simulation.
+   */
+  check(source: string): { result: BuildResult; attach: Attach } {
     const { result, parsed } = runBuild(this.tc, ++this.seq, source);
     this.lastBuild = result;
     this.program = parsed;
-    if (this.sim.available) this.sim.attach(this.attachable() && parsed ? { program: parsed } : { reason: detachReason(result) });
-    return result;
+    return { result, attach: this.attachable() && parsed ? { program: parsed } : { reason: detachReason(result) } };
   }
 
   currentBuild(): BuildResult | null {

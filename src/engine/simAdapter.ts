@@ -4,14 +4,18 @@
  * are sampled in virtual time so the charts show what the machine did, not
  * how fast the browser happened to run it.
  */
-import { Simulation, HARDWARE_PROFILES, SEED2016_E5, type SimSnapshot as DriverSnapshot, type XdpHook, type TraceEvent } from '../sim';
+import { Simulation, HARDWARE_PROFILES, SEED2016_E5, type SimSnapshot as DriverSnapshot, type TraceEvent } from '../sim';
 import type { FlowSourceSpec, PcapRecord, TrafficSpec } from '../net';
 import type { ParsedSpec } from '../isa';
 import type { Attach, SimPort } from './toolchain';
+import { RUNS_KEPT, type ProgramInstance } from './vmHook';
+import { replayRun, type PacketDetail } from './inspect';
+import type { MapView } from './simTypes';
+import { hexToBytes } from '../isa';
 import type { CounterView, GaugeView, RingView, SeriesPoint, SimSettings, SimSnapshot, SlotLegend, StepUnit } from './simTypes';
 
 /** Turns a verified program into something the driver can run (the VM); null when none has landed. */
-export type HookFactory = ((program: ParsedSpec) => XdpHook) | null;
+export type HookFactory = ((program: ParsedSpec) => ProgramInstance | { error: string }) | null;
 
 /** Points kept for the rate chart. */
 export const SERIES_POINTS = 240;
@@ -72,6 +76,7 @@ export class DriverSim implements SimPort {
   private sim!: Simulation;
   private settings!: SimSettings;
   private attachedName: string | null = null;
+  private program: ProgramInstance | null = null;
   private detachedReason = 'no program';
   private series: SeriesPoint[] = [];
   private cacheHistory: number[] = [];
@@ -100,13 +105,19 @@ export class DriverSim implements SimPort {
       keepTrace: true,
     });
     this.attachedName = null;
+    this.program = null;
     if ('reason' in attach) this.detachedReason = attach.reason;
     else if (!this.hook) this.detachedReason = 'the eBPF VM (src/vm) is not available yet, so the program cannot run';
     else {
-      const h = this.hook(attach.program);
-      const r = this.sim.attach(h);
-      if (r.ok) this.attachedName = h.name;
-      else this.detachedReason = r.message;
+      const inst = this.hook(attach.program);
+      if ('error' in inst) this.detachedReason = `the program could not be loaded: ${inst.error}`;
+      else {
+        const r = this.sim.attach(inst.hook);
+        if (r.ok) {
+          this.attachedName = inst.hook.name;
+          this.program = inst;
+        } else this.detachedReason = r.message;
+      }
     }
     this.series = [];
     this.cacheHistory = [];
@@ -166,6 +177,64 @@ export class DriverSim implements SimPort {
 
   eventCount(): number {
     return this.sim.steps;
+  }
+
+  /** One packet's life from the kept trace, and its program run (see inspect.ts). */
+  inspect(packet: number | null): PacketDetail | { error: string } {
+    const tr = this.sim.machine.trace;
+    const kept = tr.slice(tr.base);
+    let id = packet;
+    if (id === null) {
+      // The latest packet the program ran on (or, without a program, the latest one seen).
+      for (let i = kept.length - 1; i >= 0 && id === null; i--) if (kept[i]!.kind === 'xdp_run' || (kept[i]!.kind === 'skb_build' && !this.program)) id = kept[i]!.packet;
+      if (id === null) return { error: 'no packet has been handled yet: run or step the simulation first' };
+    }
+    const cpn = this.sim.machine.cyclesPerNs;
+    const lifecycle = kept.filter((e) => e.packet === id).map((e) => ({ seq: e.seq, kind: e.kind, ns: e.cycle / cpn, text: describe(e, cpn) }));
+    if (lifecycle.length === 0) return { error: `packet #${id} is not in the recent trace (the last ${TRACE_KEEP.toLocaleString('en')} events are kept)` };
+    const detail: PacketDetail = { packet: id, lifecycle };
+    const run = kept.find((e) => e.packet === id && e.kind === 'xdp_run');
+    if (!this.program) detail.note = 'no XDP program is attached, so no program ran on this packet';
+    else if (!run) detail.note = 'the program has not run on this packet (yet)';
+    else {
+      const later = kept.filter((e) => e.kind === 'xdp_run' && e.seq > run.seq).length;
+      const n = this.program.runs.count - 1 - later;
+      const rec = n >= 0 && this.program.runs.count - n <= RUNS_KEPT ? this.program.runs.ring[n % RUNS_KEPT] : undefined;
+      if (!rec) detail.note = `the bytes of packet #${id} are no longer kept (the last ${RUNS_KEPT} program runs are)`;
+      else detail.run = replayRun(this.program.parsed, rec);
+    }
+    return detail;
+  }
+
+  drainPrintk(): string[] {
+    return this.program ? this.program.printk.splice(0) : [];
+  }
+
+  maps(): MapView[] {
+    return (this.program?.maps ?? []).map((m, index) => ({
+      index,
+      name: m.name,
+      type: m.type,
+      keySize: m.keySize,
+      valueSize: m.valueSize,
+      maxEntries: m.maxEntries,
+      percpu: m.percpu,
+      entries: m.dump().entries.slice(0, 512).map((e) => ({ key: e.key, value: Array.isArray(e.value) ? e.value : [e.value] })),
+    }));
+  }
+
+  /** User space's BPF_MAP_UPDATE_ELEM: 0 or a negative errno, or a reason the input is wrong. */
+  updateMap(index: number, keyHex: string, valueHex: string): { ok: true } | { ok: false; reason: string } {
+    const m = this.program?.maps[index];
+    if (!m) return { ok: false, reason: 'no such map (is a program attached?)' };
+    const key = hexToBytes(keyHex.replace(/\s+/g, ''));
+    const value = hexToBytes(valueHex.replace(/\s+/g, ''));
+    if (typeof key === 'string') return { ok: false, reason: `key: ${key}` };
+    if (typeof value === 'string') return { ok: false, reason: `value: ${value}` };
+    if (key.length !== m.keySize) return { ok: false, reason: `the key must be ${m.keySize} bytes (${m.keySize * 2} hex digits), got ${key.length}` };
+    if (value.length !== m.valueSize) return { ok: false, reason: `the value must be ${m.valueSize} bytes (${m.valueSize * 2} hex digits), got ${value.length}` };
+    const err = m.userUpdate(key, value);
+    return err === 0 ? { ok: true } : { ok: false, reason: `bpf_map_update_elem failed: errno ${-err}` };
   }
 
   /** Trace records for one packet that are still kept, oldest first. */

@@ -5,7 +5,8 @@
  * simulation is deterministic (DESIGN.md convention 6).
  */
 import type { Attach, SimFactory, SimPort } from './toolchain';
-import { DEFAULT_SETTINGS, type SimSettings, type SimSnapshot, type StepUnit } from './simTypes';
+import type { PacketDetail } from './inspect';
+import { DEFAULT_SETTINGS, type MapView, type SimSettings, type SimSnapshot, type StepUnit } from './simTypes';
 
 export type SimReply = { ok: true; snapshot: SimSnapshot } | { ok: false; reason: string };
 
@@ -92,6 +93,30 @@ export class SimSession {
     s.reset(this.settings, this.program, this.pcap);
     if (target > 0) s.advance('event', target);
     return this.reply();
+  }
+
+  inspect(packet: number | null): PacketDetail | { error: string } {
+    const s = this.sim();
+    if (!s) return { error: 'the driver simulator (src/sim) is not available yet' };
+    if (!s.inspect) return { error: 'packet inspection is not available in this build' };
+    return s.inspect(packet);
+  }
+
+  drainPrintk(): string[] {
+    return this.port?.drainPrintk?.() ?? [];
+  }
+
+  maps(): { ok: true; maps: MapView[] } | { ok: false; reason: string } {
+    const s = this.sim();
+    if (!s) return { ok: false, reason: 'the driver simulator (src/sim) is not available yet' };
+    return { ok: true, maps: s.maps?.() ?? [] };
+  }
+
+  updateMap(index: number, keyHex: string, valueHex: string): { ok: true; maps: MapView[] } | { ok: false; reason: string } {
+    const s = this.sim();
+    if (!s?.updateMap) return { ok: false, reason: 'maps cannot be edited in this build' };
+    const r = s.updateMap(index, keyHex, valueHex);
+    return r.ok ? { ok: true, maps: s.maps?.() ?? [] } : r;
   }
 
   currentSettings(): SimSettings {

@@ -108,3 +108,16 @@ export const TRAFFIC_PROFILE_LABELS: Record<string, string> = {
   flows: '256 flows, random order',
   bursts: 'bursts of 64',
 };
+
+/** A BPF map as user space dumps it (bpftool map dump): hex keys, one hex value per CPU. */
+export interface MapView {
+  index: number;
+  name: string;
+  type: string;
+  keySize: number;
+  valueSize: number;
+  maxEntries: number;
+  percpu: boolean;
+  /** Present entries (arrays: non-zero ones), at most 512. */
+  entries: { key: string; value: string[] }[];
+}

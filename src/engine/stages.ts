@@ -3,15 +3,18 @@
  * file (and only this one) when a pipeline module lands or changes its API.
  *
  * Landed: compiler (src/cc), disassembler (src/isa), examples, pcap reader
- * (src/net), driver simulator (src/sim). Not yet: verifier, VM.
+ * (src/net), verifier (src/verifier), VM (src/vm, through ./vmHook.ts),
+ * driver simulator (src/sim).
  */
 import { compile, type Diagnostic as CcDiagnostic } from '../cc';
 import { EXAMPLES } from '../examples';
 import { disasmInsn, type Insn } from '../isa';
 import { readPcap } from '../net';
 import { DriverSim } from './simAdapter';
+import { loadProgram } from './vmHook';
+import { verify, type StateView } from '../verifier';
 import type { Toolchain } from './toolchain';
-import type { Diagnostic } from './types';
+import type { Diagnostic, InsnState } from './types';
 
 const FILE = 'prog.c';
 
@@ -41,7 +44,25 @@ function disassemble(insns: readonly Insn[]): string[] {
   return out;
 }
 
+/** The verifier's state before an instruction, in the kernel's words (its first visit). */
+function stateView(pc: number, s: StateView): InsnState {
+  return {
+    pc,
+    regs: s.regs.map((r) => ({ name: `R${r.regno}`, text: r.text })),
+    stack: s.stack.map((sl) => ({ name: `fp${sl.off}`, text: sl.spilled ? `${sl.spilled.text} (spilled)` : sl.types })),
+  };
+}
+
 export const landedToolchain: Toolchain = {
+  verify: (parsed) => {
+    const v = verify(parsed, { logLevel: 2 });
+    const states: InsnState[] = [];
+    for (const s of v.states) {
+      const first = s.visits[0];
+      if (first) states.push(stateView(s.idx, first.before));
+    }
+    return { accepted: v.accepted, log: v.log, error: v.error, errorPc: v.errorPc, states, processed: v.insnsProcessed };
+  },
   compile: (source) => {
     const r = compile(source, { file: FILE });
     return { spec: r.spec ?? null, diagnostics: r.diagnostics.map(toDiagnostic) };
@@ -55,5 +76,5 @@ export const landedToolchain: Toolchain = {
       return { error: (e as Error).message };
     }
   },
-  sim: () => new DriverSim(null),
+  sim: () => new DriverSim(loadProgram),
 };

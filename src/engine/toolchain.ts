@@ -10,7 +10,8 @@
  */
 import type { Insn, ParsedSpec, ProgramSpec } from '../isa';
 import type { Diagnostic, InsnState } from './types';
-import type { SimSettings, SimSnapshot, StepUnit } from './simTypes';
+import type { MapView, SimSettings, SimSnapshot, StepUnit } from './simTypes';
+import type { PacketDetail } from './inspect';
 
 export interface CompileOutput {
   spec: ProgramSpec | null;
@@ -56,6 +57,13 @@ export interface SimPort {
   /** Events processed since reset. */
   eventCount(): number;
   snapshot(): SimSnapshot;
+  /** One packet's lifecycle and program run (null: the latest packet). */
+  inspect?(packet: number | null): PacketDetail | { error: string };
+  /** bpf_printk lines since the last call. */
+  drainPrintk?(): string[];
+  /** The attached program's maps. */
+  maps?(): MapView[];
+  updateMap?(index: number, keyHex: string, valueHex: string): { ok: true } | { ok: false; reason: string };
 }
 
 export type SimFactory = () => SimPort;

@@ -503,5 +503,7 @@ function parseKernel(s: string): Parsed {
     if (op === O.BPF_MOV && cls === O.BPF_ALU64 && (v < -(1n << 31n) || v >= 1n << 31n)) return { insn: lddw(i.dst, v, m[6]!) };
     return { insn: { ...i, code: cls | op | O.BPF_K, imm: imm32(m[6]!) } };
   }
+  const word = /^([a-z_][a-z0-9_]*)(?: |$)/.exec(s)?.[1];
+  if (word && !/^[rw]\d+$/.test(word) && !['if', 'goto', 'gotol', 'call', 'lock'].includes(word)) return fail(`unknown instruction '${word}'`);
   return fail(`cannot parse '${s}'`);
 }

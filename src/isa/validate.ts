@@ -101,5 +101,20 @@ export function validateProgram(insns: readonly Insn[]): SlotProblem[] {
         break;
     }
   }
+  // check_subprogs: every subprogram (the main one and each local call
+  // target) must end with an exit or an unconditional jump.
+  const starts = new Set<number>([0]);
+  for (let k = 0; k < n; k++) {
+    const i = insns[k]!;
+    if (i.code === 0x85 && i.src === 1 && k + 1 + i.imm >= 0 && k + 1 + i.imm < n) starts.add(k + 1 + i.imm);
+    if (i.code === 0x18) k++;
+  }
+  const sorted = [...starts].sort((a, b) => a - b);
+  sorted.forEach((start, j) => {
+    const end = (j + 1 < sorted.length ? sorted[j + 1]! : n) - 1;
+    const last = insns[end];
+    if (end < start || !last || isSecondHalf[end]) return;
+    if (last.code !== 0x95 && last.code !== 0x05 && last.code !== 0x06) out.push({ slot: end, reason: 'last insn is not an exit or jmp' });
+  });
   return out;
 }

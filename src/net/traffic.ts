@@ -43,6 +43,8 @@ export interface FlowSourceSpec {
 export interface TrafficSpec {
   /** Link speed in Gbit/s: the wire never carries more than line rate. */
   linkGbps: number;
+  /** Fixed time per frame on the link beyond its bytes (a virtual NIC's backend, say), ns. */
+  perFrameNs?: number;
   sources?: FlowSourceSpec[];
   /** Replay captured frames (timestamps kept, relative to the first, unless ratePps is set). */
   pcap?: { records: PcapRecord[]; ratePps?: number; loop?: boolean };
@@ -69,8 +71,8 @@ interface SourceState {
 }
 
 const MIN_FRAME = ETH_ZLEN;
-function wireNs(len: number, gbps: number): number {
-  return ((Math.max(len, MIN_FRAME) + 24) * 8) / gbps;
+function wireNs(len: number, gbps: number, perFrameNs = 0): number {
+  return perFrameNs + ((Math.max(len, MIN_FRAME) + 24) * 8) / gbps;
 }
 
 function ipAt(base: string, i: number, v6: boolean): string {
@@ -218,7 +220,7 @@ export class TrafficGenerator {
     const idx = s.random ? this.rng.below(s.templates.length) : s.flow;
     const frame = s.templates[idx]!;
     const t = Math.max(bestNs, this.wireFreeNs);
-    this.wireFreeNs = t + wireNs(frame.length, this.spec.linkGbps);
+    this.wireFreeNs = t + wireNs(frame.length, this.spec.linkGbps, this.spec.perFrameNs);
     this.nextNs = t;
     this.nextFrame = frame;
     this.nextHash = s.hashes[idx]!;

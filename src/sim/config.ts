@@ -15,6 +15,12 @@ export type StackSinkConfig =
   | { kind: 'socket'; appPps: number; rcvbufPackets: number };
 
 export interface SimConfig {
+  /** The NIC driver model (default mlx4: seed 000/003; vmxnet3: seed 004). */
+  driver?: 'mlx4' | 'vmxnet3';
+  /** Where XDP_REDIRECT goes when no handler is set: nowhere (redirect error), a cpumap whose CPU drops (seed 004's xdp_redirect_cpu -e drop), or a devmap entry for a second port (mlx4). */
+  redirectTarget?: 'none' | 'cpumap-drop' | 'devmap-port';
+  /** How a program attaches: 'native' (in the driver) or 'generic' (skb mode, after the skb is built). */
+  xdpMode?: 'native' | 'generic';
   /** Hardware profile name (HARDWARE_PROFILES) or a full profile. */
   hw?: string | HardwareProfile;
   /** rx queues, one per CPU (RSS spreads flows over them). */
@@ -47,6 +53,9 @@ export interface SimConfig {
 }
 
 export interface ResolvedConfig {
+  driver: 'mlx4' | 'vmxnet3';
+  xdpMode: 'native' | 'generic';
+  redirectTarget: 'none' | 'cpumap-drop' | 'devmap-port';
   hw: HardwareProfile;
   queues: number;
   rxRingSize: number;
@@ -73,6 +82,9 @@ export function resolveConfig(c: SimConfig): ResolvedConfig {
   const hw = typeof c.hw === 'object' ? c.hw : HARDWARE_PROFILES[c.hw ?? SEED2016_E5.name];
   if (!hw) throw new Error(`unknown hardware profile '${String(c.hw)}' (known: ${Object.keys(HARDWARE_PROFILES).join(', ')})`);
   const r: ResolvedConfig = {
+    driver: c.driver ?? 'mlx4',
+    xdpMode: c.xdpMode ?? 'native',
+    redirectTarget: c.redirectTarget ?? 'none',
     hw,
     queues: c.queues ?? 1,
     rxRingSize: c.rxRingSize ?? 16,
@@ -91,6 +103,8 @@ export function resolveConfig(c: SimConfig): ResolvedConfig {
     trace: c.trace ?? true,
     keepTrace: c.keepTrace ?? c.trace ?? true,
   };
+  if (r.driver !== 'mlx4' && r.driver !== 'vmxnet3') throw new Error(`unknown driver '${String(r.driver)}' (known: mlx4, vmxnet3)`);
+  if (r.xdpMode === 'generic' && r.driver !== 'vmxnet3') throw new Error('generic (skb-mode) XDP is modelled on the vmxnet3 driver only');
   if (!Number.isInteger(r.queues) || r.queues < 1 || r.queues > 64) throw new Error(`queues must be 1..64, got ${r.queues}`);
   if (!pow2(r.rxRingSize) || r.rxRingSize > 8192) throw new Error(`rxRingSize must be a power of two up to 8192, got ${r.rxRingSize}`);
   if (!pow2(r.txRingSize) || r.txRingSize > 8192) throw new Error(`txRingSize must be a power of two up to 8192, got ${r.txRingSize}`);

@@ -39,11 +39,36 @@ export const COST_STEPS = [
   'stack_drop', // stack: kfree_skb after the iptables raw DROP
   'stack_deliver', // stack: udp_rcv and socket queueing (the socket sink)
   'xdp_redirect', // xdp_do_redirect's per-packet part
+  // vmxnet3 (seed 004), page_pool, generic XDP, cpumap
+  'vmx_rx_complete', // vmxnet3_rq_rx_complete: one rx completion descriptor
+  'pkt_line_miss', // first touch of one 64-byte line of a DMA'd frame
+  'copy_line', // memcpy of one 64-byte line (data ring copy, pskb_expand_head)
+  'pp_alloc_fast', // page_pool_alloc_pages served from the alloc cache
+  'pp_refill', // page_pool_refill_alloc_cache: one page from the ptr_ring into the cache
+  'pp_alloc_slow', // __page_pool_alloc_pages_slow: a fresh page (plus alloc_order0, dma_map)
+  'pp_recycle_direct', // page_pool_recycle_direct: back into the alloc cache (NAPI context)
+  'pp_put_ring', // page_pool_put_page from outside NAPI: into the ptr_ring
+  'skb_alloc', // __netdev_alloc_skb / napi_alloc_skb for a copied or fresh rx buffer
+  'build_skb', // napi_build_skb around an XDP buffer (native XDP_PASS)
+  'skb_free', // kfree_skb / consume_skb of an skb the driver or XDP generic dropped
+  'generic_xdp', // netif_receive_generic_xdp + bpf_prog_run_generic_xdp, fixed part
+  'pskb_expand_head', // making the 256-byte XDP headroom in an skb (copy charged per line)
+  'generic_xdp_tx', // generic_xdp_tx: the qdisc-less dev_queue_xmit path
+  'vmx_skb_xmit', // vmxnet3_xmit_frame for an skb (header parse, copy to the tx data ring)
+  'vmx_xdp_xmit', // vmxnet3_xdp_xmit_frame for an xdp_frame
+  'vmx_tx_complete', // vmxnet3_tq_tx_complete per frame
+  'xdp_return_frame', // xdp_return_frame_bulk per frame
+  'cpumap_enqueue', // cpu_map_enqueue: into the per-CPU bulk queue (8)
+  'cpumap_flush', // bq_flush_to_queue: one frame onto the remote CPU's ptr_ring
+  'xdp_do_flush', // xdp_do_flush at the end of the poll
+  'devmap_enqueue', // dev_map_enqueue / bq_enqueue: into the per-CPU devmap bulk queue (16)
+  'devmap_xmit', // bq_xmit_all: one ndo_xdp_xmit call for a bulk
+  'devmap_xmit_frame', // the target driver's per-frame work in ndo_xdp_xmit
 ] as const;
 export type CostStep = (typeof COST_STEPS)[number];
 
 /** A step's cost: [kernel symbol, cycles] pairs, charged in order. */
-export type CostTable = Record<CostStep, readonly (readonly [string, number])[]>;
+export type CostTable = Partial<Record<CostStep, readonly (readonly [string, number])[]>>;
 
 /** Symbols that mean "the CPU had nothing to do". */
 export const IDLE_SYMBOLS = ['intel_idle', 'poll_idle'] as const;

@@ -7,7 +7,6 @@
  * step; the UI can show its verdict live. Returns problems, never throws.
  */
 import type { Simulation } from './simulation';
-import { MLX4_EN_ALLOC_ORDER } from './nic/mlx4';
 import { PAGE_LOC_NAMES, PageLoc } from './page_alloc';
 
 export function checkInvariants(sim: Simulation): string[] {
@@ -23,7 +22,7 @@ export function checkInvariants(sim: Simulation): string[] {
       return;
     }
     refs[page]!++;
-    const isFrag = a.order[page] === MLX4_EN_ALLOC_ORDER && a.loc[page] === PageLoc.FRAGS;
+    const isFrag = a.order[page]! > 0 && a.loc[page] === PageLoc.FRAGS;
     const want = isFrag ? PageLoc.FRAGS : loc;
     if (where[page]! >= 0 && !isFrag) errs.push(`page ${page} is in two places: ${PAGE_LOC_NAMES[where[page]!]} and ${what}`);
     where[page] = want;
@@ -31,15 +30,10 @@ export function checkInvariants(sim: Simulation): string[] {
   };
   for (const r of nic.rings) {
     if (!(r.cons <= r.hw && r.hw <= r.prod && r.prod - r.cons <= r.size)) errs.push(`ring ${r.index}: indices out of order cons=${r.cons} hw=${r.hw} prod=${r.prod}`);
-    for (let i = r.cons; i < r.prod; i++) claim(r.slotPage[i & r.mask]!, PageLoc.RX_RING, `rx ring ${r.index} slot ${i & r.mask}`);
-    for (let i = r.prod; i < r.cons + r.size; i++) if (r.slotPage[i & r.mask]! !== -1) errs.push(`ring ${r.index}: empty slot ${i & r.mask} still holds page ${r.slotPage[i & r.mask]}`);
-    for (let i = 0; i < r.cacheCount; i++) claim(r.cache[i]!, PageLoc.PAGE_CACHE, `page cache ${r.index}`);
     const tx = r.tx;
     if (!(tx.cons <= tx.db && tx.db <= tx.prod && tx.prod - tx.cons <= tx.size)) errs.push(`tx ring ${r.index}: indices out of order cons=${tx.cons} db=${tx.db} prod=${tx.prod}`);
-    for (let i = tx.cons; i < tx.prod; i++) claim(tx.slotPage[i & tx.mask]!, PageLoc.TX_RING, `xdp tx ring ${r.index} slot ${i & tx.mask}`);
-    if (r.fragPage >= 0) claim(r.fragPage, PageLoc.FRAGS, `ring ${r.index} fragment allocator`);
   }
-  if (nic.sockets) for (const p of nic.sockets.held()) claim(p, PageLoc.STACK, 'socket receive queue');
+  nic.forEachPageRef(claim);
 
   let allocated = 0;
   for (let p = 0; p < a.totalPages; p++) {
@@ -72,6 +66,7 @@ export function checkInvariants(sim: Simulation): string[] {
   if (c.rx_packets !== waiting + finished + c.rx_flushed) errs.push(`packets: ${c.rx_packets} received but ${waiting + finished + c.rx_flushed} waiting/finished/flushed`);
   if (c.xdp_tx !== c.tx_dropped + txOut + c.tx_packets + c.tx_flushed) errs.push(`XDP_TX: ${c.xdp_tx} verdicts but ${c.tx_dropped} dropped + ${txOut} on the ring + ${c.tx_packets} sent + ${c.tx_flushed} flushed`);
   if (c.stack_rx !== c.xdp_pass + c.rx_no_xdp) errs.push(`stack: ${c.stack_rx} skbs but ${c.xdp_pass} XDP_PASS + ${c.rx_no_xdp} without XDP`);
+  if (!nic.redirect && c.xdp_redirect !== c.xdp_redirect_err + c.redirect_done + nic.framesInTransit()) errs.push(`XDP_REDIRECT: ${c.xdp_redirect} verdicts but ${c.xdp_redirect_err} errors + ${c.redirect_done} delivered + ${nic.framesInTransit()} queued`);
   const queued = nic.sockets ? nic.sockets.length : 0;
   if (c.stack_rx !== c.stack_dropped + c.sock_delivered + c.sock_dropped) errs.push(`stack: ${c.stack_rx} skbs but ${c.stack_dropped + c.sock_delivered + c.sock_dropped} consumed`);
   if (nic.sockets && queued > c.sock_delivered) errs.push(`socket holds ${queued} but only ${c.sock_delivered} were delivered`);

@@ -32,9 +32,11 @@ export const enum PageLoc {
   FRAGS = 6,
   /** Tail page of a compound page (its head carries the state). */
   TAIL = 7,
+  /** Queued for a redirect target (a cpumap/devmap bulk queue or the remote CPU's ring). */
+  REDIRECT = 8,
 }
 
-export const PAGE_LOC_NAMES = ['free', 'rx_ring', 'page_cache', 'tx_ring', 'stack', 'in_flight', 'frags', 'tail'] as const;
+export const PAGE_LOC_NAMES = ['free', 'rx_ring', 'page_cache', 'tx_ring', 'stack', 'in_flight', 'frags', 'tail', 'redirect'] as const;
 export type PageLocName = (typeof PAGE_LOC_NAMES)[number];
 
 export const enum DmaDir {

@@ -141,16 +141,30 @@ export function nativeXdp2(): XdpHook {
   };
 }
 
-/** A program that always returns `action` (XDP_PASS for seed 000's order-0 measurement), counting in one map. */
-export function nativeConst(action: number, name = `return ${XDP_ACTION_NAMES[action] ?? action}`): XdpHook {
+/**
+ * A program that always returns `action` after `lookups` map lookups (the
+ * seed samples count per CPU/queue); `swapMacs` for XDP_TX samples that
+ * bounce the frame back.
+ */
+export function nativeConst(action: number, name = `return ${XDP_ACTION_NAMES[action] ?? action}`, lookups = 1, swapMacs = false): XdpHook {
   let count = 0;
   return {
     name: `${name} (native reference)`,
     engine: 'native',
     run(x: XdpBuff): number {
       count++;
-      x.mapLookups = 1;
-      x.insns = 8;
+      x.mapLookups = lookups;
+      x.insns = 8 + 10 * lookups;
+      if (swapMacs && x.data + 12 <= x.dataEnd) {
+        const m = x.mem;
+        const d = x.data;
+        for (let i = 0; i < 6; i++) {
+          const t = m[d + i]!;
+          m[d + i] = m[d + 6 + i]!;
+          m[d + 6 + i] = t;
+        }
+        x.insns += 13;
+      }
       return action;
     },
     mapsSummary: () => ({ count }),

@@ -8,13 +8,13 @@
 import type { FlowSourceSpec, TrafficSpec } from '../net/traffic';
 import type { SimConfig } from './config';
 import type { ProfileEntry } from './cost';
-import { SEED2016_E5, SEED2016_I7 } from './hw';
+import { SEED2016_E5, SEED2016_I7, SEED2023_VMXNET3 } from './hw';
 import type { RingCounters } from './nic/mlx4';
-import { nativeConst, nativeXdp1, nativeXdp2, XDP_PASS, type XdpHook } from './program';
+import { nativeConst, nativeXdp1, nativeXdp2, XDP_DROP, XDP_PASS, XDP_REDIRECT, XDP_TX, type XdpHook } from './program';
 import { Simulation, type SimRates } from './simulation';
 
 /** The programs scenarios use, by the sample's name (src/examples once compiled; see ProgramResolver). */
-export type ScenarioProgram = 'xdp1' | 'xdp2' | 'xdp_pass' | null;
+export type ScenarioProgram = 'xdp1' | 'xdp2' | 'xdp_pass' | 'xdp_rxq_info_drop' | 'xdp_rxq_info_pass' | 'xdp_rxq_info_tx' | 'xdp_redirect_cpu' | null;
 
 /** Which rate is "the" rate of a scenario. */
 export type ScenarioMetric = keyof Pick<SimRates, 'xdp_drop_pps' | 'tx_pps' | 'stack_pps' | 'processed_pps'>;
@@ -137,11 +137,73 @@ export const SCENARIOS: Scenario[] = [
   },
 ];
 
+/*
+ * seed 004: testpmd txonly from the other VM, 64 or 512 B UDP, several
+ * flows; offered above what the backend delivers. The backend is the link:
+ * a fixed per-frame cost plus 10 Gbit/s per byte ([fit], see hw.ts).
+ */
+const VMX_BACKEND_NS = 370;
+const seed004Traffic = (size: number): TrafficSpec => ({
+  linkGbps: 10,
+  perFrameNs: VMX_BACKEND_NS,
+  sources: [{ ratePps: 4e6, frameLen: size - 4, l4: 'udp', sportCount: 16 }],
+});
+const SEED004: Record<string, Record<string, [number, number]>> = {
+  // size -> action -> [skb-mode, native] pps, as published
+  '64': { drop: [1.6e6, 2.4e6], pass: [338e3, 367e3], tx: [1.1e6, 2.3e6], redirect: [1.3e6, 2.3e6] },
+  '512': { drop: [863e3, 1.3e6], pass: [275e3, 376e3], tx: [554e3, 1.2e6], redirect: [659e3, 1.2e6] },
+};
+const SEED004_PROGRAM = { drop: 'xdp_rxq_info_drop', pass: 'xdp_rxq_info_pass', tx: 'xdp_rxq_info_tx', redirect: 'xdp_redirect_cpu' } as const;
+const SEED004_METRIC = { drop: 'xdp_drop_pps', pass: 'stack_pps', tx: 'tx_pps', redirect: 'processed_pps' } as const;
+for (const size of ['64', '512']) {
+  for (const action of ['drop', 'pass', 'tx', 'redirect'] as const) {
+    for (const [mi, mode] of (['skb', 'native'] as const).entries()) {
+      SCENARIOS.push({
+        name: `seed004-${size}-${action}-${mode}`,
+        seed: '004',
+        title: `vmxnet3, ${size} B UDP, ${action === 'redirect' ? 'XDP_REDIRECT to a cpumap whose CPU drops' : `XDP_${action.toUpperCase()}`}, ${mode === 'skb' ? 'generic (skb) mode' : 'native mode'}`,
+        program: SEED004_PROGRAM[action],
+        metric: SEED004_METRIC[action],
+        published: { rate_pps: SEED004[size]![action]![mi]!, source: `seed 004 performance table (${size}B, ${mode === 'skb' ? 'skb-mode' : 'native-mode'})` },
+        config: () => ({
+          driver: 'vmxnet3',
+          hw: SEED2023_VMXNET3.name,
+          xdpMode: mode === 'skb' ? 'generic' : 'native',
+          redirectTarget: 'cpumap-drop',
+          rxRingSize: 1024,
+          txRingSize: 512,
+          memoryPages: 8192,
+          traffic: seed004Traffic(Number(size)),
+        }),
+        warmup: 20_000,
+        measure: 100_000,
+      });
+    }
+  }
+}
+
 /** Turns a scenario's program name into a hook (the CLI supplies compiled examples run in the VM). */
 export type ProgramResolver = (name: Exclude<ScenarioProgram, null>) => XdpHook;
 
 /** The simulator's reference programs (used when no resolver is given). */
-export const nativePrograms: ProgramResolver = (name) => (name === 'xdp1' ? nativeXdp1() : name === 'xdp2' ? nativeXdp2() : nativeConst(XDP_PASS, 'xdp_pass'));
+export const nativePrograms: ProgramResolver = (name) => {
+  switch (name) {
+    case 'xdp1':
+      return nativeXdp1();
+    case 'xdp2':
+      return nativeXdp2();
+    case 'xdp_pass':
+      return nativeConst(XDP_PASS, 'xdp_pass');
+    case 'xdp_rxq_info_drop':
+      return nativeConst(XDP_DROP, 'xdp_rxq_info -a XDP_DROP', 2);
+    case 'xdp_rxq_info_pass':
+      return nativeConst(XDP_PASS, 'xdp_rxq_info -a XDP_PASS', 2);
+    case 'xdp_rxq_info_tx':
+      return nativeConst(XDP_TX, 'xdp_rxq_info -a XDP_TX', 2, true);
+    case 'xdp_redirect_cpu':
+      return nativeConst(XDP_REDIRECT, 'xdp_redirect_cpu -c 0', 1);
+  }
+};
 
 export function findScenario(name: string): Scenario | undefined {
   return SCENARIOS.find((s) => s.name === name);
@@ -152,7 +214,8 @@ export function runScenario(
   opts: { programs?: ProgramResolver; packets?: number; trace?: boolean; seed?: number } = {},
 ): ScenarioResult {
   const prog = s.program ? (opts.programs ?? nativePrograms)(s.program) : null;
-  const sim = new Simulation({ ...s.config(), trace: opts.trace ?? false, seed: opts.seed ?? 1 }, prog);
+  // Events are hashed (not kept) by default, so trace_hash identifies the run's event stream.
+  const sim = new Simulation({ ...s.config(), trace: opts.trace ?? true, keepTrace: false, seed: opts.seed ?? 1 }, prog);
   sim.run({ packets: s.warmup });
   sim.markWindow();
   sim.run({ packets: opts.packets ?? s.measure });

@@ -14,7 +14,9 @@ import { TrafficGenerator } from '../net/traffic';
 import { profileFrom, type ProfileEntry } from './cost';
 import { resolveConfig, type ResolvedConfig, type SimConfig } from './config';
 import { CPU_STATE_NAMES, CpuState as CpuStateEnum, Machine, type Cpu } from './machine';
-import { Mlx4En, newRingCounters, SLOT_STATE_NAMES, MLX4_EN_CACHE_SIZE, type RedirectHandler, type RingCounters } from './nic/mlx4';
+import { Mlx4En, newRingCounters, SLOT_STATE_NAMES, type RingCounters } from './nic/mlx4';
+import type { NicDriver, RedirectHandler } from './nic/driver';
+import { Vmxnet3 } from './nic/vmxnet3';
 import { PAGE_LOC_NAMES, PageLoc } from './page_alloc';
 import type { XdpHook } from './program';
 import type { TraceEvent } from './trace';
@@ -35,7 +37,8 @@ export interface QueueSnapshot {
   index: number;
   cpu: number;
   rx: { size: number; cons: number; hw: number; prod: number; slots: RingSlotView[] };
-  cache: { size: number; level: number; pages: number[] };
+  /** mlx4: the ring's page cache (128); vmxnet3: the page_pool (alloc cache + ptr_ring). */
+  cache: { kind: 'mlx4_page_cache' | 'page_pool'; size: number; level: number; pages: number[] };
   tx: { size: number; prod: number; doorbell: number; cons: number; slots: { state: 'empty' | 'pending' | 'hw' | 'done'; page: number; packet: number }[] };
   program: string | null;
   counters: RingCounters;
@@ -47,7 +50,8 @@ export interface SimSnapshot {
   timeNs: number;
   steps: number;
   hw: { name: string; cpu: string; nic: string; clockHz: number; linkGbps: number };
-  mode: 'frags' | 'order0';
+  mode: string;
+  driver: string;
   mtu: number;
   cpus: { id: number; state: (typeof CPU_STATE_NAMES)[number]; cycle: number; idlePercent: number }[];
   queues: QueueSnapshot[];
@@ -83,7 +87,7 @@ type ControlOp = { at: number; op: 'attach'; prog: XdpHook | null } | { at: numb
 export class Simulation {
   readonly cfg: ResolvedConfig;
   readonly machine: Machine;
-  readonly nic: Mlx4En;
+  readonly nic: NicDriver;
   readonly traffic: TrafficGenerator;
   /** Loop iterations so far (the unit of stepping by event). */
   steps = 0;
@@ -103,11 +107,11 @@ export class Simulation {
   ) {
     this.cfg = resolveConfig(config);
     this.machine = new Machine(this.cfg);
-    this.nic = new Mlx4En(this.machine);
+    this.nic = this.cfg.driver === 'vmxnet3' ? new Vmxnet3(this.machine) : new Mlx4En(this.machine);
     this.traffic = new TrafficGenerator(this.cfg.traffic, this.cfg.seed);
     this.hashInit = this.machine.trace.hash;
     if (prog) {
-      const r = this.nic.mlx4_xdp_set(prog);
+      const r = this.nic.setXdp(prog);
       if (!r.ok) throw new Error(r.message);
       this.controls.push({ at: -1, op: 'attach', prog }); // part of construction
     }
@@ -123,7 +127,7 @@ export class Simulation {
   }
 
   private doAttach(prog: XdpHook | null): { ok: true; restarted: boolean } | { ok: false; message: string } {
-    const r = this.nic.mlx4_xdp_set(prog);
+    const r = this.nic.setXdp(prog);
     if (r.ok) this.controls.push({ at: this.steps, op: 'attach', prog });
     return r;
   }
@@ -134,7 +138,7 @@ export class Simulation {
   }
 
   private doSetMtu(mtu: number): { ok: true } | { ok: false; message: string } {
-    const r = this.nic.mlx4_en_change_mtu(mtu);
+    const r = this.nic.changeMtu(mtu);
     if (r.ok) this.controls.push({ at: this.steps, op: 'mtu', mtu });
     return r;
   }
@@ -363,6 +367,7 @@ export class Simulation {
       steps: this.steps,
       hw: { name: this.cfg.hw.name, cpu: this.cfg.hw.cpu, nic: this.cfg.hw.nic, clockHz: this.cfg.hw.clockHz, linkGbps: this.cfg.hw.linkGbps },
       mode: this.nic.mode,
+      driver: this.nic.kind,
       mtu: this.nic.mtu,
       cpus: m.cpus.map((c) => ({ id: c.id, state: CPU_STATE_NAMES[c.state]!, cycle: c.state === CpuState.IDLE ? Math.max(c.idleSince, cyc) : c.now, idlePercent: opts.profile === false ? NaN : this.idlePercent(c.id) })),
       queues: this.nic.rings.map((r) => {
@@ -382,7 +387,7 @@ export class Simulation {
           index: r.index,
           cpu: r.cpu.id,
           rx: { size: r.size, cons: r.cons, hw: r.hw, prod: r.prod, slots },
-          cache: { size: MLX4_EN_CACHE_SIZE, level: r.cacheCount, pages: Array.from(r.cache.subarray(0, r.cacheCount)) },
+          cache: this.nic.cacheView(r.index),
           tx: { size: tx.size, prod: tx.prod, doorbell: tx.db, cons: tx.cons, slots: txSlots },
           program: r.prog?.name ?? null,
           counters: { ...r.c },

@@ -6,12 +6,17 @@
 import { EngineClient } from '../worker/client';
 import EngineWorker from '../worker/worker.ts?worker';
 import { appendConsole, mergeFromWorker, setApp, useApp } from '../store';
-import type { SimSettings } from '../engine';
+import type { BuildResult, SimSettings } from '../engine';
 
 /** Short enough that results land ~100 ms after the last keystroke. */
 export const BUILD_DEBOUNCE_MS = 60;
 
 let client: EngineClient | null = null;
+/** Compiles and verifies, separately from the simulation, so a slow build can be stopped alone. */
+let buildClient: EngineClient | null = null;
+
+/** A build (compile + verify) taking longer than this is stopped: it is a bug in the lab, not the program. */
+export const BUILD_TIMEOUT_MS = 8_000;
 let debounce: ReturnType<typeof setTimeout> | null = null;
 let inFlight = false;
 let queued: string | null = null;
@@ -24,9 +29,18 @@ export function engine(): EngineClient {
 /** Settings to apply once the engine is up (from a share link or the last session). */
 let bootSettings: SimSettings | null = null;
 
-export async function startEngine(settings: SimSettings | null = null): Promise<void> {
+/** Resolves once the UI has painted: free-running traffic waits for it, so loading the editor gets the CPU first. */
+let uiPainted: Promise<void> = Promise.resolve();
+
+export async function startEngine(settings: SimSettings | null = null, painted: Promise<void> = Promise.resolve()): Promise<void> {
   bootSettings = settings;
+  uiPainted = painted;
   client = new EngineClient(() => new EngineWorker({ name: 'xdp-lab-engine' }));
+  buildClient = new EngineClient(() => new EngineWorker({ name: 'xdp-lab-build' }), BUILD_TIMEOUT_MS);
+  buildClient.onRestart = (reason) => {
+    inFlight = false;
+    setApp({ notice: `${reason}. That is a bug in XDP Lab, not in your program; the build worker was restarted and your program is kept.` });
+  };
   client.onEvent = (e) => {
     if (e.type === 'log') appendConsole([e.text]);
     else if (e.type === 'snapshot') mergeFromWorker({ sim: e.snapshot });
@@ -60,7 +74,11 @@ async function helloAndBuild(): Promise<void> {
   }
   requestBuild(0);
   // The default example opens with traffic running (after a restart: as it was).
-  if (hello.capabilities.sim && (firstStart || wasRunning)) await c.call('setRun', true, useApp.getState().speed).then((r) => setApp({ running: r.running }));
+  if (hello.capabilities.sim && (firstStart || wasRunning)) {
+    await uiPainted;
+    const r = await c.call('setRun', true, useApp.getState().speed);
+    setApp({ running: r.running });
+  }
   firstStart = false;
 }
 
@@ -94,10 +112,16 @@ async function build(source: string): Promise<void> {
   inFlight = true;
   setApp({ building: true });
   try {
-    const result = await engine().call('build', source);
-    if (useApp.getState().source === source) mergeFromWorker({ build: result });
+    const b = buildClient!;
+    await b.ready();
+    const { result, attach } = await b.call('check', source);
+    if (useApp.getState().source === source) {
+      mergeFromWorker({ build: result });
+      await engine().call('attach', attach);
+    }
   } catch (e) {
-    setApp({ notice: `build failed: ${(e as Error).message}` });
+    const message = (e as Error).message;
+    mergeFromWorker({ build: stoppedBuild(source, message) });
   } finally {
     inFlight = false;
     const next = queued;
@@ -105,4 +129,10 @@ async function build(source: string): Promise<void> {
     if (next !== null) void build(next);
     else setApp({ building: false });
   }
+}
+
+/** What the panes show for a build that was stopped (timeout, crash): honest, and nothing attached. */
+function stoppedBuild(source: string, message: string): BuildResult {
+  const failed = { status: 'failed' as const, message: `build stopped: ${message}` };
+  return { seq: -1, source, diagnostics: [], compile: failed, disasm: failed, verify: failed };
 }

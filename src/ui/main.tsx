@@ -24,10 +24,15 @@ initTheme();
 void (async () => {
   const boot = await resolveBoot();
   setApp({ source: boot.source ?? '', exampleName: boot.source ? boot.example : null });
+  // ?speed=N opens with traffic at N events per second (a slower start for demos and tests).
+  const speed = Number(new URLSearchParams(location.search).get('speed'));
+  if (Number.isFinite(speed) && speed >= 1) setApp({ speed: Math.floor(speed) });
   applyBootNotice(boot);
   startAutosave();
-  const engine = startEngine(boot.settings);
+  let painted!: () => void;
+  const engine = startEngine(boot.settings, new Promise<void>((r) => (painted = r)));
   const [{ createRoot }, { App }] = await Promise.all([import('react-dom/client'), import('./App')]);
   createRoot(document.getElementById('root')!).render(<App />);
+  requestAnimationFrame(() => setTimeout(painted, 0));
   await engine;
 })();

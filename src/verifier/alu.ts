@@ -109,6 +109,8 @@ function adjustPtrMinMaxVals(env: Env, insn: Insn, ptr: Reg, offReg: Reg, dstIsO
   out.id = p.id;
   if (!checkRegSaneOffset(env, offReg, p.type) || !checkRegSaneOffset(env, p, p.type)) throw env.rejectSilently();
   const res: Reg = { ...p, type: p.type, id: p.id };
+  // The at/beyond-pkt_end markers describe only the register compared.
+  if (res.range < 0) res.range = 0;
   mark32Unbounded(res);
   switch (op) {
     case O.BPF_ADD:

@@ -99,18 +99,18 @@ function checkStackRangeInitialized(env: Env, regno: number, off: number, size: 
     const hi = mo + size;
     const minValid = write || env.allowPtrLeaks ? -512 : -f.stack.length * 8;
     if (mo < minValid || mo > -1 || hi > 0 || size < 0) {
-      env.reject(`invalid indirect access to stack R${regno} off=${off} size=${size}`);
+      env.reject(`invalid ${write ? 'write to' : 'read from'} stack R${regno} off=${off} size=${size}`);
     }
     growStack(f, -mo);
     maxOff = minOff;
   } else {
     if (reg.smax >= BigInt(BPF_MAX_VAR_SIZ) || reg.smin <= -BigInt(BPF_MAX_VAR_SIZ)) {
-      env.reject(`invalid unbounded variable-offset indirect access to stack R${regno}`);
+      env.reject(`invalid unbounded variable-offset ${write ? 'write to' : 'read from'} stack R${regno}`);
     }
     const mo = Number(reg.smin) + off;
     const hi = Number(reg.smax) + off + size;
     if (mo < -512 || mo > -1 || hi > 0) {
-      env.reject(`invalid variable-offset indirect access to stack R${regno} var_off=${tnumStr(reg.varOff)} off=${off} size=${size}`);
+      env.reject(`invalid variable-offset ${write ? 'write to' : 'read from'} stack R${regno} var_off=${tnumStr(reg.varOff)} off=${off} size=${size}`);
     }
     if (!env.bypassSpec) {
       env.reject(`R${regno} variable offset stack access prohibited for !root, var_off=${tnumStr(reg.varOff)}`);
@@ -155,7 +155,7 @@ function checkHelperMemAccess(env: Env, regno: number, size: number, write: bool
       return checkPacketAccess(env, regno, reg.off, size, zeroOk);
     case 'map_value': {
       const m = env.maps[reg.map]!;
-      if (write && (m.type === 'devmap' || m.type === 'devmap_hash' || m.type === 'cpumap')) {
+      if (write && (m.type === 'devmap' || m.type === 'devmap_hash')) {
         env.reject(`write into map forbidden, value_size=${m.value_size} off=${reg.off} size=${size}`);
       }
       return checkMapAccess(env, regno, reg.off, size, zeroOk);
@@ -263,6 +263,20 @@ function checkFuncArg(env: Env, arg: number, fn: HelperProto, meta: CallMeta): v
   }
 }
 
+/** record_func_map: map checks the kernel makes right after the arguments. */
+function recordFuncMap(env: Env, mapIdx: number, fn: HelperProto): void {
+  if (mapIdx < 0) return;
+  const m = env.maps[mapIdx]!;
+  if (fn.id === 12 && m.type !== 'prog_array') {
+    // The kernel prints this one without a newline.
+    if (env.errorLine === undefined) env.errorLine = 'expected prog array map for tail call';
+    env.log.write('expected prog array map for tail call');
+    throw env.rejectSilently();
+  }
+  const rdonlyProg = m.type === 'devmap' || m.type === 'devmap_hash';
+  if (rdonlyProg && [2, 3, 87, 88].includes(fn.id)) env.reject('write into map forbidden');
+}
+
 /** check_map_func_compatibility */
 function checkMapFuncCompatibility(env: Env, mapIdx: number, fn: HelperProto): void {
   if (mapIdx < 0) return;
@@ -291,6 +305,7 @@ export function checkHelperCall(env: Env, insn: Insn): void {
   if (fn.refusal) env.reject(fn.refusal);
   const meta: CallMeta = { map: -1, rawMode: false, accessSize: 0, regno: -1, constMapKey: null };
   for (let i = 0; i < 5; i++) checkFuncArg(env, i, fn, meta);
+  recordFuncMap(env, meta.map, fn);
   if (fn.unmodelled) {
     env.reject(`helper ${helperDisplayName(id)}#${id} needs state XDP Lab does not model (references, callbacks or BTF objects)`);
   }

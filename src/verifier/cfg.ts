@@ -204,6 +204,7 @@ function computeLiveRegisters(env: Env): void {
   while (changed) {
     changed = false;
     for (let t = n - 1; t >= 0; t--) {
+      if (t > 0 && isLdImm64(insns[t - 1]!) && !(t > 1 && isLdImm64(insns[t - 2]!))) continue;
       const s = successors(insns, t);
       let out = 0;
       if (s.fall !== null && s.fall < n) out |= live[s.fall]!;
@@ -214,7 +215,6 @@ function computeLiveRegisters(env: Env): void {
         live[t] = inn;
         changed = true;
       }
-      if (isLdImm64(insns[t]!) && t + 1 < n) live[t + 1] = live[t]!;
     }
   }
 }

@@ -86,7 +86,7 @@ export function doCheck(env: Env): void {
   env.insnIdx = 0;
   env.prevInsnIdx = -1;
   env.markAllScratched();
-  env.path = null;
+  env.path = [];
   for (;;) {
     const idx = env.insnIdx;
     if (idx < 0 || idx >= insns.length) env.reject(`invalid insn idx ${idx} insn_cnt ${insns.length}`);
@@ -94,7 +94,7 @@ export function doCheck(env: Env): void {
     if (++env.insnProcessed > env.insnLimit) {
       env.reject(`BPF program is too large. Processed ${env.insnProcessed} insn`);
     }
-    env.path = { idx, prev: env.path };
+    env.path.push(idx);
     let pruned = false;
     if (env.prunePoint[idx] && isStateVisited(env, idx)) {
       if (env.log.level) {
@@ -150,7 +150,6 @@ export function doCheck(env: Env): void {
         case O.BPF_ST:
           if (O.BPF_MODE(insn.code) !== O.BPF_MEM || insn.src !== 0) env.reject('BPF_ST uses reserved fields');
           checkRegArg(env, insn.dst, 'src');
-          if (env.regs[insn.dst]!.type === 'ctx') env.reject(`BPF_ST stores into R${insn.dst} ctx is not allowed`);
           checkMemAccess(env, { regno: insn.dst, off: insn.off, size: O.sizeBytes(O.BPF_SIZE(insn.code)), t: 'write', valueRegno: -1, stImm: insn.imm });
           break;
         case O.BPF_LD: {
@@ -212,7 +211,7 @@ export function doCheck(env: Env): void {
               }
               const st = out.push.state;
               if (st.parent) st.parent.branches++;
-              env.pending.push({ state: st, insnIdx: out.push.insnIdx, prevInsnIdx: idx, logPos: env.branchLogPos, path: env.path });
+              env.pending.push({ state: st, insnIdx: out.push.insnIdx, prevInsnIdx: idx, logPos: env.branchLogPos, pathLen: env.path.length });
             }
           }
           break;
@@ -235,7 +234,7 @@ export function doCheck(env: Env): void {
     env.cur = p.state;
     env.insnIdx = p.insnIdx;
     env.prevInsnIdx = p.prevInsnIdx;
-    env.path = p.path;
+    env.path.length = p.pathLen;
     doPrintState = true;
   }
 }

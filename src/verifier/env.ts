@@ -6,11 +6,10 @@
  */
 import type { Insn } from '../isa/insn';
 import type { MapSpec } from '../isa/spec';
-import { printInsn } from './insn_print';
+import { disasmInsn } from '../isa/disasm';
 import { VLog, formatFrame, vlogAlignment } from './log';
 import type { Reg } from './reg';
 import { curFrame, type Checkpoint, type Frame, type VState } from './state';
-import { helperDisplayName } from './helper_names';
 
 export interface VerifyOptions {
   logLevel?: 0 | 1 | 2;
@@ -20,17 +19,14 @@ export interface VerifyOptions {
   strictAlignment?: boolean;
   /** Processed-instruction limit (the kernel's BPF_COMPLEXITY_LIMIT_INSNS). */
   insnLimit?: number;
+  /** Record per-instruction states for the UI (default true; off for bulk runs). */
+  states?: boolean;
 }
 
 export class Reject extends Error {}
 
-export interface PathNode {
-  idx: number;
-  prev: PathNode | null;
-}
-
 export interface PendingPath {
-  path: PathNode | null;
+  pathLen: number;
   state: VState;
   insnIdx: number;
   prevInsnIdx: number;
@@ -60,7 +56,9 @@ export class Env {
   readonly pending: PendingPath[] = [];
   /** Registers (bit i = Ri) and stack slots touched since the last print. */
   scratchedRegs = 0;
-  scratchedStack = new Set<number>();
+  /** Scratched stack slots: bit spi of lo (spi < 32) or hi (spi - 32). */
+  scratchedStackLo = 0;
+  scratchedStackHi = 0;
   allScratched = true;
   prevLogPos = 0;
   prevInsnPrintPos = 0;
@@ -81,8 +79,8 @@ export class Env {
   readonly insnLimit: number;
   /** nr_cpu_ids of the modelled machine (bounds get_smp_processor_id). */
   nrCpuIds = 2;
-  /** The current path, newest pc first (a shared linked list). */
-  path: PathNode | null = null;
+  /** The current path's pcs; a pending path remembers how long its prefix was. */
+  path: number[] = [];
   /** Log position when the last branch was pushed (level 1 rolls back to it). */
   branchLogPos = 0;
   onInsn?: (env: Env, idx: number, phase: 'before' | 'after') => void;
@@ -138,24 +136,29 @@ export class Env {
     this.scratchedRegs |= 1 << regno;
   }
   markStackScratched(spi: number): void {
-    this.scratchedStack.add(spi);
+    if (spi < 32) this.scratchedStackLo |= 1 << spi;
+    else this.scratchedStackHi |= 1 << (spi - 32);
+  }
+  isStackScratched(spi: number): boolean {
+    return spi < 32 ? (this.scratchedStackLo & (1 << spi)) !== 0 : (this.scratchedStackHi & (1 << (spi - 32))) !== 0;
   }
   markAllScratched(): void {
     this.allScratched = true;
   }
   get stateScratched(): boolean {
-    return this.allScratched || this.scratchedRegs !== 0 || this.scratchedStack.size > 0;
+    return this.allScratched || this.scratchedRegs !== 0 || this.scratchedStackLo !== 0 || this.scratchedStackHi !== 0;
   }
   markStateClean(): void {
     this.allScratched = false;
     this.scratchedRegs = 0;
-    this.scratchedStack.clear();
+    this.scratchedStackLo = 0;
+    this.scratchedStackHi = 0;
   }
 
   formatState(all: boolean): string {
     const f = this.frame;
     if (all || this.allScratched) return formatFrame(f, this.maps, null, null);
-    return formatFrame(f, this.maps, this.scratchedRegs, this.scratchedStack);
+    return formatFrame(f, this.maps, this.scratchedRegs, (spi) => this.isStackScratched(spi));
   }
 
   /** print_insn_state: the "; R1=..." suffix, or a "N: R1=..." line. */
@@ -187,10 +190,21 @@ export class Env {
     this.prevLinfo = found;
   }
 
+  /** An instruction as the kernel log prints it; maps print as a kernel address. */
+  insnText(idx: number): string {
+    return disasmInsn(this.insns[idx]!, {
+      style: 'kernel',
+      ldImm64: (_i, slot) => {
+        const m = this.mapOfInsn.get(slot);
+        return m === undefined ? undefined : `0x${(0xffff888100000000n + BigInt(m) * 0x400n).toString(16)}`;
+      },
+    }, idx);
+  }
+
   printInsnLine(idx: number): void {
     if (!this.log.level) return;
     this.prevLogPos = this.log.pos;
-    this.verbose(`${idx}: ${printInsn(this.insns[idx]!, helperDisplayName)}\n`);
+    this.verbose(`${idx}: ${this.insnText(idx)}\n`);
     this.prevInsnPrintPos = this.log.pos - this.prevLogPos;
     this.prevLogPos = this.log.pos;
   }

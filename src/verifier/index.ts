@@ -8,8 +8,6 @@
  *   v.accepted, v.error, v.log, v.insnsProcessed, v.states, v.errorPc
  */
 import type { ParsedSpec } from '../isa/spec';
-import { printInsn } from './insn_print';
-import { helperDisplayName } from './helper_names';
 import { Env, Reject, type LineInfoEntry, type VerifyOptions } from './env';
 import { checkProgramShape, liveRegsText } from './cfg';
 import { doCheck } from './check';
@@ -139,10 +137,13 @@ export function verify(parsed: ParsedSpec, opts: VerifyOptions = {}): VerifyResu
   const mapOfInsn = new Map<number, number>();
   for (const r of parsed.spec.map_relocs ?? []) mapOfInsn.set(r.insn, r.map);
   const env = new Env(parsed.insns, maps, mapOfInsn, lineInfoTexts(parsed), opts);
-  const states = new Map<number, InsnStates>();
-  env.onInsn = (e, idx, phase) => {
-    let s = states.get(idx);
-    if (!s) states.set(idx, (s = { idx, visits: [] }));
+  const states: (InsnStates | undefined)[] = new Array(parsed.insns.length);
+  const full: Uint8Array = new Uint8Array(parsed.insns.length);
+  if (opts.states !== false) env.onInsn = (e, idx, phase) => {
+    if (full[idx]) return;
+    let s = states[idx];
+    if (!s) states[idx] = s = { idx, visits: [] };
+    if (phase === 'after' && s.visits.length >= MAX_VISITS_PER_INSN && s.visits[s.visits.length - 1]!.after) full[idx] = 1;
     const f = curFrame(e.cur);
     if (phase === 'before') {
       if (s.visits.length < MAX_VISITS_PER_INSN) s.visits.push({ before: stateView(e, f, e.cur.frames.length - 1) });
@@ -156,7 +157,7 @@ export function verify(parsed: ParsedSpec, opts: VerifyOptions = {}): VerifyResu
     checkProgramShape(env);
     if (env.log.level >= 2) {
       env.subprogs.forEach((start, i) => env.verbose(`func#${i} @${start}\n`));
-      env.verbose(liveRegsText(env, (i) => printInsn(env.insns[i]!, helperDisplayName)));
+      env.verbose(liveRegsText(env, (i) => env.insnText(i)));
     }
     doCheck(env);
     checkMaxStackDepth(env);
@@ -173,14 +174,12 @@ export function verify(parsed: ParsedSpec, opts: VerifyOptions = {}): VerifyResu
     accepted,
     log: env.log.level ? env.log.text : '',
     insnsProcessed: env.insnProcessed,
-    states: [...states.values()].sort((a, b) => a.idx - b.idx),
+    states: states.filter((s): s is InsnStates => s !== undefined),
     stats: { maxStatesPerInsn: env.maxStatesPerInsn, totalStates: env.totalStates, peakStates: env.peakStates },
   };
   if (!accepted) {
     result.error = env.errorLine ?? 'rejected';
-    const path: number[] = [];
-    for (let p = env.path; p; p = p.prev) path.push(p.idx);
-    path.reverse();
+    const path = env.path.slice();
     if (path.length) {
       result.errorPc = path[path.length - 1];
       result.errorPath = path;

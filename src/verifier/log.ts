@@ -8,16 +8,34 @@ import { formatReg, type MapInfo } from './reg';
 import { SLOT_CHAR, STACK_INVALID, STACK_SPILL, type Frame } from './state';
 
 export class VLog {
-  text = '';
+  /** Written text in chunks (appending and rolling back stay cheap on long logs). */
+  private chunks: string[] = [];
+  private len = 0;
   constructor(public level: 0 | 1 | 2) {}
   get pos(): number {
-    return this.text.length;
+    return this.len;
+  }
+  get text(): string {
+    if (this.chunks.length > 1) this.chunks = [this.chunks.join('')];
+    return this.chunks[0] ?? '';
   }
   write(s: string): void {
-    if (this.level) this.text += s;
+    if (!this.level || !s) return;
+    this.chunks.push(s);
+    this.len += s.length;
   }
   reset(pos: number): void {
-    if (pos < this.text.length) this.text = this.text.slice(0, pos);
+    while (this.len > pos && this.chunks.length) {
+      const last = this.chunks[this.chunks.length - 1]!;
+      const keep = pos - (this.len - last.length);
+      if (keep > 0) {
+        this.chunks[this.chunks.length - 1] = last.slice(0, keep);
+        this.len = pos;
+      } else {
+        this.chunks.pop();
+        this.len -= last.length;
+      }
+    }
   }
 }
 
@@ -37,7 +55,7 @@ export function formatFrame(
   f: Frame,
   maps: readonly MapInfo[],
   scratchedRegs: number | null,
-  scratchedStack: Set<number> | null,
+  scratchedStack: ((spi: number) => boolean) | null,
 ): string {
   let s = '';
   if (f.frameno) s += ` frame${f.frameno}:`;
@@ -50,7 +68,7 @@ export function formatFrame(
   for (let spi = 0; spi < f.stack.length; spi++) {
     const sl = f.stack[spi]!;
     if (sl.types.every((t) => t === STACK_INVALID)) continue;
-    if (scratchedStack !== null && !scratchedStack.has(spi)) continue;
+    if (scratchedStack !== null && !scratchedStack(spi)) continue;
     const name = ` fp${-(spi + 1) * 8}`;
     if (sl.types[7] === STACK_SPILL) {
       // A partial spill prints the types of the bytes below it first.

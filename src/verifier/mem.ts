@@ -17,7 +17,10 @@ import {
   type RegType,
 } from './reg';
 import { coerceRegToSize, coerceRegToSizeSx } from './scalar';
-import { tnumAdd, tnumConst, tnumIsAligned, tnumIsConst, tnumStr, s64 } from './tnum';
+import { tnumAdd, tnumConst, tnumIsAligned, tnumIsConst, tnumStr, s64, type Tnum } from './tnum';
+
+/** The offset as the alignment messages print it (tnum_strn). */
+const offStr = (t: Tnum): string => tnumStr(t);
 import {
   growStack,
   STACK_INVALID,
@@ -45,7 +48,7 @@ function checkPktPtrAlignment(env: Env, reg: Reg, off: number, size: number, str
   const ipAlign = 2;
   const regOff = tnumAdd(reg.varOff, tnumConst(BigInt(ipAlign + reg.off + off)));
   if (!tnumIsAligned(regOff, size)) {
-    env.reject(`misaligned packet access off ${ipAlign}+${tnumStr(reg.varOff)}+${reg.off}+${off} size ${size}`);
+    env.reject(`misaligned packet access off ${ipAlign}+${offStr(reg.varOff)}+${reg.off}+${off} size ${size}`);
   }
 }
 
@@ -53,7 +56,7 @@ function checkGenericPtrAlignment(env: Env, reg: Reg, desc: string, off: number,
   if (!strict || size === 1) return;
   const regOff = tnumAdd(reg.varOff, tnumConst(BigInt(reg.off + off)));
   if (!tnumIsAligned(regOff, size)) {
-    env.reject(`misaligned ${desc}access off ${tnumStr(reg.varOff)}+${reg.off}+${off} size ${size}`);
+    env.reject(`misaligned ${desc}access off ${offStr(reg.varOff)}+${reg.off}+${off} size ${size}`);
   }
 }
 
@@ -149,8 +152,8 @@ export function checkMapAccess(env: Env, regno: number, off: number, size: numbe
 function checkMapAccessType(env: Env, regno: number, off: number, size: number, t: Access): void {
   const reg = env.regs[regno]!;
   const m = env.maps[reg.map]!;
-  // devmap and cpumap values are read-only to programs (BPF_F_RDONLY_PROG).
-  const rdonly = m.type === 'devmap' || m.type === 'devmap_hash' || m.type === 'cpumap';
+  // devmap values are read-only to programs (BPF_F_RDONLY_PROG).
+  const rdonly = m.type === 'devmap' || m.type === 'devmap_hash';
   if (t === 'write' && rdonly) {
     env.reject(`write into map forbidden, value_size=${m.value_size} off=${off} size=${size}`);
   }
@@ -441,7 +444,7 @@ export function checkMemAccess(env: Env, a: MemAccess): void {
       break;
     }
     case 'fp': {
-      checkStackAccessWithinBounds(env, regno, off, size, t);
+      checkStackAccessWithinBounds(env, regno, off, size, t, t === 'read' ? ' read from' : ' write to');
       const f = stackFrameOf(env, reg);
       if (tnumIsConst(reg.varOff)) {
         const o = off + Number(s64(reg.varOff.value));

@@ -161,21 +161,22 @@ export function isStateVisited(env: Env, idx: number): boolean {
   let statesCnt = 0;
   for (let k = 0; k < list.length; k++) {
     const sl = list[k]!;
+    const old = sl.state!;
     statesCnt++;
     let hit = false;
     if (sl.branches > 0) {
-      if (statesMaybeLooping(sl.state, cur) && statesEqual(env, sl.state, cur, idx, true)) {
+      if (statesMaybeLooping(old, cur) && statesEqual(env, old, cur, idx, true)) {
         env.verboseLinfo(idx, '; ');
         env.reject(
           `infinite loop detected at insn ${idx}`,
           `cur state:${formatFrame(cur.frames[cur.frames.length - 1]!, env.maps, null, null)}`,
-          `old state:${formatFrame(sl.state.frames[sl.state.frames.length - 1]!, env.maps, null, null)}`,
+          `old state:${formatFrame(old.frames[old.frames.length - 1]!, env.maps, null, null)}`,
         );
       }
       if (!force && env.jmpsProcessed - env.prevJmpsProcessed < 20 && env.insnProcessed - env.prevInsnProcessed < 100) {
         addNew = false;
       }
-    } else if (statesEqual(env, sl.state, cur, idx, false)) {
+    } else if (statesEqual(env, old, cur, idx, false)) {
       hit = true;
     }
     if (hit) {
@@ -188,6 +189,7 @@ export function isStateVisited(env: Env, idx: number): boolean {
       list.splice(k, 1);
       k--;
       sl.removed = true;
+      sl.state = null;
       env.curStates--;
     }
   }

@@ -158,6 +158,14 @@ export function markUnknown(r: Reg): void {
 /** Hex (lowercase, no prefix) of a value printed with %llx. */
 const hex = (v: bigint): string => u64(v).toString(16);
 
+/** verbose_unum: decimal up to 65535, else %#llx. */
+export const unum = (v: bigint): string => (u64(v) <= 0xffffn ? u64(v).toString() : '0x' + u64(v).toString(16));
+/** verbose_snum: decimal within [-32768, 32767], else %#llx of the u64 bits. */
+export const snum = (v: bigint): string => {
+  const x = s64(v);
+  return x >= -32768n && x <= 32767n ? x.toString() : '0x' + u64(v).toString(16);
+};
+
 function printScalarRanges(r: Reg, parts: string[]): void {
   const mm: { name: string; val: bigint; omit: boolean; signed: boolean }[] = [
     { name: 'smin', val: r.smin, omit: r.smin === S64_MIN, signed: true },
@@ -184,7 +192,7 @@ function printScalarRanges(r: Reg, parts: string[]): void {
       m2.omit = true;
       s += `${m2.name}=`;
     }
-    s += m1.signed ? s64(m1.val).toString() : u64(m1.val).toString();
+    s += m1.signed ? snum(m1.val) : unum(m1.val);
     parts.push(s);
   }
 }
@@ -201,14 +209,14 @@ export function formatReg(r: Reg, maps: readonly MapInfo[]): string {
   if (t === 'scalar' && r.precise) s += 'P';
   if ((t === 'scalar' || t === 'fp') && tnumIsConst(r.varOff)) {
     const v = s64(r.varOff.value + BigInt(r.off));
-    return s + (t === 'scalar' ? '' : 'fp') + v.toString();
+    return s + (t === 'scalar' ? '' : 'fp') + snum(v);
   }
   s += t;
   const parts: string[] = [];
   if (r.id) parts.push(`id=${r.id}`);
   if (t !== 'scalar' && r.off) parts.push(`off=${r.off}`);
   if (t === 'pkt' || t === 'pkt_meta' || t === 'pkt_end') {
-    if (t !== 'pkt_end' || r.range) parts.push(`r=${r.range < 0 ? "0x" + hex(BigInt(r.range)) : r.range}`);
+    if (t !== 'pkt_end' || r.range) parts.push(`r=${unum(BigInt(r.range))}`);
   } else if (t === 'map_ptr' || t === 'map_value' || t === 'map_value_or_null') {
     const m = maps[r.map];
     if (m) parts.push(`ks=${m.key_size},vs=${m.value_size}`);

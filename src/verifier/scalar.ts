@@ -472,6 +472,7 @@ function safeToComputeRange(op: number, alu32: boolean, src: Reg): boolean {
  * copy (the caller's fake register for an immediate).
  */
 export function scalarAlu(op: number, alu32: boolean, dst: Reg, src: Reg): void {
+  if (constFold(op, alu32, dst, src)) return;
   if (!safeToComputeRange(op, alu32, src)) {
     markUnknown(dst);
     return;
@@ -586,6 +587,36 @@ export function scalarAlu(op: number, alu32: boolean, dst: Reg, src: Reg): void 
   void bitsOf;
   if (alu32) zext32To64(dst);
   regBoundsSync(dst);
+}
+
+/**
+ * Both operands known: the kernel's range and tnum arithmetic collapse to
+ * the exact result (reg_bounds_sync re-derives every bound from the
+ * constant tnum), so compute it directly. Division and modulo are not
+ * tracked by the kernel and stay on the slow path.
+ */
+function constFold(op: number, alu32: boolean, dst: Reg, src: Reg): boolean {
+  if (dst.varOff.mask !== 0n || src.varOff.mask !== 0n) return false;
+  const bits = alu32 ? 32n : 64n;
+  const wrap = alu32 ? u32 : u64;
+  const a = wrap(dst.varOff.value);
+  const b = wrap(src.varOff.value);
+  let v: bigint;
+  switch (op) {
+    case O.BPF_ADD: v = a + b; break;
+    case O.BPF_SUB: v = a - b; break;
+    case O.BPF_MUL: v = a * b; break;
+    case O.BPF_AND: v = a & b; break;
+    case O.BPF_OR: v = a | b; break;
+    case O.BPF_XOR: v = a ^ b; break;
+    case O.BPF_LSH: if (b >= bits) return false; v = a << b; break;
+    case O.BPF_RSH: if (b >= bits) return false; v = a >> b; break;
+    case O.BPF_ARSH: if (b >= bits) return false; v = (alu32 ? s32(a) : s64(a)) >> b; break;
+    case O.BPF_NEG: v = -a; break;
+    default: return false;
+  }
+  markKnown(dst, wrap(v));
+  return true;
 }
 
 function lsh32(r: Reg, uminVal: bigint, umaxVal: bigint): void {

@@ -30,7 +30,8 @@ export interface Frame {
 }
 
 export interface Checkpoint {
-  state: VState;
+  /** The state when the checkpoint was taken; dropped once evicted (only the branch count is still needed). */
+  state: VState | null;
   insnIdx: number;
   /** Paths still being explored below this checkpoint; 0 = complete and safe. */
   branches: number;

@@ -27,7 +27,10 @@ export const TNUM_UNKNOWN: Tnum = { value: 0n, mask: U64_MAX };
 
 /** Index of the highest set bit, 1-based (fls64); 0 for 0. */
 function fls64(x: bigint): number {
-  return x === 0n ? 0 : x.toString(2).length;
+  if (x === 0n) return 0;
+  const hi = Number(x >> 32n);
+  if (hi) return 64 - Math.clz32(hi);
+  return 32 - Math.clz32(Number(x & 0xffffffffn));
 }
 
 /** The smallest tnum holding every value of [min, max] (unsigned). */
@@ -135,5 +138,10 @@ export const tnumClearSubreg = (a: Tnum): Tnum => tnumLshift(tnumRshift(a, 32), 
 export const tnumWithSubreg = (reg: Tnum, subreg: Tnum): Tnum => tnumOr(tnumClearSubreg(reg), tnumSubreg(subreg));
 export const tnumSubregIsConst = (a: Tnum): boolean => (a.mask & U32_MAX) === 0n;
 
-/** The kernel's tnum_strn: "(0x0; 0xff)". */
-export const tnumStr = (a: Tnum): string => `(0x${a.value.toString(16)}; 0x${a.mask.toString(16)})`;
+/** The kernel's tnum_strn: "(0x0; 0xff)", or the value alone when known. */
+export const tnumStr = (a: Tnum): string =>
+  a.mask === 0n
+    ? a.value <= 0xffffn
+      ? a.value.toString()
+      : `0x${a.value.toString(16)}`
+    : `(0x${a.value.toString(16)}; 0x${a.mask.toString(16)})`;

@@ -1,6 +1,6 @@
 /**
  * bpf_conformance / uBPF `.data` tests: parse one file's sections
- * (-- asm, -- raw, -- mem, -- result, -- error) and run it in the VM the
+ * (-- asm, -- raw, -- mem, -- result, -- error / -- error pattern) and run it in the VM the
  * way those suites' runners do (r1 = memory, r2 = its length, r0's 64 bits
  * compared with the expected result). The suites' test helpers (uBPF's
  * gather_bytes, memfrob, no_op, sqrti, strcmp_ext, unwind) are bound here,
@@ -55,6 +55,7 @@ export function parseConformance(text: string): ConformanceCase | { parseError: 
     }
   }
   if (sections.has('error')) c.error = strip(sections.get('error')!);
+  else if (sections.has('error pattern')) c.error = strip(sections.get('error pattern')!);
   if (c.asm === undefined && c.raw === undefined) return { parseError: 'no -- asm or -- raw section' };
   return c;
 }

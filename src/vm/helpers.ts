@@ -64,12 +64,17 @@ export function xdpHelpers(ctx: XdpHelperContext): Map<number, HelperFn> {
     return { map: ctx.maps[r.mapIndex!]!, index: r.mapIndex! };
   };
 
+  // Value regions by map, memoized: lookups are the hot helper (one per packet in xdp1).
+  const valueRegions = new Map<BpfMap, WeakMap<Uint8Array, Region>>();
   h.set(BPF_FUNC.map_lookup_elem, (m, pc) => {
     const { map } = mapArg(m, pc, 1);
     const key = m.bytesAt(pc, 2, map.keySize, false);
     const v = map.lookup(key, ctx.env.cpu);
     if (!v) return m.setReg(0, 0);
-    const r = m.regions.forBuffer('map_value', `map_value(${map.name})`, v, true);
+    let cache = valueRegions.get(map);
+    if (!cache) valueRegions.set(map, (cache = new WeakMap()));
+    let r = cache.get(v);
+    if (!r) cache.set(v, (r = m.regions.forBuffer('map_value', `map_value(${map.name})`, v, true)));
     m.setPtr(0, r, 0);
   });
   h.set(BPF_FUNC.map_update_elem, (m, pc) => {
@@ -133,19 +138,18 @@ export function xdpHelpers(ctx: XdpHelperContext): Map<number, HelperFn> {
     m.setReg(0, XDP_REDIRECT);
   });
   h.set(BPF_FUNC.csum_diff, (m, pc) => {
+    // Linux 6.12+ (homogenized across archs): no size restrictions, and the
+    // result is folded to 16 bits: to-only pushes, from-only pulls, both diff.
     const fromSize = m.regNum(2);
     const toSize = m.regNum(4);
-    // The kernel: sizes multiples of 4, and the scratch diff at most 512 bytes.
-    if ((fromSize | toSize) & 3 || fromSize < 0 || toSize < 0 || fromSize + toSize > 512) return m.setReg(0, -EINVAL);
+    const seed = m.regU32(5);
+    if (fromSize < 0 || toSize < 0 || fromSize > 0xffff || toSize > 0xffff) return m.setReg(0, -EINVAL);
     const from = m.bytesAt(pc, 1, fromSize, false);
     const to = m.bytesAt(pc, 3, toSize, false);
-    let sum = Number(m.regU64(5) & 0xffffffffn);
-    const word = (b: Uint8Array, i: number): number => (b[i]! | (b[i + 1]! << 8) | (b[i + 2]! << 16) | (b[i + 3]! << 24)) >>> 0;
-    for (let i = 0; i < fromSize; i += 4) sum += ~word(from, i) >>> 0;
-    for (let i = 0; i < toSize; i += 4) sum += word(to, i);
-    // Fold the wide sum to 32 bits with end-around carry, as csum_partial does.
-    while (sum > 0xffffffff) sum = (sum % 0x100000000) + Math.floor(sum / 0x100000000);
-    m.setReg(0, sum);
+    if (fromSize && toSize) return m.setReg(0, fold16(csumPartial16(to, seed) + (~csumPartial16(from, 0) & 0xffff)));
+    if (toSize) return m.setReg(0, csumPartial16(to, seed));
+    if (fromSize) return m.setReg(0, ~csumPartial16(from, ~seed >>> 0) & 0xffff);
+    m.setReg(0, seed);
   });
   h.set(BPF_FUNC.xdp_adjust_head, (m) => {
     const x = ctx.xdp();
@@ -165,7 +169,8 @@ export function xdpHelpers(ctx: XdpHelperContext): Map<number, HelperFn> {
     const meta = x.dataMeta + offset;
     const metalen = x.data - meta;
     if (meta < XDP_FRAME_SIZE || meta > x.data) return m.setReg(0, -EINVAL);
-    if (metalen & 3 || metalen > 32) return m.setReg(0, -EACCES);
+    // xdp_metalen_invalid: 4-byte multiples up to what skb_shared_info.meta_len (a u8) can hold.
+    if (metalen & 3 || metalen > 255) return m.setReg(0, -EACCES);
     x.dataMeta = meta;
     ctx.packetMoved();
     m.setReg(0, 0);
@@ -201,4 +206,18 @@ export function xdpHelpers(ctx: XdpHelperContext): Map<number, HelperFn> {
   h.set(BPF_FUNC.xdp_load_bytes, xdpBytes(false));
   h.set(BPF_FUNC.xdp_store_bytes, xdpBytes(true));
   return h;
+}
+
+/** One's-complement end-around fold to 16 bits. */
+function fold16(x: number): number {
+  while (x > 0xffff) x = (x & 0xffff) + Math.floor(x / 0x10000);
+  return x;
+}
+
+/** csum_partial(buf, len, seed) folded to 16 bits: the one's-complement sum of little-endian 16-bit words. */
+function csumPartial16(b: Uint8Array, seed: number): number {
+  let s = (seed & 0xffff) + (seed >>> 16);
+  for (let i = 0; i + 1 < b.length; i += 2) s += b[i]! | (b[i + 1]! << 8);
+  if (b.length & 1) s += b[b.length - 1]!;
+  return fold16(s);
 }

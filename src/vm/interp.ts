@@ -11,7 +11,14 @@
  */
 import { type Insn } from '../isa/insn';
 import { lookupInsn } from '../isa/table';
-import { HI_BASE, LO_BASE, RegionTable, VmFault, hiOf, loOf, type Region } from './memory';
+import { HI_BASE, LO_BASE, RegionTable, VmFault, type Region } from './memory';
+
+// Local copies: under a CommonJS-style loader (tsx, the CLI) every use of an
+// imported binding is a getter call, which the hot path cannot afford.
+const HI0 = HI_BASE;
+const LO0 = LO_BASE;
+const hiOf = (r: Region): number => (HI0 + r.id * 8) | 0;
+const loOf = (off: number): number => (LO0 + off) | 0;
 
 /** MAX_CALL_FRAMES in the kernel. */
 export const MAX_CALL_FRAMES = 8;
@@ -45,8 +52,10 @@ export class Machine {
   private readonly off: Int16Array;
   private readonly imm: Int32Array;
   private readonly imm2: Int32Array;
-  /** For lddw slots that load a map: the map's region; 0 otherwise. */
+  /** For lddw slots that load a map: the map's region; 0 otherwise (see bindLdImm64). */
   readonly ldMapRegion: Int32Array;
+  private readonly ldPtrHi: Int32Array;
+  private readonly ldPtrLo: Int32Array;
   readonly n: number;
   budget = 1_000_000;
   trace: TraceHook | undefined;
@@ -68,6 +77,8 @@ export class Machine {
     this.imm = new Int32Array(n);
     this.imm2 = new Int32Array(n);
     this.ldMapRegion = new Int32Array(n);
+    this.ldPtrHi = new Int32Array(n);
+    this.ldPtrLo = new Int32Array(n);
     for (let k = 0; k < n; k++) {
       const i = insns[k]!;
       // Opcodes the table rejects, or encodings with reserved bits, become 0x00 (invalid): they fault when reached.
@@ -82,6 +93,13 @@ export class Machine {
       }
     }
     for (let f = 0; f < MAX_CALL_FRAMES; f++) this.stacks.push(this.regions.add('stack', `stack[frame ${f}]`, new Uint8Array(STACK_SIZE), true));
+  }
+
+  /** Make the lddw at `slot` load a pointer into `region` (a map, or a map value at imm2's offset). */
+  bindLdImm64(slot: number, region: Region): void {
+    this.ldMapRegion[slot] = region.id;
+    this.ldPtrHi[slot] = hiOf(region);
+    this.ldPtrLo[slot] = loOf(region.kind === 'map' ? 0 : this.imm2[slot]!);
   }
 
   // ---- register access for helpers --------------------------------------------
@@ -115,27 +133,31 @@ export class Machine {
    * Resolve [reg + off, +size) to a region and byte offset, checking bounds
    * and permission; faults name the pc, the register and the region.
    */
-  resolve(pc: number, reg: number, off: number, size: number, write: boolean): { region: Region; at: number } {
+  /** The region the last resolve() found (kept in a field so the hot path allocates nothing). */
+  resRegion!: Region;
+
+  resolve(pc: number, reg: number, off: number, size: number, write: boolean): number {
     const h = this.hi[reg]!;
     const region = this.regions.byHi(h);
     const what = write ? 'write to' : 'read from';
     if (!region || region.kind === 'map') {
       throw new VmFault(pc, 'invalid_ptr', `pc ${pc}: invalid ${write ? 'write' : 'read'} through R${reg}: ${region ? `a map pointer (${region.name})` : `not a pointer (0x${this.regU64(reg).toString(16)})`}`, reg, region?.name ?? 'none');
     }
-    const at = (this.lo[reg]! >>> 0) - LO_BASE + off;
+    const at = (this.lo[reg]! >>> 0) - LO0 + off;
     if (at < region.start || at + size > region.end) {
       throw new VmFault(pc, 'oob', `pc ${pc}: out-of-bounds ${what} ${region.name} through R${reg}: offset ${at - region.start} size ${size}, region has ${region.end - region.start} bytes`, reg, region.name);
     }
     if (write && !region.writable) throw new VmFault(pc, region.kind === 'ctx' ? 'ctx' : 'readonly', `pc ${pc}: ${what} read-only ${region.name} through R${reg}`, reg, region.name);
     if (this.trace) this.lastMem = { region: region.name, offset: at - region.start, size, write };
-    return { region, at };
+    this.resRegion = region;
+    return at;
   }
 
   /** Bytes [ptr, ptr+len) of the region R`reg` points into, as a live view (helper arguments). */
   bytesAt(pc: number, reg: number, len: number, write: boolean): Uint8Array {
     if (len === 0) return new Uint8Array(0);
-    const { region, at } = this.resolve(pc, reg, 0, len, write);
-    return region.bytes.subarray(at, at + len);
+    const at = this.resolve(pc, reg, 0, len, write);
+    return this.resRegion.bytes.subarray(at, at + len);
   }
 
   /** Context loads are rewritten by the kernel (convert_ctx_access); the VM's ctx provides this hook. */
@@ -145,25 +167,30 @@ export class Machine {
 
   // ---- the run loop -------------------------------------------------------------
 
-  /** Run from pc 0 with the registers as the caller set them; returns r0 (64-bit) or a fault. */
-  run(): { r0: bigint; fault?: VmFault } {
+  /**
+   * Run from pc 0 with the registers as the caller set them; r0 holds the
+   * result, the fault (if any) is returned. Each frame's stack starts zeroed
+   * (frame 0 here, callees at the call), so runs are deterministic even for
+   * programs the verifier would refuse.
+   */
+  run(): VmFault | undefined {
     this.executed = 0;
     this.unwound = false;
-    const lo = this.lo;
-    const hi = this.hi;
-    hi[10] = hiOf(this.stacks[0]!);
-    lo[10] = loOf(STACK_SIZE);
-    for (const s of this.stacks) s.bytes.fill(0);
-    const retPc: number[] = [];
-    const saved: number[] = [];
+    this.hi[10] = hiOf(this.stacks[0]!);
+    this.lo[10] = loOf(STACK_SIZE);
+    this.stacks[0]!.bytes.fill(0);
+    if (this.retPc.length) this.retPc.length = 0;
+    if (this.saved.length) this.saved.length = 0;
     try {
-      this.loop(retPc, saved);
-      return { r0: this.regU64(0) };
+      this.loop(this.retPc, this.saved);
+      return undefined;
     } catch (e) {
-      if (e instanceof VmFault) return { r0: this.regU64(0), fault: e };
+      if (e instanceof VmFault) return e;
       throw e;
     }
   }
+  private readonly retPc: number[] = [];
+  private readonly saved: number[] = [];
 
   private loop(retPc: number[], saved: number[]): void {
     const { code, dst, src, off, imm, imm2, lo, hi, n } = this;
@@ -172,13 +199,14 @@ export class Machine {
     let count = 0;
     let frame = 0;
     let before: bigint[] | undefined;
+    const trace = this.trace;
     for (;;) {
       if (pc < 0 || pc >= n) throw new VmFault(pc, 'invalid_insn', `pc ${pc}: jumped outside the program (${n} insns)`);
       if (++count > budget) {
         this.executed = count - 1;
         throw new VmFault(pc, 'budget', `pc ${pc}: instruction budget of ${budget} exhausted`);
       }
-      const trace = this.trace;
+      this.executed = count;
       if (trace) {
         before = this.snapshot();
         this.lastMem = undefined;
@@ -190,92 +218,97 @@ export class Machine {
       const k = imm[pc]!;
       const here = pc;
       pc++;
-      switch (c) {
-        // ---- ALU64 -------------------------------------------------------------
-        case 0xb7: lo[d] = k; hi[d] = k >> 31; break; // mov
-        case 0xbf:
-          if (o === 0) { lo[d] = lo[s]!; hi[d] = hi[s]!; }
-          else if (o === 8) { lo[d] = (lo[s]! << 24) >> 24; hi[d] = lo[d]! >> 31; }
-          else if (o === 16) { lo[d] = (lo[s]! << 16) >> 16; hi[d] = lo[d]! >> 31; }
-          else { lo[d] = lo[s]!; hi[d] = lo[s]! >> 31; }
+      // Two-level dispatch: the class first (a dense jump table), then the opcode within it.
+      switch (c & 7) {
+        case 7: // ALU64
+          switch (c) {
+            case 0xb7: lo[d] = k; hi[d] = k >> 31; break; // mov
+            case 0xbf:
+              if (o === 0) { lo[d] = lo[s]!; hi[d] = hi[s]!; }
+              else if (o === 8) { lo[d] = (lo[s]! << 24) >> 24; hi[d] = lo[d]! >> 31; }
+              else if (o === 16) { lo[d] = (lo[s]! << 16) >> 16; hi[d] = lo[d]! >> 31; }
+              else { lo[d] = lo[s]!; hi[d] = lo[s]! >> 31; }
+              break;
+            case 0x07: this.add64(d, k, k >> 31); break;
+            case 0x0f: this.add64(d, lo[s]!, hi[s]!); break;
+            case 0x17: this.sub64(d, k, k >> 31); break;
+            case 0x1f: this.sub64(d, lo[s]!, hi[s]!); break;
+            case 0x27: this.mul64(d, k, k >> 31); break;
+            case 0x2f: this.mul64(d, lo[s]!, hi[s]!); break;
+            case 0x37: this.divmod64(d, BigInt(k), o === 1, true); break;
+            case 0x3f: this.divmod64(d, this.regU64(s), o === 1, true); break;
+            case 0x97: this.divmod64(d, BigInt(k), o === 1, false); break;
+            case 0x9f: this.divmod64(d, this.regU64(s), o === 1, false); break;
+            case 0x47: lo[d] = lo[d]! | k; hi[d] = hi[d]! | (k >> 31); break;
+            case 0x4f: lo[d] = lo[d]! | lo[s]!; hi[d] = hi[d]! | hi[s]!; break;
+            case 0x57: lo[d] = lo[d]! & k; hi[d] = hi[d]! & (k >> 31); break;
+            case 0x5f: lo[d] = lo[d]! & lo[s]!; hi[d] = hi[d]! & hi[s]!; break;
+            case 0xa7: lo[d] = lo[d]! ^ k; hi[d] = hi[d]! ^ (k >> 31); break;
+            case 0xaf: lo[d] = lo[d]! ^ lo[s]!; hi[d] = hi[d]! ^ hi[s]!; break;
+            case 0x67: this.lsh64(d, k & 63); break;
+            case 0x6f: this.lsh64(d, lo[s]! & 63); break;
+            case 0x77: this.rsh64(d, k & 63); break;
+            case 0x7f: this.rsh64(d, lo[s]! & 63); break;
+            case 0xc7: this.arsh64(d, k & 63); break;
+            case 0xcf: this.arsh64(d, lo[s]! & 63); break;
+            case 0x87: this.neg64(d); break;
+            case 0xd7: this.bswap(d, k); break;
+            default: this.invalid(here);
+          }
           break;
-        case 0x07: this.add64(d, k, k >> 31); break;
-        case 0x0f: this.add64(d, lo[s]!, hi[s]!); break;
-        case 0x17: this.sub64(d, k, k >> 31); break;
-        case 0x1f: this.sub64(d, lo[s]!, hi[s]!); break;
-        case 0x27: this.mul64(d, k, k >> 31); break;
-        case 0x2f: this.mul64(d, lo[s]!, hi[s]!); break;
-        case 0x37: this.divmod64(d, BigInt(k), o === 1, true); break;
-        case 0x3f: this.divmod64(d, this.regU64(s), o === 1, true); break;
-        case 0x97: this.divmod64(d, BigInt(k), o === 1, false); break;
-        case 0x9f: this.divmod64(d, this.regU64(s), o === 1, false); break;
-        case 0x47: lo[d] = lo[d]! | k; hi[d] = hi[d]! | (k >> 31); break;
-        case 0x4f: lo[d] = lo[d]! | lo[s]!; hi[d] = hi[d]! | hi[s]!; break;
-        case 0x57: lo[d] = lo[d]! & k; hi[d] = hi[d]! & (k >> 31); break;
-        case 0x5f: lo[d] = lo[d]! & lo[s]!; hi[d] = hi[d]! & hi[s]!; break;
-        case 0xa7: lo[d] = lo[d]! ^ k; hi[d] = hi[d]! ^ (k >> 31); break;
-        case 0xaf: lo[d] = lo[d]! ^ lo[s]!; hi[d] = hi[d]! ^ hi[s]!; break;
-        case 0x67: this.lsh64(d, k & 63); break;
-        case 0x6f: this.lsh64(d, lo[s]! & 63); break;
-        case 0x77: this.rsh64(d, k & 63); break;
-        case 0x7f: this.rsh64(d, lo[s]! & 63); break;
-        case 0xc7: this.arsh64(d, k & 63); break;
-        case 0xcf: this.arsh64(d, lo[s]! & 63); break;
-        case 0x87: this.neg64(d); break;
-        case 0xd7: this.bswap(d, k); break;
-        // ---- ALU (32-bit; results zero-extended) --------------------------------
-        case 0xb4: lo[d] = k; hi[d] = 0; break;
-        case 0xbc:
-          lo[d] = o === 8 ? (lo[s]! << 24) >> 24 : o === 16 ? (lo[s]! << 16) >> 16 : lo[s]!;
-          hi[d] = 0;
+        case 4: // ALU (32-bit; results zero-extended)
+          switch (c) {
+            case 0xb4: lo[d] = k; hi[d] = 0; break;
+            case 0xbc:
+              lo[d] = o === 8 ? (lo[s]! << 24) >> 24 : o === 16 ? (lo[s]! << 16) >> 16 : lo[s]!;
+              hi[d] = 0;
+              break;
+            case 0x04: lo[d] = (lo[d]! + k) | 0; hi[d] = 0; break;
+            case 0x0c: lo[d] = (lo[d]! + lo[s]!) | 0; hi[d] = 0; break;
+            case 0x14: lo[d] = (lo[d]! - k) | 0; hi[d] = 0; break;
+            case 0x1c: lo[d] = (lo[d]! - lo[s]!) | 0; hi[d] = 0; break;
+            case 0x24: lo[d] = Math.imul(lo[d]!, k); hi[d] = 0; break;
+            case 0x2c: lo[d] = Math.imul(lo[d]!, lo[s]!); hi[d] = 0; break;
+            case 0x34: this.divmod32(d, k, o === 1, true); break;
+            case 0x3c: this.divmod32(d, lo[s]!, o === 1, true); break;
+            case 0x94: this.divmod32(d, k, o === 1, false); break;
+            case 0x9c: this.divmod32(d, lo[s]!, o === 1, false); break;
+            case 0x44: lo[d] = lo[d]! | k; hi[d] = 0; break;
+            case 0x4c: lo[d] = lo[d]! | lo[s]!; hi[d] = 0; break;
+            case 0x54: lo[d] = lo[d]! & k; hi[d] = 0; break;
+            case 0x5c: lo[d] = lo[d]! & lo[s]!; hi[d] = 0; break;
+            case 0xa4: lo[d] = lo[d]! ^ k; hi[d] = 0; break;
+            case 0xac: lo[d] = lo[d]! ^ lo[s]!; hi[d] = 0; break;
+            case 0x64: lo[d] = lo[d]! << (k & 31); hi[d] = 0; break;
+            case 0x6c: lo[d] = lo[d]! << (lo[s]! & 31); hi[d] = 0; break;
+            case 0x74: lo[d] = lo[d]! >>> (k & 31); hi[d] = 0; break;
+            case 0x7c: lo[d] = lo[d]! >>> (lo[s]! & 31); hi[d] = 0; break;
+            case 0xc4: lo[d] = lo[d]! >> (k & 31); hi[d] = 0; break;
+            case 0xcc: lo[d] = lo[d]! >> (lo[s]! & 31); hi[d] = 0; break;
+            case 0x84: lo[d] = -lo[d]! | 0; hi[d] = 0; break;
+            case 0xd4: // le: truncate on a little-endian machine
+              if (k === 16) { lo[d] = lo[d]! & 0xffff; hi[d] = 0; } else if (k === 32) hi[d] = 0;
+              break;
+            case 0xdc: this.bswap(d, k); break;
+            default: this.invalid(here);
+          }
           break;
-        case 0x04: lo[d] = (lo[d]! + k) | 0; hi[d] = 0; break;
-        case 0x0c: lo[d] = (lo[d]! + lo[s]!) | 0; hi[d] = 0; break;
-        case 0x14: lo[d] = (lo[d]! - k) | 0; hi[d] = 0; break;
-        case 0x1c: lo[d] = (lo[d]! - lo[s]!) | 0; hi[d] = 0; break;
-        case 0x24: lo[d] = Math.imul(lo[d]!, k); hi[d] = 0; break;
-        case 0x2c: lo[d] = Math.imul(lo[d]!, lo[s]!); hi[d] = 0; break;
-        case 0x34: this.divmod32(d, k, o === 1, true); break;
-        case 0x3c: this.divmod32(d, lo[s]!, o === 1, true); break;
-        case 0x94: this.divmod32(d, k, o === 1, false); break;
-        case 0x9c: this.divmod32(d, lo[s]!, o === 1, false); break;
-        case 0x44: lo[d] = lo[d]! | k; hi[d] = 0; break;
-        case 0x4c: lo[d] = lo[d]! | lo[s]!; hi[d] = 0; break;
-        case 0x54: lo[d] = lo[d]! & k; hi[d] = 0; break;
-        case 0x5c: lo[d] = lo[d]! & lo[s]!; hi[d] = 0; break;
-        case 0xa4: lo[d] = lo[d]! ^ k; hi[d] = 0; break;
-        case 0xac: lo[d] = lo[d]! ^ lo[s]!; hi[d] = 0; break;
-        case 0x64: lo[d] = lo[d]! << (k & 31); hi[d] = 0; break;
-        case 0x6c: lo[d] = lo[d]! << (lo[s]! & 31); hi[d] = 0; break;
-        case 0x74: lo[d] = lo[d]! >>> (k & 31); hi[d] = 0; break;
-        case 0x7c: lo[d] = lo[d]! >>> (lo[s]! & 31); hi[d] = 0; break;
-        case 0xc4: lo[d] = lo[d]! >> (k & 31); hi[d] = 0; break;
-        case 0xcc: lo[d] = lo[d]! >> (lo[s]! & 31); hi[d] = 0; break;
-        case 0x84: lo[d] = -lo[d]! | 0; hi[d] = 0; break;
-        case 0xd4: // le: truncate on a little-endian machine
-          if (k === 16) { lo[d] = lo[d]! & 0xffff; hi[d] = 0; } else if (k === 32) hi[d] = 0;
-          break;
-        case 0xdc: this.bswap(d, k); break;
-        // ---- loads and stores ---------------------------------------------------
-        case 0x61: case 0x69: case 0x71: case 0x79:
-        case 0x81: case 0x89: case 0x91:
+        case 1: // LDX
           this.load(here, c, d, s, o);
           break;
-        case 0x62: case 0x6a: case 0x72: case 0x7a:
+        case 2: // ST
           this.store(here, c, d, o, k, k >> 31);
           break;
-        case 0x63: case 0x6b: case 0x73: case 0x7b:
-          this.store(here, c, d, o, lo[s]!, hi[s]!);
+        case 3: // STX
+          if (c === 0xc3 || c === 0xdb) this.atomic(here, c === 0xdb, d, s, o, k);
+          else this.store(here, c, d, o, lo[s]!, hi[s]!);
           break;
-        case 0xc3: case 0xdb:
-          this.atomic(here, c === 0xdb, d, s, o, k);
-          break;
-        case 0x18: {
+        case 0: { // LD: only lddw is valid for XDP
+          if (c !== 0x18) this.invalid(here);
           const mr = this.ldMapRegion[here]!;
           if (mr) {
-            const r = this.regions.get(mr)!;
-            hi[d] = hiOf(r);
-            lo[d] = loOf(r.kind === 'map' ? 0 : imm2[here]!);
+            hi[d] = this.ldPtrHi[here]!;
+            lo[d] = this.ldPtrLo[here]!;
           } else {
             lo[d] = k;
             hi[d] = imm2[here]!;
@@ -283,48 +316,54 @@ export class Machine {
           pc++;
           break;
         }
-        // ---- jumps ----------------------------------------------------------------
-        case 0x05: pc += o; break;
-        case 0x06: pc += k; break;
-        case 0x85:
-          if (s === 1) {
-            if (frame + 1 >= MAX_CALL_FRAMES) throw new VmFault(here, 'call_depth', `pc ${here}: call stack overflow: more than ${MAX_CALL_FRAMES} frames`);
-            retPc.push(pc);
-            saved.push(lo[6]!, hi[6]!, lo[7]!, hi[7]!, lo[8]!, hi[8]!, lo[9]!, hi[9]!, lo[10]!, hi[10]!);
-            frame++;
-            const st = this.stacks[frame]!;
-            st.bytes.fill(0);
-            hi[10] = hiOf(st);
-            lo[10] = loOf(STACK_SIZE);
-            pc += k;
-          } else this.callHelper(here, k);
-          if (this.unwound) return;
-          break;
-        case 0x8d:
-          this.callHelper(here, lo[d]!);
-          if (this.unwound) return;
-          break;
-        case 0x95:
-          if (frame === 0) {
-            this.executed = count;
-            if (trace) trace({ pc: here, insn: this.insns[here]!, before: before!, after: this.snapshot() });
-            return;
+        default: // JMP, JMP32
+          switch (c) {
+            case 0x05: pc += o; break;
+            case 0x06: pc += k; break;
+            case 0x85:
+              if (s === 1) {
+                if (frame + 1 >= MAX_CALL_FRAMES) throw new VmFault(here, 'call_depth', `pc ${here}: call stack overflow: more than ${MAX_CALL_FRAMES} frames`);
+                retPc.push(pc);
+                saved.push(lo[6]!, hi[6]!, lo[7]!, hi[7]!, lo[8]!, hi[8]!, lo[9]!, hi[9]!, lo[10]!, hi[10]!);
+                frame++;
+                const st = this.stacks[frame]!;
+                st.bytes.fill(0);
+                hi[10] = hiOf(st);
+                lo[10] = loOf(STACK_SIZE);
+                pc += k;
+              } else this.callHelper(here, k);
+              if (this.unwound) return;
+              break;
+            case 0x8d:
+              this.callHelper(here, lo[d]!);
+              if (this.unwound) return;
+              break;
+            case 0x95:
+              if (frame === 0) {
+                this.executed = count;
+                if (trace) trace({ pc: here, insn: this.insns[here]!, before: before!, after: this.snapshot() });
+                return;
+              }
+              frame--;
+              pc = retPc.pop()!;
+              for (let r = 10; r >= 6; r--) {
+                hi[r] = saved.pop()!;
+                lo[r] = saved.pop()!;
+              }
+              break;
+            default:
+              if (!this.jump(here, c, d, s, k)) break;
+              pc += o;
+              break;
           }
-          frame--;
-          pc = retPc.pop()!;
-          for (let r = 10; r >= 6; r--) {
-            hi[r] = saved.pop()!;
-            lo[r] = saved.pop()!;
-          }
-          break;
-        default:
-          if (!this.jump(here, c, d, s, k)) break;
-          pc += o;
           break;
       }
       if (trace) trace({ pc: here, insn: this.insns[here]!, before: before!, after: this.snapshot(), mem: this.lastMem });
-      this.executed = count;
     }
+  }
+
+  private invalid(pc: number): never {
+    throw new VmFault(pc, 'invalid_insn', `pc ${pc}: invalid instruction (opcode 0x${this.insns[pc]!.code.toString(16).padStart(2, '0')})`);
   }
 
   private snapshot(): bigint[] {
@@ -511,13 +550,15 @@ export class Machine {
   private load(pc: number, c: number, d: number, s: number, o: number): void {
     const size = SIZE[c]!;
     const region = this.regions.byHi(this.hi[s]!);
-    if (region && region.kind === 'ctx') {
-      const at = (this.lo[s]! >>> 0) - LO_BASE + o;
+    let at = (this.lo[s]! >>> 0) - LO0 + o;
+    if (region !== undefined && region.kind === 'ctx') {
       this.ctxLoad(pc, s, d, at, size);
       return;
     }
-    const { region: r, at } = this.resolve(pc, s, o, size, false);
-    const dv = r.dv;
+    // Fast path: in bounds and not tracing; resolve() handles (and names) everything else.
+    if (region === undefined || region.kind === 'map' || at < region.start || at + size > region.end || this.trace) at = this.resolve(pc, s, o, size, false);
+    else this.resRegion = region;
+    const dv = this.resRegion.dv;
     const lo = this.lo;
     const hi = this.hi;
     switch (c) {
@@ -535,8 +576,10 @@ export class Machine {
     const size = SIZE[c]!;
     const region = this.regions.byHi(this.hi[d]!);
     if (region && region.kind === 'ctx') throw new VmFault(pc, 'ctx', `pc ${pc}: write to ctx through R${d} (struct xdp_md is read-only)`, d, 'ctx');
-    const { region: r, at } = this.resolve(pc, d, o, size, true);
-    const dv = r.dv;
+    let at = (this.lo[d]! >>> 0) - LO0 + o;
+    if (region === undefined || !region.writable || region.kind === 'map' || at < region.start || at + size > region.end || this.trace) at = this.resolve(pc, d, o, size, true);
+    else this.resRegion = region;
+    const dv = this.resRegion.dv;
     switch (size) {
       case 1: dv.setUint8(at, vLo & 0xff); break;
       case 2: dv.setUint16(at, vLo & 0xffff, true); break;
@@ -549,8 +592,8 @@ export class Machine {
     const size = is64 ? 8 : 4;
     const region = this.regions.byHi(this.hi[d]!);
     if (region && region.kind === 'ctx') throw new VmFault(pc, 'ctx', `pc ${pc}: atomic on ctx through R${d}`, d, 'ctx');
-    const { region: r, at } = this.resolve(pc, d, o, size, true);
-    const dv = r.dv;
+    const at = this.resolve(pc, d, o, size, true);
+    const dv = this.resRegion.dv;
     const oldLo = dv.getInt32(at, true);
     const oldHi = is64 ? dv.getInt32(at + 4, true) : 0;
     const lo = this.lo;

@@ -73,6 +73,7 @@ export class RegionTable {
 
   /** Point an existing region at a new buffer (the packet page of each run). */
   rebind(r: Region, bytes: Uint8Array): void {
+    if (r.bytes === bytes) return;
     r.bytes = bytes;
     r.dv = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   }
@@ -80,8 +81,8 @@ export class RegionTable {
   /** The region a pointer's high word tags, or undefined for a scalar. */
   byHi(hi: number): Region | undefined {
     const d = hi - HI_BASE;
-    if (d <= 0 || d % TAG_STEP !== 0) return undefined;
-    return this.regions[d / TAG_STEP];
+    if (d <= 0 || (d & (TAG_STEP - 1)) !== 0) return undefined;
+    return this.regions[d >> 3];
   }
 
   get(id: number): Region | undefined {

@@ -13,7 +13,7 @@ export function runRaw(insns: readonly Insn[], mem: Uint8Array, helpers: Readonl
   const region = m.regions.add('mem', 'mem', mem, true);
   if (mem.length > 0) m.setPtr(1, region, 0);
   m.setReg(2, mem.length);
-  const r = m.run();
-  const fault = r.fault ? { pc: r.fault.pc, kind: r.fault.kind, message: r.fault.message, reg: r.fault.reg, region: r.fault.region } : undefined;
-  return { r0: r.r0, fault, insns: m.executed };
+  const f = m.run();
+  const fault = f ? { pc: f.pc, kind: f.kind, message: f.message, reg: f.reg, region: f.region } : undefined;
+  return { r0: m.regU64(0), fault, insns: m.executed };
 }

@@ -9,7 +9,7 @@ import type { ParsedSpec } from '../isa/spec';
 import { BPF_PSEUDO_MAP_FD, BPF_PSEUDO_MAP_VALUE } from '../isa/opcodes';
 import { createMap, type BpfMap } from '../maps';
 import { Machine, type TraceHook } from './interp';
-import { VmFault, hiOf, loOf, type Region } from './memory';
+import { VmFault, type Region } from './memory';
 import { xdpHelpers, type HelperEnv, type RedirectInfo, type XdpBuffState } from './helpers';
 
 export interface XdpFrame {
@@ -116,15 +116,15 @@ export class XdpVm {
     // lddw of a map: relocations first, else src_reg says imm is a map (index) or a map value.
     const relocated = new Set<number>();
     for (const r of parsed.spec.map_relocs ?? []) {
-      this.machine.ldMapRegion[r.insn] = mapRegions[r.map]!.id;
+      this.machine.bindLdImm64(r.insn, mapRegions[r.map]!);
       relocated.add(r.insn);
     }
     parsed.insns.forEach((insn, k) => {
       if (insn.code !== 0x18 || relocated.has(k)) return;
-      if (insn.src === BPF_PSEUDO_MAP_FD && mapRegions[insn.imm]) this.machine.ldMapRegion[k] = mapRegions[insn.imm]!.id;
+      if (insn.src === BPF_PSEUDO_MAP_FD && mapRegions[insn.imm]) this.machine.bindLdImm64(k, mapRegions[insn.imm]!);
       if (insn.src === BPF_PSEUDO_MAP_VALUE && maps[insn.imm]) {
         const v = maps[insn.imm]!.lookup(new Uint8Array(4), this.env.cpu);
-        if (v) this.machine.ldMapRegion[k] = regions.forBuffer('map_value', `map_value(${maps[insn.imm]!.name})`, v, true).id;
+        if (v) this.machine.bindLdImm64(k, regions.forBuffer('map_value', `map_value(${maps[insn.imm]!.name})`, v, true));
       }
     });
     this.machine.ctxLoad = (pc, reg, dstReg, at, size) => this.ctxLoad(pc, reg, dstReg, at, size);
@@ -149,7 +149,8 @@ export class XdpVm {
       case 8: return m.setPtr(d, this.packet, s.dataMeta);
       case 12: return m.setReg(d, f.ingressIfindex >>> 0);
       case 16: return m.setReg(d, f.rxQueueIndex >>> 0);
-      default: return m.setReg(d, 0); // egress_ifindex: only set for devmap programs
+      // egress_ifindex: only programs attached to a devmap entry may read it.
+      default: throw new VmFault(pc, 'ctx', `pc ${pc}: invalid bpf_context access off=${at} size=${size} through R${reg} (egress_ifindex is for devmap programs)`, reg, 'ctx');
     }
   }
 
@@ -162,19 +163,23 @@ export class XdpVm {
   runXdp(frame: XdpFrame): XdpResult {
     const regions = this.machine.regions;
     regions.rebind(this.packet, frame.buf);
-    this.state = { buf: frame.buf, data: frame.data, dataEnd: frame.dataEnd, dataMeta: frame.dataMeta, frameSize: frame.frameSize, packet: this.packet };
+    const st = this.state;
+    st.buf = frame.buf;
+    st.data = frame.data;
+    st.dataEnd = frame.dataEnd;
+    st.dataMeta = frame.dataMeta;
+    st.frameSize = frame.frameSize;
+    st.redirect = undefined;
     this.ctxFrame = frame;
     this.bindPacketBounds();
     const m = this.machine;
     m.lo.fill(0);
     m.hi.fill(0);
-    m.hi[1] = hiOf(this.ctxRegion);
-    m.lo[1] = loOf(0);
-    const r = m.run();
+    m.setPtr(1, this.ctxRegion, 0);
+    const f = m.run();
     const s = this.state;
-    const out: XdpResult = { retval: Number(r.r0 & 0xffffffffn), data: s.data, dataEnd: s.dataEnd, dataMeta: s.dataMeta, insns: m.executed };
-    if (r.fault) {
-      const f = r.fault;
+    const out: XdpResult = { retval: m.lo[0]! >>> 0, data: s.data, dataEnd: s.dataEnd, dataMeta: s.dataMeta, insns: m.executed };
+    if (f) {
       out.fault = { pc: f.pc, kind: f.kind, message: f.message, reg: f.reg, region: f.region };
     }
     if (s.redirect) out.redirect = s.redirect;

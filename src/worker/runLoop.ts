@@ -104,5 +104,7 @@ export class RunLoop {
     if (!r.ok) return;
     this.lastPost = now;
     this.host.post({ type: 'snapshot', snapshot: r.snapshot });
+    const lines = this.engine.drainPrintk();
+    if (lines.length) this.host.post({ type: 'log', text: lines.join('').replace(/\n$/, '') });
   }
 }

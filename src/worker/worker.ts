@@ -24,7 +24,7 @@ const loop = new RunLoop(engine, {
 
 // Calls that change the machine also push a fresh snapshot, so every view
 // (not only the caller) follows a step, reset or rebuild.
-const CHANGES_MACHINE = new Set(['build', 'simStep', 'simStepBack', 'simReset', 'simConfigure', 'simLoadPcap']);
+const CHANGES_MACHINE = new Set(['build', 'attach', 'simStep', 'simStepBack', 'simReset', 'simConfigure', 'simLoadPcap']);
 
 const api: WorkerApi = {
   ...engine,

@@ -1,6 +1,6 @@
 /**
  * The VM against the kernel: random programs the kernel verifier accepts
- * (ALU/ALU64, JMP/JMP32 forward branches, stack and packet loads/stores,
+ * (ALU/ALU64, JMP/JMP32 forward branches, if/else with goto and gotol, stack and packet loads/stores,
  * atomics, bpf-to-bpf calls, movsx/sdiv/bswap), run both in our VM and in
  * BPF_PROG_TEST_RUN on the same packets. Each program ends by storing r0-r8
  * and its stack into the packet, so data_out and the return value must agree
@@ -116,6 +116,14 @@ function generate(seed: number): { insns: Insn[]; text: () => string } {
       const off = -8 * (1 + (r() % 8)) + (is64 ? 0 : 4 * (r() % 2));
       const ops = [0x00, 0x01, 0x40, 0x41, 0x50, 0x51, 0xa0, 0xa1, 0xe1, 0xf1];
       units.push({ insns: [I(is64 ? 0xdb : 0xc3, 10, scalars[r() % 9]!, off, ops[r() % ops.length]!)] });
+    } else if (kind === 15 && r() % 2 === 0) {
+      // an if/else diamond: both arms reachable, the then-arm ends with goto (ja) or gotol (ja32)
+      const thenArm = Array.from({ length: 1 + (r() % 3) }, () => aluUnit(r, scalars)).flat();
+      const elseArm = Array.from({ length: 1 + (r() % 3) }, () => aluUnit(r, scalars)).flat();
+      const d = scalars[r() % 9]!;
+      const cond = I((r() % 2 ? 0x06 : 0x05) | JMP_OPS[r() % JMP_OPS.length]!, d, 0, thenArm.length + 1, constant(r));
+      const ja = r() % 2 ? I(0x05, 0, 0, elseArm.length, 0) : I(0x06, 0, 0, 0, elseArm.length);
+      units.push({ insns: [cond, ...thenArm, ja, ...elseArm] });
     } else if (!hasCall) {
       hasCall = true;
       // call the subprogram; r1-r5 are clobbered by a call, so re-init them after

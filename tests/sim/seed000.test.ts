@@ -2,14 +2,17 @@
  * Seed 000 (the 2016 mlx4 XDP series): the model's emergent numbers next to
  * the published ones. Rates come out of the event loop (ring occupancy,
  * interrupts, the NIC dropping when no buffer is posted), never a formula.
+ * The programs are the samples in src/examples, compiled by src/cc and run
+ * as bytecode in src/vm.
  */
 import { describe, expect, it } from 'vitest';
-import { findScenario, runScenario, type ScenarioResult } from '../../src/sim';
+import { examplePrograms, findScenario, runScenario, type ScenarioResult } from '../../src/sim';
 
 function run(name: string): ScenarioResult {
   const s = findScenario(name);
   if (!s) throw new Error(`no scenario ${name}`);
-  const r = runScenario(s);
+  const r = runScenario(s, { programs: examplePrograms });
+  if (s.program) expect(r.program_engine).toBe('vm');
   const pub = s.published;
   const line = [
     `${name}:`,

@@ -39,7 +39,7 @@ describe('engine over the landed toolchain', () => {
     expect(err?.message).toMatch(/undeclared/);
   });
 
-  it('runs the simulated NIC, and says why no program is attached', () => {
+  it('runs xdp1 on the simulated NIC: every packet dropped and counted per protocol in its map', () => {
     const e = engine();
     e.build(e.hello().examples[0].source);
     const r = e.simStep('event', 20_000);
@@ -50,7 +50,46 @@ describe('engine over the landed toolchain', () => {
     expect(s.rings.map((x) => x.kind)).toEqual(['rx', 'tx']);
     expect(s.rings[0].slots).toHaveLength(128);
     expect(s.series.length).toBeGreaterThan(2);
-    if (!landedToolchain.verify) expect(s.attached).toEqual({ ok: false, reason: 'verifier not available yet, and only verified programs are attached' });
+    expect(s.attached).toEqual({ ok: true, name: 'xdp_prog1' });
+    // xdp1 drops everything: every packet the program saw is an XDP_DROP.
+    const drop = s.actions.find((x) => x.name === 'DROP')!.value;
+    expect(drop).toBeGreaterThan(100);
+    expect(s.actions.find((x) => x.name === 'PASS')!.value).toBe(0);
+    // …and counts them per IP protocol in its map (UDP is 17).
+    const maps = e.mapsRead();
+    expect(maps.ok && maps.maps[0].name).toBe('rxcnt');
+    if (!maps.ok) return;
+    const udp = maps.maps[0].entries.find((x) => x.key === '11000000')!;
+    expect(udp).toBeTruthy();
+    const perCpu = udp.value.map((h) => Number(new DataView(Uint8Array.from(h.match(/../g)!.map((b) => parseInt(b, 16))).buffer).getBigInt64(0, true)));
+    expect(perCpu.reduce((a, b) => a + b, 0)).toBe(drop);
+  });
+
+  it('xdp2 bounces UDP back out: XDP_TX counts and the tx ring fills and drains', () => {
+    const e = engine();
+    const b = e.build(e.hello().examples[1].source);
+    expect(b.verify).toMatchObject({ status: 'ok', accepted: true });
+    const r = e.simStep('event', 20_000);
+    if (!r.ok) throw new Error(r.reason);
+    const tx = r.snapshot.actions.find((x) => x.name === 'TX')!.value;
+    expect(tx).toBeGreaterThan(100);
+    expect(r.snapshot.counters.find((c) => c.name === 'tx_packets')!.value).toBeGreaterThan(0);
+    const ring = r.snapshot.rings.find((x) => x.kind === 'tx')!;
+    expect(ring.pointers.find((p) => p.name === 'prod')!.index).toBe(tx % ring.size);
+  });
+
+  it('a verifier rejection lands on the C line with the kernel message, and nothing is attached', () => {
+    const e = engine();
+    const ex = e.hello().examples.find((x) => x.name === 'missing-bounds-check')!;
+    const b = e.build(ex.source);
+    expect(b.verify).toMatchObject({ status: 'ok', accepted: false });
+    const d = b.diagnostics.find((x) => x.stage === 'verifier')!;
+    expect(d.message).toMatch(/^invalid access to packet, off=\d+ size=\d+, R\d\(id=0,off=\d+,r=0\)$/);
+    if (b.verify.status !== 'ok' || b.compile.status !== 'ok') return;
+    expect(d.line).toBe(b.compile.lineOf[b.verify.errorPc!]);
+    expect(ex.source.split('\n')[d.line - 1]).toMatch(/h_proto|eth->/);
+    const s = e.simSnapshot();
+    expect(s.ok && s.snapshot.attached).toEqual({ ok: false, reason: 'the verifier rejected the program' });
   });
 
   it('steps back exactly: one event back equals running one event less', () => {

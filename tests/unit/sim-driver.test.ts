@@ -1,6 +1,6 @@
 /** The mlx4 driver's behaviour, path by path (seed 000's mechanisms). */
 import { describe, expect, it } from 'vitest';
-import { checkInvariants, MLX4_EN_CACHE_SIZE, nativeXdp1, nativeXdp2, Simulation, XDP_ABORTED, XDP_DROP, XDP_PASS, XDP_REDIRECT, XDP_TX } from '../../src/sim';
+import { checkInvariants, MLX4_EN_CACHE_SIZE, type Mlx4En, nativeXdp1, nativeXdp2, Simulation, XDP_ABORTED, XDP_DROP, XDP_PASS, XDP_REDIRECT, XDP_TX } from '../../src/sim';
 import { actionBySport, base, udpTraffic } from './sim-helpers';
 
 const run = (cfg: Parameters<typeof base>[0], prog: Parameters<typeof actionBySport>[0] | ReturnType<typeof nativeXdp1> | null, packets?: number) => {
@@ -47,7 +47,8 @@ describe('XDP actions', () => {
     const cpu = sim.machine.cpus[0]!;
     const taken = ring.cacheCount;
     let ok = 0;
-    for (let i = 0; i < 200; i++) if (sim.nic.mlx4_en_rx_recycle(cpu, ring, sim.machine.alloc.alloc(0), -1)) ok++;
+    const nic = sim.nic as Mlx4En;
+    for (let i = 0; i < 200; i++) if (nic.mlx4_en_rx_recycle(cpu, ring, sim.machine.alloc.alloc(0), -1)) ok++;
     expect(taken + ok).toBe(MLX4_EN_CACHE_SIZE);
     expect(ring.cacheCount).toBe(128);
     expect(ring.c.cache_full).toBe(200 - ok);
@@ -93,6 +94,25 @@ describe('XDP actions', () => {
     });
     while (sim2.stepEvent());
     expect(taken).toHaveLength(50);
+  });
+});
+
+describe('XDP_REDIRECT into a devmap', () => {
+  it('frames are sent in bulks of at most 16, one ndo_xdp_xmit and doorbell per bulk, flushed at the end of the poll', () => {
+    const sim = run({ redirectTarget: 'devmap-port', traffic: udpTraffic(20e6, { maxPackets: 3000 }) }, [XDP_REDIRECT]);
+    const d = (sim.nic as Mlx4En).devmap!;
+    expect(Math.max(...d.flushSizes)).toBe(16);
+    const c = sim.counters();
+    expect(c.xdp_redirect).toBeGreaterThan(1000);
+    expect(d.flushSizes.reduce((a, b) => a + b, 0)).toBe(c.xdp_redirect);
+    // A poll of up to 64 frames: full bulks, plus at most one partial bulk flushed by xdp_do_flush.
+    expect(d.flushes).toBeLessThanOrEqual(Math.ceil(c.xdp_redirect / 16) + c.polls);
+    expect(c.redirect_done).toBe(c.xdp_redirect);
+    expect(c.xdp_redirect_err).toBe(0);
+    expect(d.sent + d.xmitDropped).toBe(c.xdp_redirect);
+    // Redirected pages leave the ring for good: the refill allocates fresh ones.
+    expect(sim.counters().cache_put).toBe(0);
+    expect(checkInvariants(sim)).toEqual([]);
   });
 });
 

@@ -17,6 +17,8 @@ const CASES: [string, SimConfig, XdpHook | null][] = [
   ['XDP_PASS into a socket with a small receive buffer', base({ stack: { kind: 'socket', appPps: 2e6, rcvbufPackets: 8 }, traffic: udpTraffic(8e6, { maxPackets: 3000 }) }), actionBySport([XDP_PASS])],
   ['two queues, RSS over 64 flows', base({ queues: 2, traffic: udpTraffic(20e6, { flows: 64, maxPackets: 3000 }) }), actionBySport(ALL)],
   ['out of memory: 64 pages for a 128-slot ring', base({ memoryPages: 64, rxRingSize: 128, traffic: udpTraffic(20e6, { maxPackets: 2000 }) }), actionBySport([XDP_PASS, XDP_TX])],
+  ['XDP_REDIRECT into a devmap port (bulk queues of 16), mixed with drops', base({ redirectTarget: 'devmap-port', traffic: udpTraffic(20e6, { flows: 3, maxPackets: 3000 }) }), actionBySport([XDP_REDIRECT, XDP_REDIRECT, XDP_DROP])],
+  ['XDP_REDIRECT into a devmap port whose tx ring overflows', base({ redirectTarget: 'devmap-port', txRingSize: 16, traffic: udpTraffic(40e6, { maxPackets: 3000, burst: 64 }) }), actionBySport([XDP_REDIRECT])],
   ['xdp1 at a rate the CPU absorbs (interrupt mode)', base({ traffic: udpTraffic(2e6, { maxPackets: 2000 }) }), nativeXdp1()],
 ];
 

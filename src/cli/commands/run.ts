@@ -1,21 +1,37 @@
 /**
- * xdp-lab run SPEC.json --packets PKTS.json [--json]: BPF_PROG_TEST_RUN
+ * xdp-lab run FILE.c|SPEC.json --packets PKTS.json [--json] [--cpus N]: BPF_PROG_TEST_RUN
  * semantics in the VM. Packets (a JSON list of hex strings) run in order in
  * one program instance; prints per packet retval and data_out, then the
- * maps, in the kernel oracle's JSON shape.
+ * maps, in the kernel oracle's JSON shape. As in the kernel, data_out
+ * starts at data_meta: metadata the program added is part of it.
  */
+import { compile } from '../../cc';
 import { hexToBytes, parseSpec } from '../../isa';
 import { createVm, testRunFrame, TEST_RUN_MAX_DATA } from '../../vm';
 import { parseArgs, parseJson, readTextFile, UsageError, type CliIO } from '../io';
 
+/** FILE.c: compile it first (src/cc); warnings go to stderr, the first error is the one line. */
+function compileC(file: string, io: CliIO): unknown {
+  const source = readTextFile(file);
+  const r = compile(source, { file });
+  const errors = r.diagnostics.filter((d) => d.severity === 'error');
+  if (!r.spec) {
+    const e = errors[0];
+    throw new UsageError(e ? `${e.span.file}:${e.span.line}:${e.span.col}: ${e.message}` : `${file} did not compile`);
+  }
+  for (const d of r.diagnostics) if (d.severity === 'warning') io.err(`${d.span.file}:${d.span.line}:${d.span.col}: warning: ${d.message}\n`);
+  return r.spec;
+}
+
 const ACTIONS = ['XDP_ABORTED', 'XDP_DROP', 'XDP_PASS', 'XDP_TX', 'XDP_REDIRECT'];
 
 export async function run(args: string[], io: CliIO): Promise<number> {
-  const { positional, flags, options } = parseArgs(args, { flags: ['json'], options: ['packets'] });
-  if (positional.length !== 1 || !options.has('packets')) throw new UsageError('usage: xdp-lab run SPEC.json --packets PKTS.json [--json]');
+  const { positional, flags, options } = parseArgs(args, { flags: ['json'], options: ['packets', 'cpus'] });
+  const cpus = Number(options.get('cpus') ?? 1);
+  if (!Number.isInteger(cpus) || cpus < 1 || cpus > 1024) throw new UsageError(`--cpus must be an integer from 1 to 1024, got '${options.get('cpus')}'`);
+  if (positional.length !== 1 || !options.has('packets')) throw new UsageError('usage: xdp-lab run FILE.c|SPEC.json --packets PKTS.json [--json] [--cpus N]');
   const specFile = positional[0]!;
-  if (specFile.endsWith('.c')) throw new UsageError('running C needs the compiler: compile it to a spec first (xdp-lab compile)');
-  const parsed = parseSpec(parseJson(readTextFile(specFile), specFile));
+  const parsed = parseSpec(specFile.endsWith('.c') ? compileC(specFile, io) : parseJson(readTextFile(specFile), specFile));
   if ('error' in parsed) throw new UsageError(parsed.error);
   const pkts = parseJson(readTextFile(options.get('packets')!), options.get('packets')!);
   if (!Array.isArray(pkts)) throw new UsageError('packets must be a JSON list of hex strings');
@@ -27,12 +43,13 @@ export async function run(args: string[], io: CliIO): Promise<number> {
     if (b.length > TEST_RUN_MAX_DATA) throw new UsageError(`packets[${i}]: ${b.length} bytes is more than the ${TEST_RUN_MAX_DATA} a single test-run buffer holds`);
     return b;
   });
-  const vm = createVm(parsed);
+  // Per-cpu maps hold one value per cpu (the kernel's possible cpus; --cpus to match a machine). The program runs on cpu 0.
+  const vm = createVm(parsed, { nCpus: cpus });
   if ('error' in vm) throw new UsageError(vm.error);
   const runs = packets.map((p) => {
     const frame = testRunFrame(p);
     const r = vm.runXdp(frame);
-    const out: Record<string, unknown> = { retval: r.retval, data_out: Buffer.from(frame.buf.subarray(r.data, r.dataEnd)).toString('hex') };
+    const out: Record<string, unknown> = { retval: r.retval, data_out: Buffer.from(frame.buf.subarray(Math.min(r.dataMeta, r.data), r.dataEnd)).toString('hex') };
     if (r.fault) out.fault = r.fault.message;
     if (r.redirect) out.redirect = r.redirect;
     out.insns = r.insns;

@@ -5,6 +5,8 @@
  *   sim --scenario NAME [--json]                 run one; prints model next to published
  *   sim --prog xdp1|xdp2|xdp_pass|SPEC.json|FILE.c [--traffic PROFILE | --pcap F]
  *       [--packets N] [--hw NAME] [--rx-ring N] [--tx-ring N] [--no-cache] [--mtu N] [--seed N] [--json]
+ *       [--native]  the simulator's TS reference programs instead of compiled bytecode in the VM
+ *       [--verify]  run the verifier first and refuse a rejected program
  *
  * Prints the counters, the page cache statistics, the achieved rate and
  * the profile by kernel function name.
@@ -22,13 +24,13 @@ import {
   type ScenarioProgram,
   type XdpHook,
 } from '../../sim';
-import { loadProgramHook, scenarioPrograms } from '../sim_programs';
+import { loadProgramHook, scenarioPrograms, setVerify } from '../sim_programs';
 
 const BUILTIN = ['xdp1', 'xdp2', 'xdp_pass'] as const;
 
 export async function run(args: string[], io: CliIO): Promise<number> {
   const { positional, flags, options } = parseArgs(args, {
-    flags: ['list', 'json', 'no-cache', 'native'],
+    flags: ['list', 'json', 'no-cache', 'native', 'verify'],
     options: ['scenario', 'prog', 'traffic', 'pcap', 'packets', 'hw', 'rx-ring', 'tx-ring', 'mtu', 'seed'],
   });
   if (positional.length) throw new UsageError(`unexpected argument '${positional[0]}'`);
@@ -39,6 +41,7 @@ export async function run(args: string[], io: CliIO): Promise<number> {
   }
   const packets = options.has('packets') ? intOption(options.get('packets')!, 'packets', 1, 1e9) : undefined;
   const seed = options.has('seed') ? intOption(options.get('seed')!, 'seed', 0, 2 ** 32 - 1) : 1;
+  setVerify(flags.has('verify'));
   const resolver: ProgramResolver = flags.has('native') ? nativePrograms : await scenarioPrograms();
 
   if (options.has('scenario')) {

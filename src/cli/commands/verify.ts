@@ -40,7 +40,7 @@ export async function run(args: string[], io: CliIO): Promise<number> {
   if (!/^[012]$/.test(lvText)) throw new UsageError(`--log-level must be 0, 1 or 2 (got ${JSON.stringify(lvText)})`);
   const logLevel = Number(lvText) as 0 | 1 | 2;
   const prog = await loadProgram(positional[0]!);
-  const r = verify(prog, { logLevel, unprivileged: flags.has('unprivileged'), strictAlignment: flags.has('strict-alignment') });
+  const r = verify(prog, { logLevel, unprivileged: flags.has('unprivileged'), strictAlignment: flags.has('strict-alignment'), states: false });
   if (flags.has('json')) {
     io.out(JSON.stringify({ accepted: r.accepted, error: r.error ?? null, log: r.log, insns_processed: r.insnsProcessed }) + '\n');
   } else {

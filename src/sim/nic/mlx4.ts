@@ -18,6 +18,10 @@ import { DmaDir as DmaDirEnum, PAGE_SIZE as PAGE_SIZE_, PageLoc as PageLocEnum }
 import * as xdpActions from '../program';
 import { XdpBuff, type XdpHook } from '../program';
 import { SocketQueue } from '../stack';
+import type { AttachResult, MtuResult, NicDriver, RedirectHandler } from './driver';
+import { DevmapTarget } from '../devmap';
+
+export type { RedirectHandler } from './driver';
 
 // Module-local copies of imported constants: on the per-packet path a
 // cross-module binding is a getter call when the module is transpiled on
@@ -80,6 +84,8 @@ export interface RingCounters {
   xdp_tx: number;
   xdp_redirect: number;
   xdp_redirect_err: number;
+  /** Redirected frames that reached their target (transmitted, or consumed by the remote CPU). */
+  redirect_done: number;
   xdp_unknown: number;
   tx_packets: number;
   tx_dropped: number;
@@ -102,7 +108,7 @@ export interface RingCounters {
 export function newRingCounters(): RingCounters {
   return {
     rx_packets: 0, rx_bytes: 0, rx_missed: 0, rx_oversize: 0, rx_flushed: 0, rx_no_xdp: 0,
-    xdp_aborted: 0, xdp_drop: 0, xdp_pass: 0, xdp_tx: 0, xdp_redirect: 0, xdp_redirect_err: 0, xdp_unknown: 0,
+    xdp_aborted: 0, xdp_drop: 0, xdp_pass: 0, xdp_tx: 0, xdp_redirect: 0, xdp_redirect_err: 0, redirect_done: 0, xdp_unknown: 0,
     tx_packets: 0, tx_dropped: 0, tx_doorbells: 0, tx_flushed: 0,
     stack_rx: 0, stack_dropped: 0, sock_delivered: 0, sock_dropped: 0,
     cache_put: 0, cache_full: 0, cache_get: 0, cache_empty: 0, alloc_fail: 0,
@@ -182,9 +188,8 @@ export class RxRing {
   }
 }
 
-export type RedirectHandler = (cpu: Cpu, ring: RxRing, x: XdpBuff, page: number, packet: number) => boolean;
-
-export class Mlx4En {
+export class Mlx4En implements NicDriver {
+  readonly kind = 'mlx4' as const;
   readonly rings: RxRing[];
   /** 'frags': order-3 pages split into strides; 'order0': one page per packet. */
   mode: 'frags' | 'order0' = 'frags';
@@ -201,6 +206,8 @@ export class Mlx4En {
   readonly warnings: string[] = [];
   private warnedActions = new Set<number>();
   redirect: RedirectHandler | null = null;
+  /** XDP_REDIRECT's devmap target (a second port), when configured. */
+  readonly devmap: DevmapTarget | null;
   /** The port's tx wire: when it is free again (cycles). */
   private txWireFree = 0;
   private readonly wireCyclesPerByte: number;
@@ -219,12 +226,42 @@ export class Mlx4En {
     this.txLatency = cfg.hw.txLatencyNs * m.cyclesPerNs;
     this.coalFrames = cfg.rxCoalFrames;
     this.coalCycles = cfg.rxCoalUsecs * 1000 * m.cyclesPerNs;
+    this.devmap = cfg.redirectTarget === 'devmap-port' ? new DevmapTarget(m, cfg.txRingSize) : null;
     this.configureBuffers(null);
     for (const r of this.rings) this.mlx4_en_refill_rx_buffers(r, null);
   }
 
   get prog(): XdpHook | null {
     return this.rings[0]!.prog;
+  }
+
+  setXdp(prog: XdpHook | null): AttachResult {
+    return this.mlx4_xdp_set(prog);
+  }
+
+  changeMtu(mtu: number): MtuResult {
+    return this.mlx4_en_change_mtu(mtu);
+  }
+
+  framesInTransit(): number {
+    return this.devmap ? this.devmap.inTransit() : 0;
+  }
+
+  cacheView(i: number): { kind: 'mlx4_page_cache'; size: number; level: number; pages: number[] } {
+    const r = this.rings[i]!;
+    return { kind: 'mlx4_page_cache', size: MLX4_EN_CACHE_SIZE, level: r.cacheCount, pages: Array.from(r.cache.subarray(0, r.cacheCount)) };
+  }
+
+  forEachPageRef(visit: (page: number, loc: PageLocEnum, what: string) => void): void {
+    for (const r of this.rings) {
+      for (let i = r.cons; i < r.prod; i++) visit(r.slotPage[i & r.mask]!, PageLoc.RX_RING, `rx ring ${r.index} slot ${i & r.mask}`);
+      for (let i = 0; i < r.cacheCount; i++) visit(r.cache[i]!, PageLoc.PAGE_CACHE, `page cache ${r.index}`);
+      const tx = r.tx;
+      for (let i = tx.cons; i < tx.prod; i++) visit(tx.slotPage[i & tx.mask]!, PageLoc.TX_RING, `xdp tx ring ${r.index} slot ${i & tx.mask}`);
+      if (r.fragPage >= 0) visit(r.fragPage, PageLoc.FRAGS, `ring ${r.index} fragment allocator`);
+    }
+    this.devmap?.forEachPageRef(visit);
+    if (this.sockets) for (const p of this.sockets.held()) visit(p, PageLoc.STACK, 'socket receive queue');
   }
 
   // ---------------------------------------------------------------- control
@@ -244,7 +281,7 @@ export class Mlx4En {
    * reallocated in the new scheme); replacing one program with another
    * only exchanges each ring's program pointer.
    */
-  mlx4_xdp_set(prog: XdpHook | null): { ok: true; restarted: boolean } | { ok: false; message: string } {
+  mlx4_xdp_set(prog: XdpHook | null): AttachResult {
     if (prog && mlx4EffMtu(this.mtu) > FRAG_SZ0) {
       return { ok: false, message: `mlx4_en: cannot set XDP: MTU ${this.mtu} needs more than one rx fragment (largest MTU with XDP: ${FRAG_SZ0 - mlx4EffMtu(0)})` };
     }
@@ -261,7 +298,7 @@ export class Mlx4En {
   }
 
   /** mlx4_en_change_mtu: refused while XDP runs if the frame would need fragments. */
-  mlx4_en_change_mtu(mtu: number): { ok: true } | { ok: false; message: string } {
+  mlx4_en_change_mtu(mtu: number): MtuResult {
     if (!Number.isInteger(mtu) || mtu < 68 || mtu > 9600) return { ok: false, message: `mlx4_en: bad MTU size ${mtu}` };
     if (this.prog && mlx4EffMtu(mtu) > FRAG_SZ0) {
       return { ok: false, message: `mlx4_en: MTU ${mtu} requires multiple rx fragments but XDP is running (largest: ${FRAG_SZ0 - mlx4EffMtu(0)})` };
@@ -374,6 +411,7 @@ export class Mlx4En {
         r.c.polls++;
         if (tr.on) tr.emit(K.napi_poll, cpu.now, cpu.id, r.index, -1, -1, -1, NAPI_BUDGET);
         this.mlx4_en_process_tx_cq(cpu, r);
+        if (this.devmap) r.c.redirect_done += this.devmap.complete(cpu);
         this.reapSocket(cpu, r);
         cpu.pollDone = 0;
         cpu.state = CpuState.POLL_RX;
@@ -386,6 +424,7 @@ export class Mlx4En {
         return;
       case CpuState.POLL_END: {
         if (r.tx.prod !== r.tx.db) this.mlx4_en_xmit_doorbell(cpu, r);
+        this.xdp_do_flush(cpu, r);
         this.mlx4_en_refill_rx_buffers(r, cpu);
         if (cpu.pollDone >= NAPI_BUDGET) {
           // Budget used up: net_rx_action polls again without re-enabling the interrupt.
@@ -412,8 +451,10 @@ export class Mlx4En {
     // XDP tx completions still outstanding raise their own (moderated) interrupt.
     const tx = r.tx;
     if (tx.cons < tx.db) cpu.wakeAt = Math.min(cpu.wakeAt, Math.max(cpu.now, tx.slotDone[tx.cons & tx.mask]!) + this.coalCycles);
+    // So do the redirect target's completions.
+    if (this.devmap && this.devmap.nextDone() < Infinity) cpu.wakeAt = Math.min(cpu.wakeAt, Math.max(cpu.now, this.devmap.nextDone()) + this.coalCycles);
     // The socket's application frees pages later; wake to reap them if nothing else will.
-    else if (this.sockets && this.sockets.length > 0) cpu.wakeAt = Math.min(cpu.wakeAt, Math.max(cpu.now, this.sockets!.freeAt[this.sockets!.head]!));
+    if (this.sockets && this.sockets.length > 0) cpu.wakeAt = Math.min(cpu.wakeAt, Math.max(cpu.now, this.sockets!.freeAt[this.sockets!.head]!));
   }
 
   /** One iteration of mlx4_en_process_rx_cq's loop: the packet at the consumer index. */
@@ -482,7 +523,16 @@ export class Mlx4En {
         r.c.xdp_redirect++;
         m.charge(cpu, S.xdp_redirect);
         if (tr.on) tr.emit(K.xdp_redirect, cpu.now, cpu.id, r.index, s, packet, page, x.redirectIfindex);
-        if (this.redirect && this.redirect(cpu, r, x, page, packet)) return;
+        if (this.redirect && this.redirect(cpu, r, x, page, packet)) {
+          r.c.redirect_done++;
+          return;
+        }
+        if (this.devmap && this.mode === 'order0') {
+          const dropped = this.devmap.xmitDropped;
+          this.devmap.enqueue(cpu, page, packet, x.dataEnd - x.data);
+          r.c.redirect_done += this.devmap.xmitDropped - dropped;
+          return;
+        }
         // xdp_do_redirect failed (no target): the driver drops, trace_xdp_exception fires.
         r.c.xdp_redirect_err++;
         if (tr.on) tr.emit(K.xdp_exception, cpu.now, cpu.id, r.index, s, packet, page, XDP_REDIRECT);
@@ -728,6 +778,16 @@ export class Mlx4En {
       if (page < 0) return;
       this.stackFree(null, r, page, pkt);
     }
+  }
+
+  /** xdp_do_flush: send the devmap bulk queued during this poll (one ndo_xdp_xmit per bulk). */
+  private xdp_do_flush(cpu: Cpu, r: RxRing): void {
+    const d = this.devmap;
+    if (!d || d.bq[cpu.id]!.n === 0) return;
+    this.m.charge(cpu, S.xdp_do_flush);
+    const dropped = d.xmitDropped;
+    d.flush(cpu);
+    r.c.redirect_done += d.xmitDropped - dropped;
   }
 
   // ---------------------------------------------------------------- XDP_TX

@@ -11,11 +11,14 @@ import { reset, setSpeed, step, stepBack, toggleRun } from '../simControl';
 export const SPEEDS: Speed[] = [1, 10, 100, 1_000, 10_000, 100_000, 1_000_000, 'max'];
 const speedLabel = (s: Speed) => (s === 'max' ? 'full speed' : `${s.toLocaleString('en')} events/s`);
 
+
 export function SimControls() {
   const running = useApp((s) => s.running);
   const speed = useApp((s) => s.speed);
   const canBack = useApp((s) => s.sim?.canStepBack ?? false);
-  const idx = Math.max(0, SPEEDS.indexOf(speed));
+  // A speed between the stops (from ?speed=) shows at the nearest stop below it.
+  let idx = SPEEDS.length - 1;
+  if (speed !== 'max') for (idx = 0; idx + 1 < SPEEDS.length - 1 && (SPEEDS[idx + 1] as number) <= speed; idx++);
   return (
     <div className="sim-controls" role="toolbar" aria-label="Simulation controls">
       <button data-testid="run-toggle" onClick={() => void toggleRun()} aria-pressed={running}>{running ? '❚❚ Pause' : '▶ Run'}</button>
@@ -23,7 +26,7 @@ export function SimControls() {
         <span>Speed</span>
         <input type="range" min={0} max={SPEEDS.length - 1} step={1} value={idx} data-testid="speed"
           aria-valuetext={speedLabel(SPEEDS[idx])} onChange={(e) => void setSpeed(SPEEDS[Number(e.target.value)])} />
-        <output data-testid="speed-label">{speedLabel(SPEEDS[idx])}</output>
+        <output data-testid="speed-label">{speedLabel(speed)}</output>
       </label>
       <span className="step-group" role="group" aria-label="Step">
         <button data-testid="step-back" onClick={() => void stepBack()} disabled={!canBack} title={canBack ? 'Step back one event (replays from the start)' : 'Step back works within the first 500,000 events: reset to step from the beginning'}>◀ back</button>

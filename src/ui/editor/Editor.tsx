@@ -55,12 +55,16 @@ export function Editor() {
     });
     ed.current = e;
     decos.current = e.createDecorationsCollection();
+    // For e2e tests: the C line currently linked to the selected instruction.
+    (window as unknown as { __xdpLab: Record<string, unknown> }).__xdpLab.linkedLine = () => decos.current?.getRanges()[0]?.startLineNumber ?? null;
     const sub = e.onDidChangeModelContent(() => {
       const v = e.getValue();
       if (v !== useApp.getState().source) setSource(v);
     });
     const cur = e.onDidChangeCursorPosition((ev) => {
-      if (ev.reason === monaco.editor.CursorChangeReason.Explicit) setApp({ selectedLine: ev.position.lineNumber, selectedPc: null });
+      // The user moved the cursor (click, keys, Go to Line), not a text replacement.
+      const R = monaco.editor.CursorChangeReason;
+      if (ev.reason === R.Explicit || ev.reason === R.NotSet) setApp({ selectedLine: ev.position.lineNumber, selectedPc: null });
     });
     return () => {
       sub.dispose();

@@ -18,6 +18,7 @@ import 'monaco-editor/features/wordOperations/register';
 import 'monaco-editor/features/multicursor/register';
 import 'monaco-editor/features/toggleTabFocusMode/register';
 import 'monaco-editor/features/indentation/register';
+import 'monaco-editor/features/gotoLine/register';
 import EditorWorker from 'monaco-editor/editor/editor.worker?worker';
 
 (self as unknown as { MonacoEnvironment: unknown }).MonacoEnvironment = {

@@ -3,7 +3,8 @@ import { setApp, useApp, type PaneTab } from '../../store';
 import { DisasmPane } from './DisasmPane';
 import { VerifierPane } from './VerifierPane';
 import { ConsolePane } from './ConsolePane';
-import { Unavailable } from './Unavailable';
+import { MapsPane } from './MapsPane';
+import { PacketPane } from './PacketPane';
 
 const TABS: { id: PaneTab; label: string }[] = [
   { id: 'disasm', label: 'Disassembly' },
@@ -27,8 +28,8 @@ export function Panes() {
       <div className="pane-body" role="tabpanel">
         {tab === 'disasm' && <DisasmPane />}
         {tab === 'verifier' && <VerifierPane />}
-        {tab === 'inspector' && <Unavailable what="packet inspector" why="the simulator and VM have not landed in this build" />}
-        {tab === 'maps' && <Unavailable what="maps view" why="the VM's maps have not landed in this build" />}
+        {tab === 'inspector' && <PacketPane />}
+        {tab === 'maps' && <MapsPane />}
         {tab === 'console' && <ConsolePane />}
       </div>
     </div>

@@ -1,0 +1,748 @@
+/**
+ * A vmxnet3-like driver (VMware's paravirtual NIC, seed 004): ring0 with
+ * one buffer per descriptor, the rx data ring into which the backend copies
+ * frames up to 128 bytes (so the driver never maps them), page_pool-backed
+ * buffers with XDP_PACKET_HEADROOM when a native program is attached, XDP_TX
+ * frames posted in batches and returned with xdp_return_frame_bulk at tx
+ * completion, XDP_REDIRECT into a cpumap's per-CPU bulk queue flushed at
+ * xdp_do_flush, and generic (skb-mode) XDP for comparison: the skb is built
+ * first, the 256-byte headroom made by pskb_expand_head, then the program
+ * runs.
+ *
+ * The backend (the hypervisor's vmxnet3 emulation, on other host cores) is
+ * the wire here: it delivers frames with a per-frame cost plus a per-byte
+ * cost, which is why every native action tops out near the same rate.
+ * Ring 1 (LRO pages) is not modelled: XDP turns LRO off.
+ */
+import { Cpu, CpuState as CpuStateEnum, type Machine } from '../machine';
+import { S as CostSteps } from '../cost';
+import { K as TraceKinds } from '../trace';
+import { DmaDir, PAGE_SIZE as PAGE_SIZE_, PageLoc as PageLocEnum } from '../page_alloc';
+import { PagePool, PpSource, PP_ALLOC_CACHE_SIZE } from '../page_pool';
+import * as xdpActions from '../program';
+import { XdpBuff, type XdpHook } from '../program';
+import { SocketQueue } from '../stack';
+import { RxRing, SlotState, XDP_PACKET_HEADROOM, NAPI_BUDGET } from './mlx4';
+import type { AttachResult, MtuResult, NicDriver, RedirectHandler } from './driver';
+
+const S = { ...CostSteps };
+const K = { ...TraceKinds };
+const PAGE_SIZE = PAGE_SIZE_;
+const LOC = {
+  RX_RING: PageLocEnum.RX_RING,
+  PAGE_CACHE: PageLocEnum.PAGE_CACHE,
+  TX_RING: PageLocEnum.TX_RING,
+  STACK: PageLocEnum.STACK,
+  IN_FLIGHT: PageLocEnum.IN_FLIGHT,
+  REDIRECT: PageLocEnum.REDIRECT,
+} as const;
+const ST = { IDLE: CpuStateEnum.IDLE, POLL_BEGIN: CpuStateEnum.POLL_BEGIN, POLL_RX: CpuStateEnum.POLL_RX, POLL_END: CpuStateEnum.POLL_END } as const;
+const XDP_ABORTED = xdpActions.XDP_ABORTED;
+const XDP_DROP = xdpActions.XDP_DROP;
+const XDP_PASS = xdpActions.XDP_PASS;
+const XDP_TX = xdpActions.XDP_TX;
+const XDP_REDIRECT = xdpActions.XDP_REDIRECT;
+
+/** VMXNET3_DEF_RXDATA_DESC_SIZE: frames up to this size arrive in the data ring. */
+export const VMXNET3_RXDATA_DESC_SIZE = 128;
+/** VMXNET3_MAX_SKB_BUF_SIZE: one ring0 buffer. */
+export const VMXNET3_MAX_SKB_BUF_SIZE = 3072;
+/** SKB_DATA_ALIGN(sizeof(struct skb_shared_info)) on x86-64. */
+export const SKB_SHARED_INFO_SIZE = 320;
+/** Largest MTU with XDP: one ring0 buffer minus the XDP headroom and the skb_shared_info tail. */
+export const VMXNET3_XDP_MAX_MTU = VMXNET3_MAX_SKB_BUF_SIZE - XDP_PACKET_HEADROOM - SKB_SHARED_INFO_SIZE;
+/** NET_SKB_PAD: the headroom of an ordinary rx skb (too small for XDP, hence pskb_expand_head in generic mode). */
+export const NET_SKB_PAD = 64;
+/** CPU_MAP_BULK_SIZE: frames per cpumap bulk queue flush. */
+export const CPU_MAP_BULK_SIZE = 8;
+/** Frames the driver defers before writing the TXPROD register (the device's txThreshold; assumed). */
+export const VMXNET3_TX_THRESHOLD = 32;
+
+const lines = (len: number) => (len + 63) >> 6;
+
+export class Vmxnet3 implements NicDriver {
+  readonly kind = 'vmxnet3' as const;
+  readonly rings: RxRing[];
+  readonly pools: PagePool[];
+  private readonly dataRing: Uint8Array[];
+  private readonly dataLen: Int32Array[];
+  mtu: number;
+  readonly warnings: string[] = [];
+  private readonly warned = new Set<number>();
+  readonly sockets: SocketQueue | null;
+  packetsDone = 0;
+  redirect: RedirectHandler | null = null;
+  private readonly native: boolean;
+  private readonly cpumap: boolean;
+  /** Per ring: the cpumap bulk queue (pages, packets). */
+  private readonly bq: { pages: Int32Array; packets: Float64Array; n: number }[];
+  private readonly xdp = new XdpBuff();
+  private txWireFree = 0;
+  private readonly wireCyclesPerByte: number;
+  private readonly wirePerFrame: number;
+  private readonly txLatency: number;
+  private readonly coalFrames: number;
+  private readonly coalCycles: number;
+
+  constructor(readonly m: Machine) {
+    const cfg = m.cfg;
+    this.mtu = cfg.mtu;
+    this.native = cfg.xdpMode === 'native';
+    this.cpumap = cfg.redirectTarget === 'cpumap-drop';
+    this.rings = m.cpus.map((cpu, i) => new RxRing(i, cfg.rxRingSize, cfg.txRingSize, cpu));
+    this.pools = this.rings.map((r) => new PagePool(m.alloc, r.index, r.size));
+    this.dataRing = this.rings.map((r) => new Uint8Array(r.size * VMXNET3_RXDATA_DESC_SIZE));
+    this.dataLen = this.rings.map((r) => new Int32Array(r.size).fill(-1));
+    this.bq = this.rings.map(() => ({ pages: new Int32Array(CPU_MAP_BULK_SIZE), packets: new Float64Array(CPU_MAP_BULK_SIZE), n: 0 }));
+    this.sockets = cfg.stack.kind === 'socket' ? new SocketQueue(cfg.stack, cfg.hw.clockHz / cfg.stack.appPps) : null;
+    this.wireCyclesPerByte = (8 / cfg.hw.linkGbps) * m.cyclesPerNs;
+    this.wirePerFrame = (cfg.traffic.perFrameNs ?? 0) * m.cyclesPerNs;
+    this.txLatency = cfg.hw.txLatencyNs * m.cyclesPerNs;
+    this.coalFrames = cfg.rxCoalFrames;
+    this.coalCycles = cfg.rxCoalUsecs * 1000 * m.cyclesPerNs;
+    for (const r of this.rings) this.refill(r, null);
+  }
+
+  get prog(): XdpHook | null {
+    return this.rings[0]!.prog;
+  }
+
+  /** 'page_pool' when a native program owns the buffers, else 'skb'. */
+  get mode(): string {
+    return this.prog && this.native ? 'page_pool' : 'skb';
+  }
+
+  private get headroom(): number {
+    return this.mode === 'page_pool' ? XDP_PACKET_HEADROOM : NET_SKB_PAD;
+  }
+
+  // ---------------------------------------------------------------- control
+
+  /** vmxnet3_xdp_set: checks the MTU, then (for native mode) re-creates the rx queues with page_pool buffers. */
+  setXdp(prog: XdpHook | null): AttachResult {
+    if (prog && this.mtu > VMXNET3_XDP_MAX_MTU) return { ok: false, message: `vmxnet3: MTU ${this.mtu} too large for XDP (max ${VMXNET3_XDP_MAX_MTU})` };
+    const had = this.prog !== null;
+    if (had === (prog !== null) || !this.native) {
+      for (const r of this.rings) r.prog = prog;
+      return { ok: true, restarted: false };
+    }
+    this.stopQueues();
+    for (const r of this.rings) r.prog = prog;
+    for (const r of this.rings) this.refill(r, null);
+    return { ok: true, restarted: true };
+  }
+
+  changeMtu(mtu: number): MtuResult {
+    if (!Number.isInteger(mtu) || mtu < 60 || mtu > 9000) return { ok: false, message: `vmxnet3: bad MTU ${mtu}` };
+    if (this.prog && mtu > VMXNET3_XDP_MAX_MTU) return { ok: false, message: `vmxnet3: MTU ${mtu} too large for XDP (max ${VMXNET3_XDP_MAX_MTU})` };
+    this.stopQueues();
+    this.mtu = mtu;
+    for (const r of this.rings) this.refill(r, null);
+    return { ok: true };
+  }
+
+  private stopQueues(): void {
+    const a = this.m.alloc;
+    this.rings.forEach((r, i) => {
+      const tx = r.tx;
+      for (; tx.cons < tx.prod; tx.cons++) {
+        const s = tx.cons & tx.mask;
+        a.free(tx.slotPage[s]!);
+        tx.slotPage[s] = -1;
+        tx.slotPkt[s] = -1;
+        tx.slotDone[s] = Infinity;
+        r.c.tx_flushed++;
+      }
+      tx.db = tx.prod;
+      const q = this.bq[i]!;
+      for (let k = 0; k < q.n; k++) {
+        a.free(q.pages[k]!);
+        r.c.redirect_done++;
+      }
+      q.n = 0;
+      for (let s = 0; s < r.size; s++) {
+        if (r.slotPage[s]! >= 0) a.free(r.slotPage[s]!);
+        r.slotPage[s] = -1;
+        r.slotPkt[s] = -1;
+        r.slotState[s] = SlotState.EMPTY;
+        this.dataLen[i]![s] = -1;
+      }
+      r.c.rx_flushed += r.hw - r.cons;
+      r.cons = r.hw = r.prod;
+      this.pools[i]!.drain();
+    });
+  }
+
+  cacheView(i: number): { kind: 'page_pool'; size: number; level: number; pages: number[] } {
+    const pool = this.pools[i]!;
+    const pages = pool.held();
+    return { kind: 'page_pool', size: PP_ALLOC_CACHE_SIZE + pool.ringSize, level: pages.length, pages };
+  }
+
+  framesInTransit(): number {
+    return this.bq.reduce((a, q) => a + q.n, 0);
+  }
+
+  forEachPageRef(visit: (page: number, loc: PageLocEnum, what: string) => void): void {
+    this.rings.forEach((r, i) => {
+      // Every slot's buffer: posted, completed, or kept for reposting after a data-ring frame.
+      for (let s = 0; s < r.size; s++) if (r.slotPage[s]! >= 0) visit(r.slotPage[s]!, LOC.RX_RING, `ring0 ${r.index} slot ${s}`);
+      for (const p of this.pools[i]!.held()) visit(p, LOC.PAGE_CACHE, `page_pool ${r.index}`);
+      const tx = r.tx;
+      for (let k = tx.cons; k < tx.prod; k++) visit(tx.slotPage[k & tx.mask]!, LOC.TX_RING, `tx ring ${r.index} slot ${k & tx.mask}`);
+      const q = this.bq[i]!;
+      for (let k = 0; k < q.n; k++) visit(q.pages[k]!, LOC.REDIRECT, `cpumap bulk queue ${r.index}`);
+    });
+    if (this.sockets) for (const p of this.sockets.held()) visit(p, LOC.STACK, 'socket receive queue');
+  }
+
+  // ---------------------------------------------------------------- the backend
+
+  nicReceive(ringIndex: number, frame: Uint8Array, packet: number, t: number): void {
+    const r = this.rings[ringIndex]!;
+    const tr = this.m.trace;
+    const len = frame.length;
+    if (len > this.mtu + 18) {
+      r.c.rx_oversize++;
+      if (tr.on) tr.emit(K.rx_missed, t, r.cpu.id, r.index, -1, packet, -1, len);
+      return;
+    }
+    if (r.hw === r.prod) {
+      r.c.rx_missed++;
+      if (tr.on) tr.emit(K.rx_missed, t, r.cpu.id, r.index, -1, packet, -1, 0);
+      return;
+    }
+    const s = r.hw & r.mask;
+    const page = r.slotPage[s]!;
+    if (len <= VMXNET3_RXDATA_DESC_SIZE) {
+      // The backend copies small frames into the rx data ring; ring0's buffer stays unused.
+      this.dataRing[ringIndex]!.set(frame, s * VMXNET3_RXDATA_DESC_SIZE);
+      this.dataLen[ringIndex]![s] = len;
+    } else {
+      this.m.alloc.memory.set(frame, page * PAGE_SIZE + this.headroom);
+      this.dataLen[ringIndex]![s] = -1;
+    }
+    r.slotLen[s] = len;
+    r.slotPkt[s] = packet;
+    r.slotTime[s] = t;
+    r.slotState[s] = SlotState.SW;
+    r.hw++;
+    r.c.rx_packets++;
+    r.c.rx_bytes += len;
+    if (tr.on) tr.emit(K.nic_rx, t, r.cpu.id, r.index, s, packet, page, len);
+    if (r.armed) {
+      r.cqeSinceArm++;
+      if (r.cqeSinceArm === 1) r.firstCqeAt = t;
+      const at = r.cqeSinceArm >= this.coalFrames ? t : r.firstCqeAt + this.coalCycles;
+      if (at < r.cpu.wakeAt) r.cpu.wakeAt = at;
+    }
+  }
+
+  // ---------------------------------------------------------------- NAPI (vmxnet3_poll_rx_only)
+
+  step(cpu: Cpu): void {
+    const r = this.rings[cpu.id]!;
+    const m = this.m;
+    const tr = m.trace;
+    switch (cpu.state) {
+      case ST.IDLE:
+        m.chargeIdle(cpu, cpu.idleSince, cpu.wakeAt);
+        cpu.now = Math.max(cpu.now, cpu.wakeAt);
+        cpu.wakeAt = Infinity;
+        m.charge(cpu, S.idle_wake);
+        m.charge(cpu, S.irq);
+        r.armed = false;
+        r.c.interrupts++;
+        if (tr.on) tr.emit(K.irq, cpu.now, cpu.id, r.index, -1, -1, -1, r.hw - r.cons);
+        cpu.state = ST.POLL_BEGIN;
+        return;
+      case ST.POLL_BEGIN:
+        m.charge(cpu, S.napi_poll);
+        r.c.polls++;
+        if (tr.on) tr.emit(K.napi_poll, cpu.now, cpu.id, r.index, -1, -1, -1, NAPI_BUDGET);
+        this.vmxnet3_tq_tx_complete(cpu, r);
+        this.reapSocket(cpu, r);
+        cpu.pollDone = 0;
+        cpu.state = ST.POLL_RX;
+        return;
+      case ST.POLL_RX:
+        if (cpu.pollDone < NAPI_BUDGET && r.cons < r.hw) {
+          this.vmxnet3_rq_rx_complete_one(cpu, r);
+          cpu.pollDone++;
+        } else cpu.state = ST.POLL_END;
+        return;
+      case ST.POLL_END: {
+        this.xdp_do_flush(cpu, r);
+        if (r.tx.prod !== r.tx.db) this.txDoorbell(cpu, r);
+        this.refill(r, cpu);
+        if (cpu.pollDone >= NAPI_BUDGET) {
+          r.c.budget_exhausted++;
+          cpu.state = ST.POLL_BEGIN;
+          return;
+        }
+        m.charge(cpu, S.napi_complete);
+        if (tr.on) tr.emit(K.napi_complete, cpu.now, cpu.id, r.index, -1, -1, -1, cpu.pollDone);
+        r.armed = true;
+        r.cqeSinceArm = r.hw - r.cons;
+        r.firstCqeAt = r.cqeSinceArm > 0 ? cpu.now : Infinity;
+        cpu.wakeAt = r.cqeSinceArm >= this.coalFrames ? cpu.now : r.firstCqeAt + this.coalCycles;
+        const tx = r.tx;
+        if (tx.cons < tx.db) cpu.wakeAt = Math.min(cpu.wakeAt, Math.max(cpu.now, tx.slotDone[tx.cons & tx.mask]!) + this.coalCycles);
+        else if (this.sockets && this.sockets.length > 0) cpu.wakeAt = Math.min(cpu.wakeAt, Math.max(cpu.now, this.sockets.freeAt[this.sockets.head]!));
+        cpu.state = ST.IDLE;
+        cpu.idleSince = cpu.now;
+        return;
+      }
+    }
+  }
+
+  private warnOnce(key: number, msg: string): void {
+    if (this.warned.has(key)) return;
+    this.warned.add(key);
+    this.warnings.push(msg);
+  }
+
+  /** One completion of vmxnet3_rq_rx_complete. */
+  private vmxnet3_rq_rx_complete_one(cpu: Cpu, r: RxRing): void {
+    const m = this.m;
+    const a = m.alloc;
+    const qi = r.index;
+    const s = r.cons & r.mask;
+    const len = r.slotLen[s]!;
+    const packet = r.slotPkt[s]!;
+    const small = this.dataLen[qi]![s]! >= 0;
+    m.charge(cpu, S.vmx_rx_complete);
+    r.slotState[s] = SlotState.EMPTY;
+    r.slotPkt[s] = -1;
+    r.cons++;
+    this.packetsDone++;
+    const prog = r.prog;
+    let page: number;
+    let data: number;
+    if (prog && this.native) {
+      if (small) {
+        // vmxnet3_process_xdp_small: a page from the pool, the frame copied out of the data ring.
+        page = this.ppAlloc(cpu, r);
+        if (page < 0) {
+          r.c.alloc_fail++;
+          r.c.xdp_drop++;
+          this.dataLen[qi]![s] = -1;
+          return;
+        }
+        m.charge(cpu, S.pkt_line_miss);
+        m.charge(cpu, S.copy_line, lines(len));
+        a.memory.set(this.dataRing[qi]!.subarray(s * VMXNET3_RXDATA_DESC_SIZE, s * VMXNET3_RXDATA_DESC_SIZE + len), page * PAGE_SIZE + XDP_PACKET_HEADROOM);
+        this.dataLen[qi]![s] = -1;
+      } else {
+        page = r.slotPage[s]!;
+        r.slotPage[s] = -1;
+        m.charge(cpu, S.dma_sync_cpu);
+        m.charge(cpu, S.pkt_line_miss);
+      }
+      a.loc[page] = LOC.IN_FLIGHT;
+      data = page * PAGE_SIZE + XDP_PACKET_HEADROOM;
+      this.runNative(cpu, r, prog, page, packet, data, len, s);
+      return;
+    }
+    // The skb path: with no program, or with a generic (skb-mode) one.
+    if (small) {
+      page = a.alloc(0);
+      if (page < 0) {
+        r.c.alloc_fail++;
+        r.c.rx_missed++;
+        this.dataLen[qi]![s] = -1;
+        return;
+      }
+      m.charge(cpu, S.skb_alloc);
+      m.charge(cpu, S.pkt_line_miss);
+      m.charge(cpu, S.copy_line, lines(len));
+      a.memory.set(this.dataRing[qi]!.subarray(s * VMXNET3_RXDATA_DESC_SIZE, s * VMXNET3_RXDATA_DESC_SIZE + len), page * PAGE_SIZE + NET_SKB_PAD);
+      this.dataLen[qi]![s] = -1;
+    } else {
+      page = r.slotPage[s]!;
+      r.slotPage[s] = -1;
+      m.charge(cpu, S.pkt_line_miss, lines(len));
+    }
+    a.loc[page] = LOC.IN_FLIGHT;
+    data = page * PAGE_SIZE + NET_SKB_PAD;
+    if (!prog) {
+      r.c.rx_no_xdp++;
+      this.deliverSkb(cpu, r, page, packet, false);
+      return;
+    }
+    this.runGeneric(cpu, r, prog, page, packet, data, len, s);
+  }
+
+  private run(cpu: Cpu, r: RxRing, prog: XdpHook, hardStart: number, data: number, len: number, s: number, page: number, packet: number): number {
+    const m = this.m;
+    const x = this.xdp;
+    x.mem = m.alloc.memory;
+    x.hardStart = hardStart;
+    x.data = data;
+    x.dataMeta = data;
+    x.dataEnd = data + len;
+    x.frameSz = PAGE_SIZE;
+    x.rxQueueIndex = r.index;
+    x.insns = 0;
+    x.mapLookups = 0;
+    x.redirectIfindex = -1;
+    x.redirectMap = -1;
+    x.redirectKey = -1;
+    x.fault = undefined;
+    let act = prog.run(x) >>> 0;
+    m.charge(cpu, S.xdp_run);
+    if (x.insns) m.charge(cpu, S.xdp_insn, x.insns);
+    if (x.mapLookups) m.charge(cpu, S.map_lookup, x.mapLookups);
+    if (x.fault !== undefined) {
+      this.warnOnce(-2, `program fault: ${x.fault} (treated as XDP_ABORTED)`);
+      act = XDP_ABORTED;
+    }
+    if (m.trace.on) m.trace.emit(K.xdp_run, cpu.now, cpu.id, r.index, s, packet, page, act);
+    return act;
+  }
+
+  /** Native XDP on a page_pool page (vmxnet3_run_xdp). */
+  private runNative(cpu: Cpu, r: RxRing, prog: XdpHook, page: number, packet: number, data: number, len: number, s: number): void {
+    const m = this.m;
+    const tr = m.trace;
+    const act = this.run(cpu, r, prog, page * PAGE_SIZE, data, len, s, page, packet);
+    const x = this.xdp;
+    switch (act) {
+      case XDP_PASS:
+        r.c.xdp_pass++;
+        if (tr.on) tr.emit(K.xdp_pass, cpu.now, cpu.id, r.index, s, packet, page, 0);
+        m.charge(cpu, S.build_skb);
+        this.deliverSkb(cpu, r, page, packet, true);
+        return;
+      case XDP_TX:
+        r.c.xdp_tx++;
+        if (tr.on) tr.emit(K.xdp_tx, cpu.now, cpu.id, r.index, s, packet, page, 0);
+        m.charge(cpu, S.vmx_xdp_xmit);
+        this.xmit(cpu, r, page, packet, x.dataEnd - x.data, true);
+        return;
+      case XDP_REDIRECT:
+        r.c.xdp_redirect++;
+        m.charge(cpu, S.xdp_redirect);
+        if (tr.on) tr.emit(K.xdp_redirect, cpu.now, cpu.id, r.index, s, packet, page, x.redirectIfindex);
+        if (this.cpumap) {
+          m.charge(cpu, S.cpumap_enqueue);
+          this.bqEnqueue(cpu, r, page, packet);
+          return;
+        }
+        r.c.xdp_redirect_err++;
+        if (tr.on) tr.emit(K.xdp_exception, cpu.now, cpu.id, r.index, s, packet, page, XDP_REDIRECT);
+        this.ppRecycleDirect(cpu, r, page, packet);
+        return;
+      case XDP_DROP:
+        r.c.xdp_drop++;
+        if (tr.on) tr.emit(K.xdp_drop, cpu.now, cpu.id, r.index, s, packet, page, 0);
+        this.ppRecycleDirect(cpu, r, page, packet);
+        return;
+      case XDP_ABORTED:
+        r.c.xdp_aborted++;
+        if (tr.on) tr.emit(K.xdp_exception, cpu.now, cpu.id, r.index, s, packet, page, XDP_ABORTED);
+        this.ppRecycleDirect(cpu, r, page, packet);
+        return;
+      default:
+        r.c.xdp_unknown++;
+        this.warnOnce(act, `Illegal XDP return value ${act}, expect packet loss`);
+        if (tr.on) tr.emit(K.xdp_unknown, cpu.now, cpu.id, r.index, s, packet, page, act);
+        this.ppRecycleDirect(cpu, r, page, packet);
+    }
+  }
+
+  /** Generic XDP (do_xdp_generic) on an skb: make 256 bytes of headroom, run, act on the skb. */
+  private runGeneric(cpu: Cpu, r: RxRing, prog: XdpHook, page: number, packet: number, data: number, len: number, s: number): void {
+    const m = this.m;
+    const a = m.alloc;
+    const tr = m.trace;
+    m.charge(cpu, S.generic_xdp);
+    // pskb_expand_head: a new head with XDP_PACKET_HEADROOM, the frame copied over.
+    const head = a.alloc(0);
+    if (head < 0) {
+      r.c.alloc_fail++;
+      r.c.xdp_drop++;
+      m.charge(cpu, S.skb_free);
+      a.free(page);
+      return;
+    }
+    m.charge(cpu, S.pskb_expand_head);
+    m.charge(cpu, S.copy_line, lines(len));
+    a.memory.copyWithin(head * PAGE_SIZE + XDP_PACKET_HEADROOM, data, data + len);
+    a.free(page);
+    a.loc[head] = LOC.IN_FLIGHT;
+    page = head;
+    const act = this.run(cpu, r, prog, head * PAGE_SIZE, head * PAGE_SIZE + XDP_PACKET_HEADROOM, len, s, head, packet);
+    const x = this.xdp;
+    switch (act) {
+      case XDP_PASS:
+        r.c.xdp_pass++;
+        if (tr.on) tr.emit(K.xdp_pass, cpu.now, cpu.id, r.index, s, packet, page, 0);
+        this.deliverSkb(cpu, r, page, packet, false);
+        return;
+      case XDP_TX:
+        r.c.xdp_tx++;
+        if (tr.on) tr.emit(K.xdp_tx, cpu.now, cpu.id, r.index, s, packet, page, 0);
+        m.charge(cpu, S.generic_xdp_tx);
+        m.charge(cpu, S.vmx_skb_xmit);
+        this.xmit(cpu, r, page, packet, x.dataEnd - x.data, false);
+        return;
+      case XDP_REDIRECT:
+        r.c.xdp_redirect++;
+        m.charge(cpu, S.xdp_redirect);
+        if (tr.on) tr.emit(K.xdp_redirect, cpu.now, cpu.id, r.index, s, packet, page, x.redirectIfindex);
+        if (this.cpumap) {
+          // Generic mode has no bulk queue: each skb goes onto the remote CPU's ring at once.
+          m.charge(cpu, S.cpumap_flush);
+          this.remoteConsume(r, page, false);
+          return;
+        }
+        r.c.xdp_redirect_err++;
+        if (tr.on) tr.emit(K.xdp_exception, cpu.now, cpu.id, r.index, s, packet, page, XDP_REDIRECT);
+        m.charge(cpu, S.skb_free);
+        a.free(page);
+        return;
+      default: {
+        if (act === XDP_DROP) r.c.xdp_drop++;
+        else if (act === XDP_ABORTED) r.c.xdp_aborted++;
+        else {
+          r.c.xdp_unknown++;
+          this.warnOnce(act, `Illegal XDP return value ${act}, expect packet loss`);
+        }
+        if (tr.on) tr.emit(act === XDP_DROP ? K.xdp_drop : act === XDP_ABORTED ? K.xdp_exception : K.xdp_unknown, cpu.now, cpu.id, r.index, s, packet, page, act);
+        m.charge(cpu, S.skb_free);
+        if (tr.on) tr.emit(K.page_free, cpu.now, cpu.id, r.index, -1, packet, page, 0);
+        a.free(page);
+      }
+    }
+  }
+
+  // ---------------------------------------------------------------- page_pool
+
+  private ppAlloc(cpu: Cpu | null, r: RxRing): number {
+    const pool = this.pools[r.index]!;
+    const { page, src } = pool.allocPage();
+    if (cpu) {
+      if (src === PpSource.SLOW) {
+        this.m.charge(cpu, S.pp_alloc_slow);
+        this.m.charge(cpu, S.alloc_order0);
+        this.m.charge(cpu, S.dma_map);
+      } else if (src !== PpSource.FAIL) {
+        if (pool.lastRefill) this.m.charge(cpu, S.pp_refill, pool.lastRefill);
+        this.m.charge(cpu, S.pp_alloc_fast);
+      }
+    }
+    if (page >= 0) {
+      r.c.cache_get++;
+      const tr = this.m.trace;
+      if (tr.on) tr.emit(src === PpSource.SLOW ? K.page_alloc : K.page_cache_get, cpu?.now ?? 0, r.cpu.id, r.index, -1, -1, page, pool.cacheCount);
+    }
+    return page;
+  }
+
+  private ppRecycleDirect(cpu: Cpu, r: RxRing, page: number, packet: number): void {
+    this.m.charge(cpu, S.pp_recycle_direct);
+    const where = this.pools[r.index]!.put(page, true);
+    if (where === 'freed') r.c.cache_full++;
+    else r.c.cache_put++;
+    const tr = this.m.trace;
+    if (tr.on) tr.emit(where === 'freed' ? K.page_free : K.page_cache_put, cpu.now, cpu.id, r.index, -1, packet, page, this.pools[r.index]!.cacheCount);
+  }
+
+  /** A page returned from outside the pool's NAPI context (stack, tx completion, remote CPU). */
+  private ppPut(r: RxRing, page: number): void {
+    const where = this.pools[r.index]!.put(page, false);
+    if (where === 'freed') r.c.cache_full++;
+    else r.c.cache_put++;
+  }
+
+  // ---------------------------------------------------------------- refill
+
+  /** vmxnet3_rq_alloc_rx_buf: post a buffer on every empty ring0 slot (a kept buffer is simply reposted). */
+  private refill(r: RxRing, cpu: Cpu | null): void {
+    const m = this.m;
+    const a = m.alloc;
+    const tr = m.trace;
+    let posted = 0;
+    while (r.prod - r.cons < r.size) {
+      const s = r.prod & r.mask;
+      let page = r.slotPage[s]!;
+      if (page < 0) {
+        if (this.mode === 'page_pool') page = this.ppAlloc(cpu, r);
+        else {
+          page = a.alloc(0);
+          if (page >= 0) {
+            a.dma[page] = DmaDir.FROM_DEVICE;
+            if (cpu) {
+              m.charge(cpu, S.skb_alloc);
+              m.charge(cpu, S.dma_map);
+            }
+          }
+        }
+        if (page < 0) {
+          r.c.alloc_fail++;
+          if (tr.on) tr.emit(K.oom, cpu?.now ?? 0, r.cpu.id, r.index, s, -1, -1, 0);
+          break;
+        }
+      }
+      a.loc[page] = LOC.RX_RING;
+      a.owner[page] = r.index;
+      r.slotPage[s] = page;
+      r.slotOff[s] = 0;
+      r.slotState[s] = SlotState.HW;
+      if (tr.on) tr.emit(K.rx_refill, cpu?.now ?? 0, r.cpu.id, r.index, s, -1, page, 0);
+      r.prod++;
+      posted++;
+    }
+    if (posted > 0 && cpu) {
+      m.charge(cpu, S.rx_doorbell);
+      if (tr.on) tr.emit(K.rx_doorbell, cpu.now, cpu.id, r.index, -1, -1, -1, r.prod);
+    }
+  }
+
+  // ---------------------------------------------------------------- stack
+
+  private deliverSkb(cpu: Cpu, r: RxRing, page: number, packet: number, pooled: boolean): void {
+    const m = this.m;
+    const tr = m.trace;
+    m.charge(cpu, S.stack_rx);
+    r.c.stack_rx++;
+    if (tr.on) tr.emit(K.skb_build, cpu.now, cpu.id, r.index, -1, packet, page, 0);
+    m.alloc.loc[page] = LOC.STACK;
+    if (this.sockets) {
+      m.charge(cpu, S.stack_deliver);
+      if (this.sockets.enqueue(page, packet, cpu.now)) {
+        r.c.sock_delivered++;
+        return;
+      }
+      r.c.sock_dropped++;
+    } else {
+      m.charge(cpu, S.stack_drop);
+      r.c.stack_dropped++;
+    }
+    if (tr.on) tr.emit(K.stack_free, cpu.now, cpu.id, r.index, -1, packet, page, 0);
+    // skb_mark_for_recycle: a page_pool page goes back to its pool.
+    if (pooled) {
+      m.charge(cpu, S.pp_put_ring);
+      this.ppPut(r, page);
+    } else m.alloc.free(page);
+  }
+
+  private reapSocket(cpu: Cpu, r: RxRing): void {
+    const q = this.sockets;
+    if (!q) return;
+    for (;;) {
+      const page = q.reap(cpu.now);
+      if (page < 0) return;
+      // The application's CPU frees it; page_pool pages return to their pool.
+      if (this.m.alloc.dma[page] === DmaDir.BIDIRECTIONAL) this.ppPut(r, page);
+      else this.m.alloc.free(page);
+    }
+  }
+
+  // ---------------------------------------------------------------- tx
+
+  private xmit(cpu: Cpu, r: RxRing, page: number, packet: number, len: number, pooled: boolean): void {
+    const tx = r.tx;
+    const m = this.m;
+    const tr = m.trace;
+    if (tx.prod - tx.cons >= tx.size) {
+      r.c.tx_dropped++;
+      if (tr.on) tr.emit(K.tx_dropped, cpu.now, cpu.id, r.index, -1, packet, page, 0);
+      if (pooled) this.ppRecycleDirect(cpu, r, page, packet);
+      else {
+        m.charge(cpu, S.skb_free);
+        m.alloc.free(page);
+      }
+      return;
+    }
+    const s = tx.prod & tx.mask;
+    tx.slotPage[s] = page;
+    tx.slotLen[s] = len;
+    tx.slotPkt[s] = packet;
+    tx.slotDone[s] = Infinity;
+    m.alloc.loc[page] = LOC.TX_RING;
+    tx.prod++;
+    if (tr.on) tr.emit(K.tx_post, cpu.now, cpu.id, r.index, s, packet, page, len);
+    if (tx.prod - tx.db >= VMXNET3_TX_THRESHOLD || tx.prod - tx.cons >= tx.size) this.txDoorbell(cpu, r);
+  }
+
+  /** Writing TXPROD: a trap to the hypervisor, then the backend sends the batch. */
+  private txDoorbell(cpu: Cpu, r: RxRing): void {
+    const tx = r.tx;
+    const m = this.m;
+    m.charge(cpu, S.tx_doorbell);
+    const frames = tx.prod - tx.db;
+    const t = cpu.now + this.txLatency;
+    for (; tx.db < tx.prod; tx.db++) {
+      const s = tx.db & tx.mask;
+      const start = Math.max(t, this.txWireFree);
+      const done = start + this.wirePerFrame + (Math.max(tx.slotLen[s]!, 60) + 24) * this.wireCyclesPerByte;
+      tx.slotDone[s] = done;
+      this.txWireFree = done;
+    }
+    r.c.tx_doorbells++;
+    if (m.trace.on) m.trace.emit(K.tx_doorbell, cpu.now, cpu.id, r.index, -1, -1, -1, frames);
+  }
+
+  /** vmxnet3_tq_tx_complete: frames the backend has sent; XDP frames go back to the pool in bulk. */
+  private vmxnet3_tq_tx_complete(cpu: Cpu, r: RxRing): void {
+    const tx = r.tx;
+    if (tx.cons === tx.db || tx.slotDone[tx.cons & tx.mask]! > cpu.now) return;
+    const m = this.m;
+    const tr = m.trace;
+    m.charge(cpu, S.tx_cq_poll);
+    while (tx.cons < tx.db && tx.slotDone[tx.cons & tx.mask]! <= cpu.now) {
+      const s = tx.cons & tx.mask;
+      const page = tx.slotPage[s]!;
+      const packet = tx.slotPkt[s]!;
+      m.charge(cpu, S.vmx_tx_complete);
+      tx.slotPage[s] = -1;
+      tx.slotPkt[s] = -1;
+      tx.slotDone[s] = Infinity;
+      tx.cons++;
+      r.c.tx_packets++;
+      if (tr.on) tr.emit(K.tx_done, cpu.now, cpu.id, r.index, s, packet, page, 0);
+      if (m.alloc.dma[page] === DmaDir.BIDIRECTIONAL) {
+        m.charge(cpu, S.xdp_return_frame);
+        this.ppPut(r, page);
+      } else {
+        m.charge(cpu, S.skb_free);
+        m.alloc.free(page);
+      }
+    }
+  }
+
+  // ---------------------------------------------------------------- cpumap
+
+  private bqEnqueue(cpu: Cpu, r: RxRing, page: number, packet: number): void {
+    const q = this.bq[r.index]!;
+    q.pages[q.n] = page;
+    q.packets[q.n] = packet;
+    q.n++;
+    this.m.alloc.loc[page] = LOC.REDIRECT;
+    if (q.n === CPU_MAP_BULK_SIZE) this.bqFlush(cpu, r);
+  }
+
+  /** bq_flush_to_queue: the bulk onto the remote CPU's ptr_ring (its kthread drops them: `-e drop`). */
+  private bqFlush(cpu: Cpu, r: RxRing): void {
+    const q = this.bq[r.index]!;
+    if (q.n === 0) return;
+    this.m.charge(cpu, S.cpumap_flush, q.n);
+    for (let k = 0; k < q.n; k++) this.remoteConsume(r, q.pages[k]!, true);
+    q.n = 0;
+  }
+
+  /** The remote CPU (not modelled as busy: it only drops) returns the page. */
+  private remoteConsume(r: RxRing, page: number, pooled: boolean): void {
+    r.c.redirect_done++;
+    if (pooled) this.ppPut(r, page);
+    else this.m.alloc.free(page);
+  }
+
+  private xdp_do_flush(cpu: Cpu, r: RxRing): void {
+    if (this.bq[r.index]!.n === 0) return;
+    this.m.charge(cpu, S.xdp_do_flush);
+    this.bqFlush(cpu, r);
+  }
+}

@@ -1,0 +1,84 @@
+/**
+ * The VM behind the driver's XDP hook: real eBPF bytecode (a program spec,
+ * as the compiler writes it and the kernel loads it) run by src/vm on the
+ * simulated page, in place. The driver sees an XdpHook like any other; this
+ * adapter translates the xdp_buff (offsets into the page pool) into the
+ * VM's frame (offsets into one page), reports the instruction count the
+ * cost model charges, and counts map lookups by wrapping the maps' lookup
+ * (the VM does not report helper calls).
+ */
+import type { ParsedSpec } from '../isa/spec';
+import { createMap, type BpfMap } from '../maps';
+import { createVm, type XdpFrame, type XdpVm } from '../vm';
+import { PAGE_SIZE } from './page_alloc';
+import type { XdpBuff, XdpHook } from './program';
+
+export interface VmHook extends XdpHook {
+  readonly vm: XdpVm;
+  readonly maps: BpfMap[];
+}
+
+/** Load a parsed spec into a VM hook; an error string when the maps cannot be created. */
+export function vmHook(parsed: ParsedSpec, opts: { name?: string; nCpus?: number } = {}): VmHook | { error: string } {
+  const maps: BpfMap[] = [];
+  for (const spec of parsed.spec.maps ?? []) {
+    const m = createMap(spec, { nCpus: opts.nCpus ?? 1 });
+    if ('error' in m) return { error: m.error };
+    maps.push(m);
+  }
+  let lookups = 0;
+  for (const m of maps) {
+    const lookup = m.lookup.bind(m);
+    (m as { lookup: BpfMap['lookup'] }).lookup = (key, cpu) => {
+      lookups++;
+      return lookup(key, cpu);
+    };
+  }
+  const vm = createVm(parsed, { maps, nCpus: opts.nCpus ?? 1 });
+  if ('error' in vm) return vm;
+  // One view per buffer (a page, or an order-3 fragment), made on first use:
+  // the VM indexes the frame's own buffer from data_hard_start.
+  const views = new Map<number, Uint8Array>();
+  let viewsOf: ArrayBufferLike | null = null;
+  const frame: XdpFrame = { buf: new Uint8Array(0), data: 0, dataEnd: 0, dataMeta: 0, ingressIfindex: 1, rxQueueIndex: 0, frameSize: PAGE_SIZE };
+  const name = opts.name ?? parsed.spec.funcs?.[0]?.name ?? 'xdp program';
+  return {
+    name,
+    engine: 'vm',
+    vm,
+    maps,
+    run(x: XdpBuff): number {
+      const base = x.hardStart;
+      if (viewsOf !== x.mem.buffer) {
+        views.clear();
+        viewsOf = x.mem.buffer;
+      }
+      let view = views.get(base);
+      if (!view) views.set(base, (view = x.mem.subarray(base, base + x.frameSz)));
+      frame.buf = view;
+      frame.data = x.data - base;
+      frame.dataEnd = x.dataEnd - base;
+      frame.dataMeta = x.dataMeta - base;
+      frame.rxQueueIndex = x.rxQueueIndex;
+      frame.ingressIfindex = x.ingressIfindex;
+      frame.frameSize = x.frameSz;
+      lookups = 0;
+      const r = vm.runXdp(frame);
+      x.insns = r.insns;
+      x.mapLookups = lookups;
+      x.data = r.data + base;
+      x.dataEnd = r.dataEnd + base;
+      x.dataMeta = r.dataMeta + base;
+      if (r.fault) x.fault = r.fault.message;
+      if (r.redirect) {
+        if ('ifindex' in r.redirect) x.redirectIfindex = r.redirect.ifindex;
+        else {
+          x.redirectMap = r.redirect.map;
+          x.redirectKey = r.redirect.key;
+        }
+      }
+      return r.retval;
+    },
+    mapsSummary: () => Object.fromEntries(maps.map((m) => [m.name, m.dump()])),
+  };
+}

@@ -1,0 +1,73 @@
+import { describe, expect, it } from 'vitest';
+import { createMap, BPF_ANY, BPF_EXIST, BPF_NOEXIST, E2BIG, EEXIST, EINVAL, ENOENT, type BpfMap } from '../../src/maps';
+import type { MapSpec } from '../../src/isa';
+
+const u32 = (n: number): Uint8Array => new Uint8Array(new Uint32Array([n]).buffer);
+const u64 = (n: number): Uint8Array => new Uint8Array(new BigUint64Array([BigInt(n)]).buffer);
+function make(spec: MapSpec, nCpus = 2): BpfMap {
+  const m = createMap(spec, { nCpus });
+  if ('error' in m) throw new Error(m.error);
+  return m;
+}
+
+describe('maps follow the kernel', () => {
+  it('array: every element exists; NOEXIST is -EEXIST, out of range -E2BIG, delete -EINVAL', () => {
+    const m = make({ type: 'array', key_size: 4, value_size: 8, max_entries: 4 });
+    expect(m.update(u32(1), u64(5), BPF_NOEXIST, 0)).toBe(-EEXIST);
+    expect(m.update(u32(4), u64(5), BPF_ANY, 0)).toBe(-E2BIG);
+    expect(m.update(u32(1), u64(5), 3, 0)).toBe(-EINVAL);
+    expect(m.update(u32(1), u64(5), BPF_EXIST, 0)).toBe(0);
+    expect(m.delete(u32(1))).toBe(-EINVAL);
+    expect(m.lookup(u32(4), 0)).toBeUndefined();
+    m.lookup(u32(3), 0)![0] = 9; // the lookup is the live value
+    expect(m.dump()).toEqual({ type: 'array', entries: [{ key: '01000000', value: '0500000000000000' }, { key: '03000000', value: '0900000000000000' }] });
+  });
+
+  it('percpu_array: a program writes its cpu; user space fills every cpu', () => {
+    const m = make({ type: 'percpu_array', key_size: 4, value_size: 4, max_entries: 2 });
+    expect(m.update(u32(0), u32(7), BPF_ANY, 1)).toBe(0);
+    expect(m.dump().entries).toEqual([{ key: '00000000', value: ['00000000', '07000000'] }]);
+    expect(m.userUpdate(u32(1), u32(3))).toBe(0);
+    expect(m.dump().entries[1]).toEqual({ key: '01000000', value: ['03000000', '03000000'] });
+  });
+
+  it('hash: NOEXIST/EXIST, full map -E2BIG, missing delete -ENOENT', () => {
+    const m = make({ type: 'hash', key_size: 4, value_size: 8, max_entries: 2 });
+    expect(m.update(u32(1), u64(1), BPF_EXIST, 0)).toBe(-ENOENT);
+    expect(m.update(u32(1), u64(1), BPF_NOEXIST, 0)).toBe(0);
+    expect(m.update(u32(1), u64(2), BPF_NOEXIST, 0)).toBe(-EEXIST);
+    expect(m.update(u32(2), u64(2), BPF_ANY, 0)).toBe(0);
+    expect(m.update(u32(3), u64(3), BPF_ANY, 0)).toBe(-E2BIG);
+    expect(m.update(u32(2), u64(4), BPF_ANY, 0)).toBe(0); // replacing works when full
+    expect(m.delete(u32(9))).toBe(-ENOENT);
+    expect(m.delete(u32(1))).toBe(0);
+    expect(m.lookup(u32(1), 0)).toBeUndefined();
+    expect(m.dump().entries).toEqual([{ key: '02000000', value: '0400000000000000' }]);
+  });
+
+  it('lru_hash: a full map evicts the least recently used entry', () => {
+    const m = make({ type: 'lru_hash', key_size: 4, value_size: 8, max_entries: 2 });
+    m.update(u32(1), u64(1), BPF_ANY, 0);
+    m.update(u32(2), u64(2), BPF_ANY, 0);
+    m.lookup(u32(1), 0); // 2 is now the oldest
+    expect(m.update(u32(3), u64(3), BPF_ANY, 0)).toBe(0);
+    expect(m.lookup(u32(2), 0)).toBeUndefined();
+    expect(m.keys().map((k) => k[0])).toEqual([1, 3]);
+  });
+
+  it('devmap: programs cannot update; user space can; missing entries are absent', () => {
+    const m = make({ type: 'devmap', key_size: 4, value_size: 4, max_entries: 4 });
+    expect(m.update(u32(0), u32(1), BPF_ANY, 0)).toBe(-EINVAL);
+    expect(m.userUpdate(u32(2), u32(7))).toBe(0);
+    expect(m.lookup(u32(0), 0)).toBeUndefined();
+    expect(m.dump().entries).toEqual([{ key: '02000000', value: '07000000' }]);
+    expect(m.delete(u32(2))).toBe(0);
+    expect(m.delete(u32(2))).toBe(-ENOENT);
+  });
+
+  it('rejects bad map specs and init entries with a reason', () => {
+    expect(createMap({ type: 'array', key_size: 8, value_size: 4, max_entries: 1 })).toEqual({ error: 'map array: key_size must be 4 (EINVAL)' });
+    expect(createMap({ type: 'hash', key_size: 4, value_size: 4, max_entries: 0 })).toEqual({ error: 'map hash: max_entries must be > 0 (EINVAL)' });
+    expect(createMap({ type: 'hash', key_size: 4, value_size: 4, max_entries: 1, init: [{ key: 'zz', value: '00000000' }] })).toMatchObject({ error: expect.stringMatching(/init\[0\]\.key/) });
+  });
+});

@@ -343,6 +343,42 @@ export class FuncGen {
     }
   }
 
+  /** The value of e when it is constant given the constant-bound locals (unrolled induction variables, single-assignment constants). */
+  private evalStatic(e: Expr, depth = 0): bigint | undefined {
+    if (depth > 64) return undefined;
+    switch (e.k) {
+      case 'num': return isInt(e.ty) ? e.value : undefined;
+      case 'var': return this.constBind.get(e.sym);
+      case 'cast': {
+        if (!isInt(e.ty) || !isInt(e.e.ty)) return undefined;
+        const v = this.evalStatic(e.e, depth + 1);
+        return v === undefined ? undefined : wrapInt(v, e.ty);
+      }
+      case 'unary': {
+        const v = this.evalStatic(e.e, depth + 1);
+        if (v === undefined) return undefined;
+        if (e.op === '!') return v === 0n ? 1n : 0n;
+        return wrapInt(e.op === '-' ? -v : ~v, e.ty);
+      }
+      case 'logical': {
+        const l = this.evalStatic(e.l, depth + 1);
+        if (l === undefined) return undefined;
+        if (e.op === '&&' && l === 0n) return 0n;
+        if (e.op === '||' && l !== 0n) return 1n;
+        const r = this.evalStatic(e.r, depth + 1);
+        return r === undefined ? undefined : r !== 0n ? 1n : 0n;
+      }
+      case 'binary': {
+        if (!isInt(e.l.ty) || !isInt(e.r.ty)) return undefined;
+        const l = this.evalStatic(e.l, depth + 1);
+        if (l === undefined) return undefined;
+        const r = this.evalStatic(e.r, depth + 1);
+        return r === undefined ? undefined : evalBinary(e.op, l, r, e.l.ty, e.ty);
+      }
+      default: return undefined;
+    }
+  }
+
   private staticConst(e: Expr): bigint | undefined {
     const c = constOf(e);
     if (c !== undefined) return c;
@@ -467,7 +503,7 @@ export class FuncGen {
         return;
       }
       case 'if': {
-        const c = constOf(s.c);
+        const c = this.evalStatic(s.c);
         if (c !== undefined) {
           if (c !== 0n) this.stmt(s.t);
           else if (s.f) this.stmt(s.f);
@@ -849,7 +885,7 @@ export class FuncGen {
       case 'assign': return this.assign(e, discard);
       case 'incdec': return this.incdec(e, discard);
       case 'cond': {
-        const c = constOf(e.c);
+        const c = this.evalStatic(e.c);
         if (c !== undefined) return this.expr(c !== 0n ? e.t : e.f, discard);
         if (discard || e.ty.k === 'void') {
           const elseL = this.newLabel(), end = this.newLabel();
@@ -1270,7 +1306,7 @@ export class FuncGen {
   }
 
   private condValue(e: Expr): Val {
-    const c = constOf(e);
+    const c = this.evalStatic(e);
     if (c !== undefined) return { k: 'imm', v: c };
     // The short form holds its register across the condition: only when registers are plentiful.
     if (this.containsCall(e) || this.freeRegCount() < 4) return this.select(e, { k: 'num', value: 1n, ty: T.int, span: e.span }, { k: 'num', value: 0n, ty: T.int, span: e.span }, T.int);
@@ -1287,7 +1323,7 @@ export class FuncGen {
 
   /** Jump to `target` when e's truth equals `when`; fall through otherwise. */
   branch(e: Expr, target: number, when: boolean): void {
-    const c = constOf(e);
+    const c = this.evalStatic(e);
     if (c !== undefined) {
       if ((c !== 0n) === when) this.jmp(target);
       return;

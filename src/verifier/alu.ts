@@ -62,6 +62,24 @@ function checkRegSaneOffset(env: Env, reg: Reg, type: RegType): boolean {
   return true;
 }
 
+/** The same limits on the pointer a computation produced (6.18 words it by offset). */
+function checkResultSaneOffset(env: Env, reg: Reg, type: RegType): boolean {
+  const M = BigInt(BPF_MAX_VAR_OFF);
+  if (reg.off >= BPF_MAX_VAR_OFF || reg.off <= -BPF_MAX_VAR_OFF) {
+    env.verboseErr(`${regTypeStr(type)} pointer offset ${reg.off} is not allowed`);
+    return false;
+  }
+  if (reg.smin === S64_MIN) {
+    env.verboseErr(`math between ${regTypeStr(type)} pointer and register with unbounded min value is not allowed`);
+    return false;
+  }
+  if (reg.smin >= M || reg.smin <= -M) {
+    env.verboseErr(`${regTypeStr(type)} pointer offset ${reg.smin} is not allowed`);
+    return false;
+  }
+  return true;
+}
+
 const addOv = (a: bigint, b: bigint): boolean => s64(a + b) !== a + b;
 const subOv = (a: bigint, b: bigint): boolean => s64(a - b) !== a - b;
 
@@ -172,7 +190,7 @@ function adjustPtrMinMaxVals(env: Env, insn: Insn, ptr: Reg, offReg: Reg, dstIsO
     default:
       env.reject(`R${dstno} pointer arithmetic with ${ALU_STR[op >> 4]} operator prohibited`);
   }
-  if (!checkRegSaneOffset(env, res, p.type)) throw env.rejectSilently();
+  if (!checkResultSaneOffset(env, res, p.type)) throw env.rejectSilently();
   regBoundsSync(res);
   env.regs[dstno] = res;
 }

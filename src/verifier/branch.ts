@@ -495,7 +495,9 @@ export function checkCondJmpOp(env: Env, insn: Insn, idx: number): BranchOutcome
   return { next: idx + 1, push: { state: other, insnIdx: target } };
 }
 
-/** Precision is tracked as "any scalar decided a branch or an access". */
-function markPrecise(r: Reg): void {
-  r.precise = true;
-}
+/**
+ * The kernel marks precision by backtracking into parent states, not on the
+ * current register (so the current line prints no "P"). Pruning here treats
+ * every scalar as precise, so there is nothing to record.
+ */
+function markPrecise(_r: Reg): void {}

@@ -180,7 +180,6 @@ function checkMemSizeReg(env: Env, regno: number, zeroOk: boolean, write: boolea
     env.reject(`R${regno} unbounded memory access, use 'var &= const' or 'if (var < const)'`);
   }
   checkHelperMemAccess(env, regno - 1, Number(reg.umax), write, zeroOk, m);
-  reg.precise = true;
 }
 
 /** get_constant_map_key: a constant key on the stack lets array lookups skip the null check. */
@@ -199,7 +198,6 @@ function constantMapKey(env: Env, key: Reg, keySize: number): bigint | null {
   for (let i = byte; i >= 0 && sl.types[i] === STACK_SPILL; i--) spill++;
   if (spill !== keySize) return null;
   if (!tnumIsConst(sl.spilled.varOff)) return null;
-  sl.spilled.precise = true;
   return sl.spilled.varOff.value;
 }
 

@@ -144,9 +144,8 @@ function checkCfg(env: Env): void {
   for (let i = 0; i < n; i++) {
     if (!seen[i]) env.reject(`unreachable insn ${i}`);
     if (isLdImm64(insns[i]!)) {
-      if (seen[i + 1] && i + 1 < n) {
-        // The second slot is only "seen" if something jumped into it.
-      }
+      // The second slot is only "seen" if something jumped into it.
+      if (i + 1 < n && seen[i + 1]) env.reject(`jump into the middle of ldimm64 insn ${i}`);
       i++;
     }
   }

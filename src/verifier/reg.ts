@@ -166,34 +166,35 @@ export const snum = (v: bigint): string => {
   return x >= -32768n && x <= 32767n ? x.toString() : '0x' + u64(v).toString(16);
 };
 
+const isSnumDecimal = (v: bigint): boolean => v >= -32768n && v <= 32767n;
+const s32Entry = (v: bigint): bigint => (isSnumDecimal(v) ? v : u32(v));
+
 function printScalarRanges(r: Reg, parts: string[]): void {
   const mm: { name: string; val: bigint; omit: boolean; signed: boolean }[] = [
     { name: 'smin', val: r.smin, omit: r.smin === S64_MIN, signed: true },
     { name: 'smax', val: r.smax, omit: r.smax === S64_MAX, signed: true },
     { name: 'umin', val: r.umin, omit: r.umin === 0n, signed: false },
     { name: 'umax', val: r.umax, omit: r.umax === U64_MAX, signed: false },
-    { name: 'smin32', val: r.s32min, omit: r.s32min === S32_MIN, signed: true },
-    { name: 'smax32', val: r.s32max, omit: r.s32max === S32_MAX, signed: true },
+    // A 32-bit signed bound too large for decimal is kept as its u32 bits.
+    { name: 'smin32', val: s32Entry(r.s32min), omit: r.s32min === S32_MIN, signed: true },
+    { name: 'smax32', val: s32Entry(r.s32max), omit: r.s32max === S32_MAX, signed: true },
     { name: 'umin32', val: r.u32min, omit: r.u32min === 0n, signed: false },
     { name: 'umax32', val: r.u32max, omit: r.u32max === U32_MAX, signed: false },
   ];
-  // Values are compared as the kernel's u64 view of them.
-  const raw = (m: (typeof mm)[number]): bigint => u64(m.val);
   for (let i = 0; i < mm.length; i++) {
     const m1 = mm[i]!;
     if (m1.omit) continue;
-    const neg1 = m1.signed && m1.val < 0n;
+    const neg1 = m1.signed && s64(m1.val) < 0n;
     let s = `${m1.name}=`;
     for (let j = i + 2; j < mm.length; j += 2) {
       const m2 = mm[j]!;
-      if (m2.omit || raw(m2) !== raw(m1)) continue;
-      const neg2 = m2.signed && m2.val < 0n;
+      if (m2.omit || u64(m2.val) !== u64(m1.val)) continue;
+      const neg2 = m2.signed && s64(m2.val) < 0n;
       if (neg2 !== neg1) continue;
       m2.omit = true;
       s += `${m2.name}=`;
     }
-    s += m1.signed ? snum(m1.val) : unum(m1.val);
-    parts.push(s);
+    parts.push(s + (m1.signed ? snum(m1.val) : unum(m1.val)));
   }
 }
 
@@ -214,12 +215,15 @@ export function formatReg(r: Reg, maps: readonly MapInfo[]): string {
   s += t;
   const parts: string[] = [];
   if (r.id) parts.push(`id=${r.id}`);
-  if (t !== 'scalar' && r.off) parts.push(`off=${r.off}`);
-  if (t === 'pkt' || t === 'pkt_meta' || t === 'pkt_end') {
-    if (t !== 'pkt_end' || r.range) parts.push(`r=${unum(BigInt(r.range))}`);
+  if (t === 'pkt' || t === 'pkt_meta') {
+    if (r.off) parts.push(`off=${snum(BigInt(r.off))}`);
+    parts.push(`r=${unum(BigInt(r.range))}`);
   } else if (t === 'map_ptr' || t === 'map_value' || t === 'map_value_or_null') {
     const m = maps[r.map];
     if (m) parts.push(`ks=${m.key_size},vs=${m.value_size}`);
+    if (r.off) parts.push(`off=${snum(BigInt(r.off))}`);
+  } else if (t !== 'scalar' && r.off) {
+    parts.push(`off=${snum(BigInt(r.off))}`);
   }
   if (tnumIsConst(r.varOff)) {
     if (r.varOff.value !== 0n || t === 'scalar') parts.push(`imm=${hex(r.varOff.value)}`);

@@ -26,6 +26,7 @@ test('a share link opens the same program in a fresh browser', async ({ page, br
   const link = await lab.share();
   expect(link).toMatch(/#share=[A-Za-z0-9_-]+$/);
   await lab.screenshot(testInfo, 'share-link');
+  await page.close(); // one app at a time: the CI machine is small
 
   // A new context has empty localStorage: only the link can carry the program.
   const ctx = await browser.newContext();
@@ -42,6 +43,7 @@ test('a truncated share link opens the default example with a message', async ({
   await lab.setSource(EDITED);
   await expect.poll(() => lab.source()).toBe(EDITED);
   const link = await lab.share();
+  await page.close();
   const ctx = await browser.newContext();
   const other = new LabPage(await ctx.newPage());
   await other.open(link.slice(0, link.length - 25));

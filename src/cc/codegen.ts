@@ -21,7 +21,7 @@
 import type { Expr, Init, Stmt, Sym } from './ast';
 import { type DiagnosticBag, type Span } from './diagnostics';
 import { computeLiveness, type LiveRange } from './liveness';
-import { peephole } from './peephole';
+import { peephole, removeUnreachable } from './peephole';
 import { evalBinary } from './sema';
 import { T, alignOf, isInt, isPtr, sizeOf, type FuncType, type IntType, type Member, type Type } from './types';
 import * as O from '../isa/opcodes';
@@ -142,6 +142,7 @@ export class FuncGen {
   /** Resolve label jumps to offsets; drop jumps to the next instruction. */
   finish(): void {
     if (this.ctx.optimize !== false) peephole(this.out, this.labelPos);
+    removeUnreachable(this.out, this.labelPos);
     // Remove `ja +0` (a jump to the very next slot) repeatedly, fixing label positions.
     for (;;) {
       const kill = this.out.findIndex((e, i) => e.label !== undefined && e.insn.code === (O.BPF_JMP | O.BPF_JA) && this.labelPos[e.label] === i + 1);
@@ -342,6 +343,42 @@ export class FuncGen {
     }
   }
 
+  /** The value of e when it is constant given the constant-bound locals (unrolled induction variables, single-assignment constants). */
+  private evalStatic(e: Expr, depth = 0): bigint | undefined {
+    if (depth > 64) return undefined;
+    switch (e.k) {
+      case 'num': return isInt(e.ty) ? e.value : undefined;
+      case 'var': return this.constBind.get(e.sym);
+      case 'cast': {
+        if (!isInt(e.ty) || !isInt(e.e.ty)) return undefined;
+        const v = this.evalStatic(e.e, depth + 1);
+        return v === undefined ? undefined : wrapInt(v, e.ty);
+      }
+      case 'unary': {
+        const v = this.evalStatic(e.e, depth + 1);
+        if (v === undefined) return undefined;
+        if (e.op === '!') return v === 0n ? 1n : 0n;
+        return wrapInt(e.op === '-' ? -v : ~v, e.ty);
+      }
+      case 'logical': {
+        const l = this.evalStatic(e.l, depth + 1);
+        if (l === undefined) return undefined;
+        if (e.op === '&&' && l === 0n) return 0n;
+        if (e.op === '||' && l !== 0n) return 1n;
+        const r = this.evalStatic(e.r, depth + 1);
+        return r === undefined ? undefined : r !== 0n ? 1n : 0n;
+      }
+      case 'binary': {
+        if (!isInt(e.l.ty) || !isInt(e.r.ty)) return undefined;
+        const l = this.evalStatic(e.l, depth + 1);
+        if (l === undefined) return undefined;
+        const r = this.evalStatic(e.r, depth + 1);
+        return r === undefined ? undefined : evalBinary(e.op, l, r, e.l.ty, e.ty);
+      }
+      default: return undefined;
+    }
+  }
+
   private staticConst(e: Expr): bigint | undefined {
     const c = constOf(e);
     if (c !== undefined) return c;
@@ -466,7 +503,7 @@ export class FuncGen {
         return;
       }
       case 'if': {
-        const c = constOf(s.c);
+        const c = this.evalStatic(s.c);
         if (c !== undefined) {
           if (c !== 0n) this.stmt(s.t);
           else if (s.f) this.stmt(s.f);
@@ -731,7 +768,9 @@ export class FuncGen {
         continue;
       }
       const v = this.expr(p.e);
-      this.storeVal({ ...addr, off: addr.off + p.offset }, sizeOf(p.type), v, p.type);
+      // A scalar local that lives on the stack is spilled and reloaded as a whole register.
+      const whole = !sym.addressTaken && (isInt(sym.type) || isPtr(sym.type)) && p.offset === 0;
+      this.storeVal({ ...addr, off: addr.off + p.offset }, whole ? 8 : sizeOf(p.type), v, p.type);
       this.release(v);
     }
   }
@@ -846,7 +885,7 @@ export class FuncGen {
       case 'assign': return this.assign(e, discard);
       case 'incdec': return this.incdec(e, discard);
       case 'cond': {
-        const c = constOf(e.c);
+        const c = this.evalStatic(e.c);
         if (c !== undefined) return this.expr(c !== 0n ? e.t : e.f, discard);
         if (discard || e.ty.k === 'void') {
           const elseL = this.newLabel(), end = this.newLabel();
@@ -1110,7 +1149,10 @@ export class FuncGen {
     }
     if (ts === 4) return fs === 8 ? { ...v, zext: false } : v;
     // Narrowing to 8 or 16 bits: keep the 32-bit value correctly extended.
-    if (fs <= ts && (fsigned === (to as IntType).signed || fs < ts)) return v;
+    // Wider or equal and the representation still holds: zero-extended values fit any wider
+    // type; sign-extended ones only a signed one.
+    const tsigned = (to as IntType).signed;
+    if ((fs < ts && (!fsigned || tsigned)) || (fs === ts && fsigned === tsigned)) return v;
     if (v.bits !== undefined && v.bits < ts * 8 + ((to as IntType).signed ? 0 : 1)) return v;
     const r = this.owned(v, from);
     const bits = ts * 8;
@@ -1245,6 +1287,9 @@ export class FuncGen {
     this.branch(c, elseL, false);
     const tv = this.expr(t);
     const r = tv.k === 'reg' && tv.temp ? tv.r : this.allocTemp();
+    const small = sizeOf(ty) < 8 && ty.k === 'int';
+    // Zero upper half on both arms? A 32-bit move or immediate gives it; a reused register only if it had it.
+    let zext = small && (tv.k === 'imm' || (tv.k === 'reg' && (tv.r !== r || !!tv.zext)));
     this.moveTo(tv, r, ty);
     if (tv.k === 'reg' && tv.r !== r) this.release(tv);
     this.jmp(end);
@@ -1252,17 +1297,19 @@ export class FuncGen {
     this.regOwner[r] = 'free';
     const fv = this.expr(f);
     if (this.regOwner[r] !== 'free' && !(fv.k === 'reg' && fv.r === r)) this.fail('expression too complex: out of registers (split it into several statements)', this.span, 'cc-out-of-registers');
+    zext &&= fv.k === 'imm' || (fv.k === 'reg' && (fv.r !== r || !!fv.zext));
     this.moveTo(fv, r, ty);
     if (!(fv.k === 'reg' && fv.r === r)) this.release(fv);
     this.regOwner[r] = 'temp';
     this.place(end);
-    return { k: 'reg', r, temp: true, zext: sizeOf(ty) < 8 };
+    return { k: 'reg', r, temp: true, zext };
   }
 
   private condValue(e: Expr): Val {
-    const c = constOf(e);
+    const c = this.evalStatic(e);
     if (c !== undefined) return { k: 'imm', v: c };
-    if (this.containsCall(e)) return this.select(e, { k: 'num', value: 1n, ty: T.int, span: e.span }, { k: 'num', value: 0n, ty: T.int, span: e.span }, T.int);
+    // The short form holds its register across the condition: only when registers are plentiful.
+    if (this.containsCall(e) || this.freeRegCount() < 4) return this.select(e, { k: 'num', value: 1n, ty: T.int, span: e.span }, { k: 'num', value: 0n, ty: T.int, span: e.span }, T.int);
     const r = this.allocTemp();
     const l = this.newLabel();
     this.emit(O.BPF_ALU | O.BPF_MOV | O.BPF_K, r, 0, 0, 1);
@@ -1271,12 +1318,12 @@ export class FuncGen {
     this.emit(O.BPF_ALU | O.BPF_MOV | O.BPF_K, r, 0, 0, 0);
     this.place(l);
     this.regOwner[r] = 'temp';
-    return { k: 'reg', r, temp: true, zext: true };
+    return { k: 'reg', r, temp: true, zext: true, bits: 1 };
   }
 
   /** Jump to `target` when e's truth equals `when`; fall through otherwise. */
   branch(e: Expr, target: number, when: boolean): void {
-    const c = constOf(e);
+    const c = this.evalStatic(e);
     if (c !== undefined) {
       if ((c !== 0n) === when) this.jmp(target);
       return;
@@ -1395,7 +1442,8 @@ export class FuncGen {
       this.storeBitfield(a, target.m, v);
       return discard ? { k: 'imm', v: 0n } : v;
     }
-    if (width === 8 && sizeOf(lt) < 8) v = this.convert(v, e.op === '=' ? e.r.ty : opType(e), isInt(lt) && lt.signed ? T.long : T.ulong);
+    // A whole-register stack home keeps the value as a register would: narrowed to its type.
+    if (width === 8 && sizeOf(lt) < 8) v = this.convert(v, e.op === '=' ? e.r.ty : opType(e), lt);
     this.storeVal(a, width, v, lt);
     if (discard) { this.release(v); return { k: 'imm', v: 0n }; }
     return v;

@@ -96,16 +96,18 @@ function compileInner(source: string, file: string, diags: DiagnosticBag, header
   const bodies: { sym: Sym; out: EmittedInsn[] }[] = [];
   const main = new FuncGen(ctx, entry);
   main.generate();
-  main.finish();
   bodies.push({ sym: entry, out: main.out });
+  const gens = [main];
   for (let i = 0; i < ctx.subprogs.length && i < 64; i++) {
     const f = ctx.subprogs[i]!;
     const g = new FuncGen(ctx, f);
     g.generate();
-    g.finish();
+    gens.push(g);
     bodies.push({ sym: f, out: g.out });
   }
+  // Code after an error may be incomplete: resolve jumps only for a clean program.
   if (diags.hasErrors) return undefined;
+  for (const g of gens) g.finish();
 
   // Link: lay the functions out one after another and resolve calls and map references.
   const start = new Map<Sym, number>();

@@ -175,7 +175,32 @@ function mergeTails(code: Code, labelPos: number[]): boolean {
   return false;
 }
 
+/**
+ * Delete instructions no path reaches (the kernel rejects a program with
+ * unreachable instructions). Needed for correctness, not just size: a
+ * condition folded to a constant can leave a dead arm behind.
+ */
+export function removeUnreachable(code: Code, labelPos: number[]): void {
+  for (let round = 0; round < 100; round++) {
+    const seen = new Uint8Array(code.length);
+    const work = [0];
+    while (work.length) {
+      const i = work.pop()!;
+      if (i >= code.length || seen[i]) continue;
+      seen[i] = 1;
+      if (code[i]!.insn.code === (O.BPF_LD | O.BPF_IMM | O.BPF_DW) && i + 1 < code.length) seen[i + 1] = 1;
+      for (const s of successors(code, labelPos, i)) work.push(s);
+    }
+    const k = code.findIndex((_, i) => !seen[i]);
+    if (k < 0) return;
+    let end = k;
+    while (end < code.length && !seen[end]) end++;
+    for (let n = k; n < end; n++) remove(code, labelPos, k);
+  }
+}
+
 export function peephole(code: Code, labelPos: number[]): void {
+  removeUnreachable(code, labelPos);
   for (let round = 0; round < 200; round++) if (!mergeTails(code, labelPos)) break;
   for (let round = 0; round < 20; round++) {
     // Only labels some jump uses are join points.

@@ -43,8 +43,10 @@ export class Sema {
     const c = this.constValue(e);
     if (c !== undefined && isInt(to)) return this.num(c, to, e.span);
     if (c !== undefined && isPtr(to) && e.k === 'num') return { k: 'num', value: BigInt.asUintN(64, c), ty: to, span: e.span };
-    if (isInt(e.ty) && isInt(to) && e.ty.size === to.size && e.ty.signed === to.signed && e.ty.kind !== 'bool' && to.kind !== 'bool') return { ...e, ty: to } as Expr;
-    if (isPtr(e.ty) && isPtr(to)) return { ...e, ty: to } as Expr;
+    // Same representation: still a cast node (codegen reads operand types from the inner node,
+    // e.g. the pointee size of pointer arithmetic, and must not see them changed).
+    if (e.k === 'num' && isPtr(e.ty) && isPtr(to)) return { ...e, ty: to };
+    if (e.ty === to) return e;
     return { k: 'cast', e, ty: to, implicit, span };
   }
 

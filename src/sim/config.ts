@@ -15,10 +15,21 @@ export type StackSinkConfig =
   | { kind: 'socket'; appPps: number; rcvbufPackets: number };
 
 export interface SimConfig {
-  /** The NIC driver model (default mlx4: seed 000/003; vmxnet3: seed 004). */
-  driver?: 'mlx4' | 'vmxnet3';
-  /** Where XDP_REDIRECT goes when no handler is set: nowhere (redirect error), a cpumap whose CPU drops (seed 004's xdp_redirect_cpu -e drop), or a devmap entry for a second port (mlx4). */
-  redirectTarget?: 'none' | 'cpumap-drop' | 'devmap-port';
+  /** The NIC driver model (default mlx4: seed 000/003; vmxnet3: seed 004; i40e: seed 001/002). */
+  driver?: Driver;
+  /**
+   * Where XDP_REDIRECT goes when no handler is set: nowhere (redirect error),
+   * a cpumap whose CPU drops (seed 004's xdp_redirect_cpu -e drop), or a
+   * devmap entry for a second port of the same NIC ('devmap-port'), an i40e
+   * port ('devmap-i40e') or a veth whose peer runs XDP_DROP ('devmap-veth').
+   */
+  redirectTarget?: RedirectTarget;
+  /** A program on the devmap entry (BPF_XDP_DEVMAP; seed 002's "2nd xdp_prog"). */
+  devmapProg?: boolean;
+  /** Seed 002's patch: the devmap program runs when the bulk queue is flushed (default) instead of at enqueue. */
+  devmapFlushPatch?: boolean;
+  /** Whether the devmap target can send XDP frames (default true; false: every redirect fails with -ENXIO). */
+  redirectTargetXdp?: boolean;
   /** How a program attaches: 'native' (in the driver) or 'generic' (skb mode, after the skb is built). */
   xdpMode?: 'native' | 'generic';
   /** Hardware profile name (HARDWARE_PROFILES) or a full profile. */
@@ -52,10 +63,16 @@ export interface SimConfig {
   keepTrace?: boolean;
 }
 
+export type Driver = 'mlx4' | 'vmxnet3' | 'i40e';
+export type RedirectTarget = 'none' | 'cpumap-drop' | 'devmap-port' | 'devmap-i40e' | 'devmap-veth';
+
 export interface ResolvedConfig {
-  driver: 'mlx4' | 'vmxnet3';
+  driver: Driver;
   xdpMode: 'native' | 'generic';
-  redirectTarget: 'none' | 'cpumap-drop' | 'devmap-port';
+  redirectTarget: RedirectTarget;
+  devmapProg: boolean;
+  devmapFlushPatch: boolean;
+  redirectTargetXdp: boolean;
   hw: HardwareProfile;
   queues: number;
   rxRingSize: number;
@@ -85,6 +102,9 @@ export function resolveConfig(c: SimConfig): ResolvedConfig {
     driver: c.driver ?? 'mlx4',
     xdpMode: c.xdpMode ?? 'native',
     redirectTarget: c.redirectTarget ?? 'none',
+    devmapProg: c.devmapProg ?? false,
+    devmapFlushPatch: c.devmapFlushPatch ?? true,
+    redirectTargetXdp: c.redirectTargetXdp ?? true,
     hw,
     queues: c.queues ?? 1,
     rxRingSize: c.rxRingSize ?? 16,
@@ -103,8 +123,9 @@ export function resolveConfig(c: SimConfig): ResolvedConfig {
     trace: c.trace ?? true,
     keepTrace: c.keepTrace ?? c.trace ?? true,
   };
-  if (r.driver !== 'mlx4' && r.driver !== 'vmxnet3') throw new Error(`unknown driver '${String(r.driver)}' (known: mlx4, vmxnet3)`);
-  if (r.xdpMode === 'generic' && r.driver !== 'vmxnet3') throw new Error('generic (skb-mode) XDP is modelled on the vmxnet3 driver only');
+  if (r.driver !== 'mlx4' && r.driver !== 'vmxnet3' && r.driver !== 'i40e') throw new Error(`unknown driver '${String(r.driver)}' (known: mlx4, vmxnet3, i40e)`);
+  if (r.xdpMode === 'generic' && r.driver === 'mlx4') throw new Error('generic (skb-mode) XDP is modelled on the vmxnet3 and i40e drivers only');
+  if (r.redirectTarget.startsWith('devmap') && r.driver === 'vmxnet3') throw new Error(`redirect target '${r.redirectTarget}' is modelled on the mlx4 and i40e drivers only`);
   if (!Number.isInteger(r.queues) || r.queues < 1 || r.queues > 64) throw new Error(`queues must be 1..64, got ${r.queues}`);
   if (!pow2(r.rxRingSize) || r.rxRingSize > 8192) throw new Error(`rxRingSize must be a power of two up to 8192, got ${r.rxRingSize}`);
   if (!pow2(r.txRingSize) || r.txRingSize > 8192) throw new Error(`txRingSize must be a power of two up to 8192, got ${r.txRingSize}`);

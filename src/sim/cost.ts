@@ -64,6 +64,15 @@ export const COST_STEPS = [
   'devmap_enqueue', // dev_map_enqueue / bq_enqueue: into the per-CPU devmap bulk queue (16)
   'devmap_xmit', // bq_xmit_all: one ndo_xdp_xmit call for a bulk
   'devmap_xmit_frame', // the target driver's per-frame work in ndo_xdp_xmit
+  // seed 002: devmap programs, the flush patch, veth, generic redirect
+  'devmap_prog_enqueue', // dev_map_run_prog at enqueue (before the flush patch): xdp_frame -> xdp_buff and back, per frame
+  'devmap_prog_flush', // dev_map_bpf_prog_run over the bulk at flush (after the patch), per frame
+  'devmap_bq_prepatch', // bq_enqueue before the patch: dev_rx/xdp_prog/flush_node checked and set per frame
+  'veth_xdp_xmit_frame', // veth_xdp_xmit: one frame onto the peer's ptr_ring
+  'veth_poll', // veth_poll: one NAPI poll of the veth peer's ptr_ring
+  'veth_xdp_rcv_one', // veth_xdp_rcv_one: one xdp_frame from the ptr_ring, xdp_buff set up
+  'generic_dev_xmit', // generic redirect to a NIC: dev_map_generic_redirect, dev_queue_xmit, the driver's xmit of an skb
+  'generic_veth_xmit', // generic redirect to a veth: veth_xmit, the peer's veth_xdp_rcv_skb
 ] as const;
 export type CostStep = (typeof COST_STEPS)[number];
 

@@ -3,14 +3,31 @@
  * queue of up to DEV_MAP_BULK_SIZE frames per target device; a full queue,
  * or xdp_do_flush at the end of the NAPI poll, hands the whole bulk to the
  * target's ndo_xdp_xmit — one call and one doorbell per bulk, which is the
- * point of bulking. The target here is a second NIC port with its own tx
- * ring: frames go out at wire speed and their completion returns the pages
- * (xdp_return_frame: a foreign page is simply freed).
+ * point of bulking.
+ *
+ * Targets:
+ *   'nic'  a second NIC port (mlx4_en_xdp_xmit / i40e_xdp_xmit): frames go
+ *          on its XDP tx ring, out at wire speed; tx completion
+ *          (i40e_clean_tx_irq) returns each frame (xdp_return_frame).
+ *   'veth' a veth device: veth_xdp_xmit puts frames on the peer's ptr_ring
+ *          (VETH_RING_SIZE) and schedules the peer's NAPI on this CPU;
+ *          veth_poll runs the peer's XDP program (XDP_DROP in seed 002)
+ *          and returns the frames.
+ * A devmap entry may carry its own program (BPF_XDP_DEVMAP). Before the
+ * 2021 patch (seed 002) dev_map_enqueue ran it on each frame as it was
+ * enqueued; after it, bq_xmit_all runs it over the whole bulk at flush time.
+ * A target that cannot transmit XDP frames (no XDP tx rings, or a veth
+ * peer with no program) makes ndo_xdp_xmit fail: every frame of the bulk
+ * is dropped, counted as a redirect error and traced with the reason.
+ *
+ * It promises: every frame it was given is, at any moment, in exactly one
+ * place (a bulk queue, the target's ring) or finished (`finished`, `errors`).
  */
 import type { Cpu, Machine } from './machine';
 import { S as CostSteps } from './cost';
 import { K as TraceKinds } from './trace';
-import { PageLoc as PageLocEnum } from './page_alloc';
+import { PAGE_SIZE, PageLoc as PageLocEnum } from './page_alloc';
+import { XdpBuff, XDP_ABORTED, XDP_PASS, XDP_REDIRECT, type XdpHook } from './program';
 
 const S = { ...CostSteps };
 const K = { ...TraceKinds };
@@ -19,49 +36,149 @@ const LOC_TX = PageLocEnum.TX_RING;
 
 /** DEV_MAP_BULK_SIZE. */
 export const DEV_MAP_BULK_SIZE = 16;
+/** VETH_RING_SIZE: the peer's xdp ptr_ring. */
+export const VETH_RING_SIZE = 256;
+/** veth_poll's budget: the NAPI budget. */
+const VETH_NAPI_BUDGET = 64;
+/** ENXIO: what ndo_xdp_xmit returns when the target has no way to send XDP frames. */
+export const ENXIO = 6;
+
+export interface DevmapTargetOptions {
+  kind: 'nic' | 'veth';
+  /** The target device's name, for messages. */
+  name: string;
+  /** Can the target send XDP frames (i40e: XDP tx rings exist; veth: the peer has a program)? */
+  xdpCapable: boolean;
+  /** The program on the devmap entry (BPF_XDP_DEVMAP), if any. */
+  devProg: XdpHook | null;
+  /** Seed 002's patch: run the devmap program at flush (true) or at enqueue (false). */
+  runProgAtFlush: boolean;
+  /** The veth peer's program (seed 002: XDP_DROP). */
+  peerProg: XdpHook | null;
+  /** xdp_return_frame: where a finished frame's page goes (default: the page allocator). */
+  returnFrame?: (cpu: Cpu, page: number) => void;
+  /** A message shown once (the driver's warnings list). */
+  warn?: (msg: string) => void;
+}
 
 export class DevmapTarget {
-  /** Per CPU: the bulk queue (pages, packets, lengths). */
-  readonly bq: { pages: Int32Array; packets: Float64Array; lens: Int32Array; n: number }[];
-  /** The target port's tx ring. */
+  /** Per CPU: the bulk queue (pages, packets, frame data offsets in memory, lengths). */
+  readonly bq: { pages: Int32Array; packets: Float64Array; datas: Float64Array; lens: Int32Array; n: number }[];
+  /** The target port's tx ring ('nic'), or the veth peer's ptr_ring ('veth'). */
   readonly txPage: Int32Array;
   readonly txPkt: Float64Array;
   readonly txDone: Float64Array;
+  /** veth: where each frame's data starts and its length (the peer's program runs on it). */
+  readonly txData: Float64Array;
+  readonly txLen: Int32Array;
   txProd = 0;
   txCons = 0;
+  readonly txSize: number;
   readonly mask: number;
   private wireFree = 0;
   private readonly cyclesPerByte: number;
   private readonly latency: number;
+  private readonly x = new XdpBuff();
+  readonly opts: DevmapTargetOptions;
   flushes = 0;
+  /** Frames ndo_xdp_xmit could not place (ring full). */
   xmitDropped = 0;
+  /** Frames the devmap program dropped. */
+  progDropped = 0;
   sent = 0;
-  /** Frames per flush, for the UI and tests. */
+  /** Frames with a final fate: sent, or dropped by the ring, the devmap program or the veth peer. */
+  finished = 0;
+  /** Frames dropped because the target cannot transmit XDP frames (redirect errors). */
+  errors = 0;
+  /** Frames per flush, for the UI and tests (the last 1024). */
   readonly flushSizes: number[] = [];
+  private warned = false;
 
   constructor(
     readonly m: Machine,
-    readonly txSize: number,
+    txSize: number,
+    opts: Partial<DevmapTargetOptions> = {},
   ) {
-    this.bq = m.cpus.map(() => ({ pages: new Int32Array(DEV_MAP_BULK_SIZE), packets: new Float64Array(DEV_MAP_BULK_SIZE), lens: new Int32Array(DEV_MAP_BULK_SIZE), n: 0 }));
-    this.txPage = new Int32Array(txSize).fill(-1);
-    this.txPkt = new Float64Array(txSize).fill(-1);
-    this.txDone = new Float64Array(txSize).fill(Infinity);
-    this.mask = txSize - 1;
+    this.opts = { kind: 'nic', name: 'port 2', xdpCapable: true, devProg: null, runProgAtFlush: true, peerProg: null, ...opts };
+    this.txSize = this.opts.kind === 'veth' ? VETH_RING_SIZE : txSize;
+    this.bq = m.cpus.map(() => ({
+      pages: new Int32Array(DEV_MAP_BULK_SIZE),
+      packets: new Float64Array(DEV_MAP_BULK_SIZE),
+      datas: new Float64Array(DEV_MAP_BULK_SIZE),
+      lens: new Int32Array(DEV_MAP_BULK_SIZE),
+      n: 0,
+    }));
+    this.txPage = new Int32Array(this.txSize).fill(-1);
+    this.txPkt = new Float64Array(this.txSize).fill(-1);
+    this.txDone = new Float64Array(this.txSize).fill(Infinity);
+    this.txData = new Float64Array(this.txSize);
+    this.txLen = new Int32Array(this.txSize);
+    this.mask = this.txSize - 1;
     this.cyclesPerByte = (8 / m.cfg.hw.linkGbps) * m.cyclesPerNs;
     this.latency = m.cfg.hw.txLatencyNs * m.cyclesPerNs;
   }
 
-  /** dev_map_enqueue → bq_enqueue: queue the frame; a full queue flushes first-in-line. */
-  enqueue(cpu: Cpu, page: number, packet: number, len: number): void {
+  /** xdp_return_frame: the page goes back to its owner (the rx ring's recycling, or the allocator). */
+  private returnFrame(cpu: Cpu, page: number): void {
+    this.m.charge(cpu, S.xdp_return_frame);
+    if (this.opts.returnFrame) this.opts.returnFrame(cpu, page);
+    else this.m.alloc.free(page);
+  }
+
+  /**
+   * dev_map_run_prog / dev_map_bpf_prog_run_skb's XDP twin: run the entry's
+   * program on one frame. Returns true when the frame goes on (XDP_PASS).
+   */
+  private dev_map_run_prog(cpu: Cpu, page: number, packet: number, data: number, len: number): boolean {
+    const prog = this.opts.devProg!;
+    const m = this.m;
+    const x = this.x;
+    x.mem = m.alloc.memory;
+    x.hardStart = page * PAGE_SIZE;
+    x.data = data;
+    x.dataMeta = data;
+    x.dataEnd = data + len;
+    x.frameSz = PAGE_SIZE;
+    x.insns = 0;
+    x.mapLookups = 0;
+    x.redirectIfindex = -1;
+    x.redirectMap = -1;
+    x.redirectKey = -1;
+    x.fault = undefined;
+    let act = prog.run(x) >>> 0;
+    m.charge(cpu, S.xdp_run);
+    if (x.insns) m.charge(cpu, S.xdp_insn, x.insns);
+    if (x.mapLookups) m.charge(cpu, S.map_lookup, x.mapLookups);
+    if (x.fault !== undefined) act = XDP_ABORTED;
+    if (act === XDP_PASS) return true;
+    // Anything else drops the frame (the kernel warns on TX/REDIRECT from a devmap program).
+    const tr = m.trace;
+    if (tr.on) tr.emit(act === XDP_ABORTED || act === XDP_REDIRECT ? K.xdp_exception : K.xdp_drop, cpu.now, cpu.id, -1, -1, packet, page, act);
+    this.progDropped++;
+    this.finished++;
+    this.returnFrame(cpu, page);
+    return false;
+  }
+
+  /** dev_map_enqueue → bq_enqueue: queue the frame; a full queue flushes first. */
+  enqueue(cpu: Cpu, page: number, packet: number, data: number, len: number): void {
     const q = this.bq[cpu.id]!;
-    this.m.charge(cpu, S.devmap_enqueue);
+    const m = this.m;
+    m.charge(cpu, S.devmap_enqueue);
+    if (this.opts.devProg && !this.opts.runProgAtFlush) {
+      // Before the flush patch: the entry's program runs here, one frame at a time.
+      m.charge(cpu, S.devmap_prog_enqueue);
+      if (!this.dev_map_run_prog(cpu, page, packet, data, len)) return;
+    }
+    // Before the patch bq_enqueue set dev_rx/xdp_prog/flush_node on every frame (bq_xmit_all cleared them).
+    if (!m.cfg.devmapFlushPatch) m.charge(cpu, S.devmap_bq_prepatch);
+    if (q.n === DEV_MAP_BULK_SIZE) this.bq_xmit_all(cpu);
     q.pages[q.n] = page;
     q.packets[q.n] = packet;
+    q.datas[q.n] = data;
     q.lens[q.n] = len;
     q.n++;
-    this.m.alloc.loc[page] = LOC_REDIRECT;
-    if (q.n === DEV_MAP_BULK_SIZE) this.bq_xmit_all(cpu);
+    m.alloc.loc[page] = LOC_REDIRECT;
   }
 
   /** __dev_flush (from xdp_do_flush): send this CPU's pending bulk. */
@@ -69,20 +186,67 @@ export class DevmapTarget {
     if (this.bq[cpu.id]!.n > 0) this.bq_xmit_all(cpu);
   }
 
-  /** bq_xmit_all: one ndo_xdp_xmit for the bulk; frames that do not fit are dropped (xdp_return_frame). */
+  /**
+   * bq_xmit_all: after the patch, the entry's program runs over the bulk
+   * first (dev_map_bpf_prog_run), then one ndo_xdp_xmit for what is left.
+   */
   private bq_xmit_all(cpu: Cpu): void {
     const q = this.bq[cpu.id]!;
     const m = this.m;
     const tr = m.trace;
     m.charge(cpu, S.devmap_xmit);
     this.flushes++;
-    this.flushSizes.push(q.n);
+    if (this.flushSizes.length < 1024) this.flushSizes.push(q.n);
+    let n = q.n;
+    if (this.opts.devProg && this.opts.runProgAtFlush) {
+      let kept = 0;
+      for (let k = 0; k < n; k++) {
+        m.charge(cpu, S.devmap_prog_flush);
+        const page = q.pages[k]!;
+        m.alloc.loc[page] = PageLocEnum.IN_FLIGHT;
+        if (!this.dev_map_run_prog(cpu, page, q.packets[k]!, q.datas[k]!, q.lens[k]!)) continue;
+        m.alloc.loc[page] = LOC_REDIRECT;
+        q.pages[kept] = page;
+        q.packets[kept] = q.packets[k]!;
+        q.datas[kept] = q.datas[k]!;
+        q.lens[kept] = q.lens[k]!;
+        kept++;
+      }
+      n = kept;
+    }
+    q.n = 0;
+    if (n === 0) return;
+    if (!this.opts.xdpCapable) {
+      // ndo_xdp_xmit returned -ENXIO: bq_xmit_all frees the bulk; trace_xdp_devmap_xmit reports the error.
+      const why =
+        this.opts.kind === 'veth'
+          ? `${this.opts.name}: veth_xdp_xmit: -ENXIO: the peer has no XDP program, so it cannot receive XDP frames (load one on the peer)`
+          : `${this.opts.name}: ndo_xdp_xmit: -ENXIO: no XDP tx rings on the target (load an XDP program on it)`;
+      if (!this.warned && this.opts.warn) this.opts.warn(why);
+      this.warned = true;
+      for (let k = 0; k < n; k++) {
+        const page = q.pages[k]!;
+        if (tr.on) tr.emit(K.xdp_exception, cpu.now, cpu.id, -1, -1, q.packets[k]!, page, -ENXIO);
+        this.errors++;
+        this.returnFrame(cpu, page);
+      }
+      return;
+    }
+    if (this.opts.kind === 'veth') this.veth_xdp_xmit(cpu, q, n);
+    else this.ndo_xdp_xmit_nic(cpu, q, n);
+  }
+
+  /** i40e_xdp_xmit / mlx4_en_xdp_xmit: descriptors on the target's XDP tx ring, one doorbell. */
+  private ndo_xdp_xmit_nic(cpu: Cpu, q: DevmapTarget['bq'][number], n: number): void {
+    const m = this.m;
+    const tr = m.trace;
     let t = cpu.now + this.latency;
-    for (let k = 0; k < q.n; k++) {
+    for (let k = 0; k < n; k++) {
       const page = q.pages[k]!;
       if (this.txProd - this.txCons >= this.txSize) {
         this.xmitDropped++;
-        m.alloc.free(page);
+        this.finished++;
+        this.returnFrame(cpu, page);
         continue;
       }
       m.charge(cpu, S.devmap_xmit_frame);
@@ -98,34 +262,148 @@ export class DevmapTarget {
       this.txProd++;
     }
     m.charge(cpu, S.tx_doorbell);
-    if (tr.on) tr.emit(K.tx_doorbell, cpu.now, cpu.id, -1, -1, -1, -1, q.n);
-    q.n = 0;
+    if (tr.on) tr.emit(K.tx_doorbell, cpu.now, cpu.id, -1, -1, -1, -1, n);
   }
 
-  /** The target's tx completions up to `now`: pages freed. Returns frames completed. */
-  complete(cpu: Cpu): number {
+  /** veth_xdp_xmit: frames onto the peer's ptr_ring (full → dropped), then __veth_xdp_flush schedules its NAPI. */
+  private veth_xdp_xmit(cpu: Cpu, q: DevmapTarget['bq'][number], n: number): void {
+    const m = this.m;
+    for (let k = 0; k < n; k++) {
+      const page = q.pages[k]!;
+      if (this.txProd - this.txCons >= this.txSize) {
+        this.xmitDropped++;
+        this.finished++;
+        this.returnFrame(cpu, page);
+        continue;
+      }
+      m.charge(cpu, S.veth_xdp_xmit_frame);
+      const s = this.txProd & this.mask;
+      this.txPage[s] = page;
+      this.txPkt[s] = q.packets[k]!;
+      this.txDone[s] = cpu.now;
+      this.txData[s] = q.datas[k]!;
+      this.txLen[s] = q.lens[k]!;
+      m.alloc.loc[page] = LOC_REDIRECT;
+      this.txProd++;
+    }
+  }
+
+  /**
+   * veth_poll on this CPU (net_rx_action runs the NAPI the flush scheduled):
+   * veth_xdp_rcv takes up to a budget of frames from the ptr_ring and runs
+   * the peer's program on each. Returns frames finished.
+   */
+  veth_poll(cpu: Cpu): number {
+    if (this.opts.kind !== 'veth' || this.txCons === this.txProd) return 0;
+    const m = this.m;
+    const tr = m.trace;
+    m.charge(cpu, S.veth_poll);
     let n = 0;
-    while (this.txCons < this.txProd && this.txDone[this.txCons & this.mask]! <= cpu.now) {
+    while (this.txCons < this.txProd && n < VETH_NAPI_BUDGET) {
       const s = this.txCons & this.mask;
-      this.m.charge(cpu, S.xdp_return_frame);
-      this.m.alloc.free(this.txPage[s]!);
+      const page = this.txPage[s]!;
+      const packet = this.txPkt[s]!;
+      m.charge(cpu, S.veth_xdp_rcv_one);
+      const prog = this.opts.peerProg;
+      let act = XDP_PASS;
+      if (prog) {
+        const x = this.x;
+        x.mem = m.alloc.memory;
+        x.hardStart = page * PAGE_SIZE;
+        x.data = this.txData[s]!;
+        x.dataMeta = x.data;
+        x.dataEnd = x.data + this.txLen[s]!;
+        x.frameSz = PAGE_SIZE;
+        x.insns = 0;
+        x.mapLookups = 0;
+        x.fault = undefined;
+        act = prog.run(x) >>> 0;
+        m.charge(cpu, S.xdp_run);
+        if (x.insns) m.charge(cpu, S.xdp_insn, x.insns);
+        if (x.mapLookups) m.charge(cpu, S.map_lookup, x.mapLookups);
+      }
+      if (tr.on) tr.emit(K.xdp_drop, cpu.now, cpu.id, -1, s, packet, page, act);
+      // The peer's verdict ends the frame here either way: the model has no stack behind the veth.
       this.txPage[s] = -1;
       this.txPkt[s] = -1;
       this.txDone[s] = Infinity;
       this.txCons++;
       this.sent++;
+      this.finished++;
+      this.returnFrame(cpu, page);
       n++;
     }
     return n;
   }
 
-  /** Frames queued or on the target's tx ring. */
+  /** The target's tx completions up to `now` (i40e_clean_tx_irq): frames returned. */
+  complete(cpu: Cpu): number {
+    if (this.opts.kind === 'veth') return 0;
+    let n = 0;
+    while (this.txCons < this.txProd && this.txDone[this.txCons & this.mask]! <= cpu.now) {
+      const s = this.txCons & this.mask;
+      const page = this.txPage[s]!;
+      this.txPage[s] = -1;
+      this.txPkt[s] = -1;
+      this.txDone[s] = Infinity;
+      this.txCons++;
+      this.sent++;
+      this.finished++;
+      this.m.charge(cpu, S.tx_complete);
+      this.returnFrame(cpu, page);
+      n++;
+    }
+    return n;
+  }
+
+  /**
+   * Generic (skb-mode) XDP's redirect (xdp_do_generic_redirect →
+   * dev_map_generic_redirect → dev_queue_xmit): no bulking, one skb and one
+   * doorbell per packet; a veth target forwards the skb to its peer, whose
+   * program runs on the skb (veth_xdp_rcv_skb) and drops it.
+   */
+  genericXmit(cpu: Cpu, page: number, packet: number, len: number): void {
+    const m = this.m;
+    const tr = m.trace;
+    if (this.opts.kind === 'veth') {
+      m.charge(cpu, S.generic_veth_xmit);
+      if (this.opts.peerProg) m.charge(cpu, S.xdp_run);
+      this.sent++;
+      this.finished++;
+      if (tr.on) tr.emit(K.xdp_drop, cpu.now, cpu.id, -1, -1, packet, page, 0);
+      m.charge(cpu, S.skb_free);
+      this.returnFrame(cpu, page);
+      return;
+    }
+    m.charge(cpu, S.generic_dev_xmit);
+    if (this.txProd - this.txCons >= this.txSize) {
+      this.xmitDropped++;
+      this.finished++;
+      m.charge(cpu, S.skb_free);
+      this.returnFrame(cpu, page);
+      return;
+    }
+    const s = this.txProd & this.mask;
+    const start = Math.max(cpu.now + this.latency, this.wireFree);
+    const done = start + (Math.max(len, 60) + 24) * this.cyclesPerByte;
+    this.wireFree = done;
+    this.txPage[s] = page;
+    this.txPkt[s] = packet;
+    this.txDone[s] = done;
+    m.alloc.loc[page] = LOC_TX;
+    this.txProd++;
+    m.charge(cpu, S.tx_doorbell);
+    if (tr.on) tr.emit(K.tx_doorbell, cpu.now, cpu.id, -1, -1, packet, page, 1);
+  }
+
+  /** Frames queued, on the target's ring, or on the veth peer's ring. */
   inTransit(): number {
     return this.bq.reduce((a, q) => a + q.n, 0) + (this.txProd - this.txCons);
   }
 
-  /** The earliest pending tx completion (for the interrupt that reaps it). */
+  /** The earliest pending tx completion (for the interrupt that reaps it); veth work is done in the poll. */
   nextDone(): number {
+    if (this.opts.kind === 'veth') return Infinity;
     return this.txCons < this.txProd ? this.txDone[this.txCons & this.mask]! : Infinity;
   }
 
@@ -133,6 +411,9 @@ export class DevmapTarget {
     this.bq.forEach((q, c) => {
       for (let k = 0; k < q.n; k++) visit(q.pages[k]!, LOC_REDIRECT, `devmap bulk queue cpu ${c}`);
     });
-    for (let i = this.txCons; i < this.txProd; i++) visit(this.txPage[i & this.mask]!, LOC_TX, `redirect target tx ring slot ${i & this.mask}`);
+    const veth = this.opts.kind === 'veth';
+    for (let i = this.txCons; i < this.txProd; i++) {
+      visit(this.txPage[i & this.mask]!, veth ? LOC_REDIRECT : LOC_TX, `${this.opts.name} ${veth ? 'peer ptr_ring' : 'tx ring'} slot ${i & this.mask}`);
+    }
   }
 }

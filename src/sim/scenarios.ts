@@ -8,13 +8,13 @@
 import type { FlowSourceSpec, TrafficSpec } from '../net/traffic';
 import type { SimConfig } from './config';
 import type { ProfileEntry } from './cost';
-import { SEED2016_E5, SEED2016_I7, SEED2023_VMXNET3 } from './hw';
+import { SEED2016_E5, SEED2016_I7, SEED2021_I40E, SEED2023_VMXNET3 } from './hw';
 import type { RingCounters } from './nic/mlx4';
 import { nativeConst, nativeXdp1, nativeXdp2, XDP_DROP, XDP_PASS, XDP_REDIRECT, XDP_TX, type XdpHook } from './program';
 import { Simulation, type SimRates } from './simulation';
 
 /** The programs scenarios use, by the sample's name (src/examples once compiled; see ProgramResolver). */
-export type ScenarioProgram = 'xdp1' | 'xdp2' | 'xdp_pass' | 'xdp_rxq_info_drop' | 'xdp_rxq_info_pass' | 'xdp_rxq_info_tx' | 'xdp_redirect_cpu' | null;
+export type ScenarioProgram = 'xdp1' | 'xdp2' | 'xdp_pass' | 'xdp_rxq_info_drop' | 'xdp_rxq_info_pass' | 'xdp_rxq_info_tx' | 'xdp_redirect_cpu' | 'xdp_redirect_map' | null;
 
 /** Which rate is "the" rate of a scenario. */
 export type ScenarioMetric = keyof Pick<SimRates, 'xdp_drop_pps' | 'tx_pps' | 'stack_pps' | 'processed_pps'>;
@@ -182,6 +182,51 @@ for (const size of ['64', '512']) {
   }
 }
 
+/*
+ * seed 002: "./pktgen_sample03_burst_single_flow.sh -i eno1 -t 10 -s 64":
+ * ten pktgen threads, one flow, 64 B frames, at 10G line rate (14.88 Mpps);
+ * xdp_redirect_map from the i40e port into a devmap whose entry is a second
+ * i40e port or a veth (its peer runs XDP_DROP). Generic = xdp_redirect_map
+ * -S; native; native with a program on the devmap entry. Before the patch
+ * (5.12-rc4) that program runs at enqueue, after it at flush.
+ */
+const SEED002: Record<string, Record<string, [number, number, number]>> = {
+  // [patched?] -> target -> [generic, native, native + 2nd prog] pps, as published
+  before: { i40e: [1.9e6, 9.6e6, 8.4e6], veth: [1.7e6, 11.7e6, 9.8e6] },
+  flush: { i40e: [1.9e6, 9.8e6, 8.0e6], veth: [1.7e6, 12.0e6, 9.4e6] },
+};
+for (const patch of ['before', 'flush'] as const) {
+  for (const target of ['i40e', 'veth'] as const) {
+    for (const [mi, mode] of (['generic', 'native', 'native-devprog'] as const).entries()) {
+      SCENARIOS.push({
+        name: `seed002-${patch === 'flush' ? 'flush-' : ''}i40e-${target}-${mode}`,
+        seed: '002',
+        title: `xdp_redirect_map i40e -> ${target === 'veth' ? 'veth (XDP_DROP on the peer)' : 'i40e'}, ${mode === 'generic' ? 'generic (skb) mode' : mode === 'native' ? 'native' : 'native + a program on the devmap entry'}, ${patch === 'flush' ? 'devmap prog run at flush (the patch)' : '5.12-rc4 (devmap prog run at enqueue)'}`,
+        program: 'xdp_redirect_map',
+        metric: 'processed_pps',
+        published: {
+          rate_pps: SEED002[patch]![target]![mi]!,
+          source: `seed 002 table: ${patch === 'flush' ? '5.12 rc4 + patch' : '5.12 rc4'}, xdp_redirect_map i40e->${target}, ${['Generic', 'Native', 'Native + 2nd xdp_prog'][mi]}`,
+        },
+        config: () => ({
+          driver: 'i40e',
+          hw: SEED2021_I40E.name,
+          xdpMode: mode === 'generic' ? 'generic' : 'native',
+          redirectTarget: target === 'veth' ? 'devmap-veth' : 'devmap-i40e',
+          devmapProg: mode === 'native-devprog',
+          devmapFlushPatch: patch === 'flush',
+          rxRingSize: 512,
+          txRingSize: 512,
+          memoryPages: 8192,
+          traffic: { linkGbps: 10, sources: pktgenSample03(14.88e6, 10) },
+        }),
+        warmup: 30_000,
+        measure: 150_000,
+      });
+    }
+  }
+}
+
 /** Turns a scenario's program name into a hook (the CLI supplies compiled examples run in the VM). */
 export type ProgramResolver = (name: Exclude<ScenarioProgram, null>) => XdpHook;
 
@@ -202,6 +247,9 @@ export const nativePrograms: ProgramResolver = (name) => {
       return nativeConst(XDP_TX, 'xdp_rxq_info -a XDP_TX', 2, true);
     case 'xdp_redirect_cpu':
       return nativeConst(XDP_REDIRECT, 'xdp_redirect_cpu -c 0', 1);
+    case 'xdp_redirect_map':
+      // samples/bpf xdp_redirect_map: swap MACs, count in a percpu array, bpf_redirect_map(&tx_port, 0, 0).
+      return nativeConst(XDP_REDIRECT, 'xdp_redirect_map', 1, true);
   }
 };
 

@@ -116,7 +116,7 @@ export interface ConformanceOutcome {
   detail: string;
 }
 
-export function runConformance(c: ConformanceCase): ConformanceOutcome {
+export function runConformance(c: ConformanceCase, engine: 'jit' | 'interp' = 'jit'): ConformanceOutcome {
   let insns: Insn[];
   if (c.asm !== undefined) {
     const a = assemble(c.asm);
@@ -136,7 +136,7 @@ export function runConformance(c: ConformanceCase): ConformanceOutcome {
   if (problems.length) {
     return c.error !== undefined ? { pass: true, detail: 'rejected as expected' } : { pass: false, detail: `invalid program: insn ${problems[0]!.slot}: ${problems[0]!.reason}` };
   }
-  const r = runRaw(insns, c.mem.slice(), conformanceHelpers());
+  const r = runRaw(insns, c.mem.slice(), conformanceHelpers(), 1_000_000, engine);
   if (r.fault) return c.error !== undefined ? { pass: true, detail: 'faulted as expected' } : { pass: false, detail: r.fault.message };
   if (c.error !== undefined) return { pass: false, detail: `expected an error (${c.error}), got 0x${r.r0.toString(16)}` };
   if (c.result === undefined) return { pass: false, detail: 'no -- result section' };

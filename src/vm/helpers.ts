@@ -58,23 +58,45 @@ export interface XdpHelperContext {
 
 export function xdpHelpers(ctx: XdpHelperContext): Map<number, HelperFn> {
   const h = new Map<number, HelperFn>();
-  const mapArg = (m: Machine, pc: number, reg: number): { map: BpfMap; index: number } => {
+  const mapIndexOf = (m: Machine, pc: number, reg: number): number => {
     const r = m.regions.byHi(m.hi[reg]!);
     if (!r || r.kind !== 'map') throw new VmFault(pc, 'helper', `pc ${pc}: R${reg} is not a map pointer`, reg, r?.name ?? 'none');
-    return { map: ctx.maps[r.mapIndex!]!, index: r.mapIndex! };
+    return r.mapIndex!;
+  };
+  const mapArg = (m: Machine, pc: number, reg: number): { map: BpfMap; index: number } => {
+    const index = mapIndexOf(m, pc, reg);
+    return { map: ctx.maps[index]!, index };
   };
 
   // Value regions by map, memoized: lookups are the hot helper (one per packet in xdp1).
   const valueRegions = new Map<BpfMap, WeakMap<Uint8Array, Region>>();
+  // The last value found and its region, per map index: a per-packet counter hits it every time.
+  const lastValue: (Uint8Array | undefined)[] = [];
+  const lastRegion: (Region | undefined)[] = [];
+  // Keys are copied into a scratch buffer per size instead of a fresh view per call (lookups never keep the key).
+  const keyScratch = new Map<number, Uint8Array>();
   h.set(BPF_FUNC.map_lookup_elem, (m, pc) => {
-    const { map } = mapArg(m, pc, 1);
-    const key = m.bytesAt(pc, 2, map.keySize, false);
+    // No destructured object here: this runs once per packet in most programs.
+    const index = mapIndexOf(m, pc, 1);
+    const map = ctx.maps[index]!;
+    const n = map.keySize;
+    const at = m.resolve(pc, 2, 0, n, false);
+    let key = keyScratch.get(n);
+    if (!key) keyScratch.set(n, (key = new Uint8Array(n)));
+    const src = m.resRegion.bytes;
+    for (let i = 0; i < n; i++) key[i] = src[at + i]!;
     const v = map.lookup(key, ctx.env.cpu);
     if (!v) return m.setReg(0, 0);
-    let cache = valueRegions.get(map);
-    if (!cache) valueRegions.set(map, (cache = new WeakMap()));
-    let r = cache.get(v);
-    if (!r) cache.set(v, (r = m.regions.forBuffer('map_value', `map_value(${map.name})`, v, true)));
+    let r: Region | undefined;
+    if (lastValue[index] === v) r = lastRegion[index]!;
+    else {
+      let cache = valueRegions.get(map);
+      if (!cache) valueRegions.set(map, (cache = new WeakMap()));
+      r = cache.get(v);
+      if (!r) cache.set(v, (r = m.regions.forBuffer('map_value', `map_value(${map.name})`, v, true)));
+      lastValue[index] = v;
+      lastRegion[index] = r;
+    }
     m.setPtr(0, r, 0);
   });
   h.set(BPF_FUNC.map_update_elem, (m, pc) => {

@@ -11,6 +11,7 @@
  */
 import { type Insn } from '../isa/insn';
 import { lookupInsn } from '../isa/table';
+import { compileJit, type JitRun } from './jit';
 import { HI_BASE, LO_BASE, RegionTable, VmFault, type Region } from './memory';
 
 // Local copies: under a CommonJS-style loader (tsx, the CLI) every use of an
@@ -45,23 +46,41 @@ export class Machine {
   readonly hi = new Int32Array(11);
   readonly regions = new RegionTable();
   readonly stacks: Region[] = [];
-  /** Predecoded program. */
-  private readonly code: Uint8Array;
-  private readonly dst: Uint8Array;
-  private readonly src: Uint8Array;
-  private readonly off: Int16Array;
-  private readonly imm: Int32Array;
-  private readonly imm2: Int32Array;
+  /** Predecoded program (read by the JIT too). */
+  readonly code: Uint8Array;
+  readonly dst: Uint8Array;
+  readonly src: Uint8Array;
+  readonly off: Int16Array;
+  readonly imm: Int32Array;
+  readonly imm2: Int32Array;
   /** For lddw slots that load a map: the map's region; 0 otherwise (see bindLdImm64). */
   readonly ldMapRegion: Int32Array;
-  private readonly ldPtrHi: Int32Array;
-  private readonly ldPtrLo: Int32Array;
+  readonly ldPtrHi: Int32Array;
+  readonly ldPtrLo: Int32Array;
   readonly n: number;
   budget = 1_000_000;
+  /** With a trace hook set, runs always use the interpreter (it reports every instruction). */
   trace: TraceHook | undefined;
+  /**
+   * 'jit' (the default) translates the program to one JS function on the
+   * first run (jit.ts); 'interp' forces this interpreter, the reference.
+   */
+  engine: 'jit' | 'interp' = 'jit';
+  /** The translated program; undefined until the first JIT run, null when translation is not possible. */
+  private compiled: JitRun | null | undefined;
   /** Executed instruction count of the last run. */
   executed = 0;
   private lastMem: TraceEvent['mem'];
+  /**
+   * The ctx's fields as 32-bit loads see them (lo, hi pairs by offset / 4),
+   * kept current by the owner of ctxRegion (xdp.ts) whenever they change; the
+   * JIT reads them straight from here for loads through the ctx pointer
+   * itself. Loads it cannot answer (other offsets, a moved pointer) go to ctxLoad.
+   */
+  ctxRegion: Region | undefined;
+  readonly ctxFields = new Int32Array(12);
+  /** Which ctxFields entries (by offset / 4) a plain 32-bit load may read. */
+  ctxReadable: readonly boolean[] = [];
   /** Set by a helper that ends the program early (bpf_conformance's unwind). */
   unwound = false;
 
@@ -97,6 +116,7 @@ export class Machine {
 
   /** Make the lddw at `slot` load a pointer into `region` (a map, or a map value at imm2's offset). */
   bindLdImm64(slot: number, region: Region): void {
+    this.compiled = undefined; // lddw constants are folded into the translation
     this.ldMapRegion[slot] = region.id;
     this.ldPtrHi[slot] = hiOf(region);
     this.ldPtrLo[slot] = loOf(region.kind === 'map' ? 0 : this.imm2[slot]!);
@@ -182,22 +202,36 @@ export class Machine {
     if (this.retPc.length) this.retPc.length = 0;
     if (this.saved.length) this.saved.length = 0;
     try {
-      this.loop(this.retPc, this.saved);
+      if (this.engine === 'jit' && !this.trace) {
+        if (this.compiled === undefined) this.compiled = compileJit(this);
+        if (this.compiled) {
+          this.compiled();
+          return undefined;
+        }
+      }
+      this.loop(this.retPc, this.saved, 0, 0, 0);
       return undefined;
     } catch (e) {
       if (e instanceof VmFault) return e;
       throw e;
     }
   }
-  private readonly retPc: number[] = [];
-  private readonly saved: number[] = [];
+  /** Return pcs and saved r6-r10 (lo, hi pairs) of the callers, innermost last; shared with the JIT. */
+  readonly retPc: number[] = [];
+  readonly saved: number[] = [];
 
-  private loop(retPc: number[], saved: number[]): void {
+  /**
+   * Continue a run in the interpreter from a JIT state (pc, instructions
+   * counted so far, call depth): the JIT hands over here when a block would
+   * overrun the budget, so the budget fault is the interpreter's, exactly.
+   */
+  resume(pc: number, count: number, frame: number): void {
+    this.loop(this.retPc, this.saved, pc, count, frame);
+  }
+
+  private loop(retPc: number[], saved: number[], pc: number, count: number, frame: number): void {
     const { code, dst, src, off, imm, imm2, lo, hi, n } = this;
     const budget = this.budget;
-    let pc = 0;
-    let count = 0;
-    let frame = 0;
     let before: bigint[] | undefined;
     const trace = this.trace;
     for (;;) {
@@ -362,7 +396,7 @@ export class Machine {
     }
   }
 
-  private invalid(pc: number): never {
+  invalid(pc: number): never {
     throw new VmFault(pc, 'invalid_insn', `pc ${pc}: invalid instruction (opcode 0x${this.insns[pc]!.code.toString(16).padStart(2, '0')})`);
   }
 
@@ -370,7 +404,7 @@ export class Machine {
     return Array.from({ length: 11 }, (_, r) => this.regU64(r));
   }
 
-  private callHelper(pc: number, id: number): void {
+  callHelper(pc: number, id: number): void {
     const h = this.helpers.get(id);
     if (!h) throw new VmFault(pc, 'helper', `pc ${pc}: call to unknown helper #${id}`);
     h(this, pc);
@@ -455,7 +489,7 @@ export class Machine {
     this.hi[d] = (mulhi + Math.imul(aLo, bHi) + Math.imul(aHi, bLo)) | 0;
   }
 
-  private divmod64(d: number, b: bigint, signed: boolean, div: boolean): void {
+  divmod64(d: number, b: bigint, signed: boolean, div: boolean): void {
     const a = this.regU64(d);
     let r: bigint;
     if (signed) {
@@ -547,7 +581,7 @@ export class Machine {
 
   // ---- memory ---------------------------------------------------------------------
 
-  private load(pc: number, c: number, d: number, s: number, o: number): void {
+  load(pc: number, c: number, d: number, s: number, o: number): void {
     const size = SIZE[c]!;
     const region = this.regions.byHi(this.hi[s]!);
     let at = (this.lo[s]! >>> 0) - LO0 + o;
@@ -572,7 +606,7 @@ export class Machine {
     }
   }
 
-  private store(pc: number, c: number, d: number, o: number, vLo: number, vHi: number): void {
+  store(pc: number, c: number, d: number, o: number, vLo: number, vHi: number): void {
     const size = SIZE[c]!;
     const region = this.regions.byHi(this.hi[d]!);
     if (region && region.kind === 'ctx') throw new VmFault(pc, 'ctx', `pc ${pc}: write to ctx through R${d} (struct xdp_md is read-only)`, d, 'ctx');
@@ -588,7 +622,7 @@ export class Machine {
     }
   }
 
-  private atomic(pc: number, is64: boolean, d: number, s: number, o: number, op: number): void {
+  atomic(pc: number, is64: boolean, d: number, s: number, o: number, op: number): void {
     const size = is64 ? 8 : 4;
     const region = this.regions.byHi(this.hi[d]!);
     if (region && region.kind === 'ctx') throw new VmFault(pc, 'ctx', `pc ${pc}: atomic on ctx through R${d}`, d, 'ctx');

@@ -21,6 +21,8 @@ export interface Region {
   start: number;
   end: number;
   writable: boolean;
+  /** Plain bytes a load or store may touch directly (not ctx, whose loads are rewritten, nor a map, which has no bytes). */
+  readonly direct: boolean;
   /** For kind 'map': the map's index in the program's map list. */
   mapIndex?: number;
 }
@@ -43,7 +45,8 @@ export class VmFault extends Error {
 }
 
 export class RegionTable {
-  private readonly regions: (Region | undefined)[] = [undefined];
+  /** By id; slot 0 is no region. Read directly by the JIT's inline pointer checks (the same test as byHi). */
+  readonly regions: (Region | undefined)[] = [undefined];
   private readonly byBuffer = new WeakMap<Uint8Array, Region>();
 
   add(kind: RegionKind, name: string, bytes: Uint8Array, writable: boolean): Region {
@@ -56,6 +59,9 @@ export class RegionTable {
       start: 0,
       end: bytes.length,
       writable,
+      direct: kind !== 'ctx' && kind !== 'map',
+      // Present from the start so every region has one shape (the JIT's inline checks stay monomorphic).
+      mapIndex: undefined,
     };
     this.regions.push(r);
     return r;

@@ -7,9 +7,10 @@ import type { Insn } from '../isa/insn';
 import { Machine, type HelperFn } from './interp';
 import type { VmFaultInfo } from './xdp';
 
-export function runRaw(insns: readonly Insn[], mem: Uint8Array, helpers: ReadonlyMap<number, HelperFn> = new Map(), budget = 1_000_000): { r0: bigint; fault?: VmFaultInfo; insns: number } {
+export function runRaw(insns: readonly Insn[], mem: Uint8Array, helpers: ReadonlyMap<number, HelperFn> = new Map(), budget = 1_000_000, engine: 'jit' | 'interp' = 'jit'): { r0: bigint; fault?: VmFaultInfo; insns: number } {
   const m = new Machine(insns, helpers);
   m.budget = budget;
+  m.engine = engine;
   const region = m.regions.add('mem', 'mem', mem, true);
   if (mem.length > 0) m.setPtr(1, region, 0);
   m.setReg(2, mem.length);

@@ -9,7 +9,7 @@ import type { ParsedSpec } from '../isa/spec';
 import { BPF_PSEUDO_MAP_FD, BPF_PSEUDO_MAP_VALUE } from '../isa/opcodes';
 import { createMap, type BpfMap } from '../maps';
 import { Machine, type TraceHook } from './interp';
-import { VmFault, type Region } from './memory';
+import { HI_BASE, LO_BASE, VmFault, type Region } from './memory';
 import { xdpHelpers, type HelperEnv, type RedirectInfo, type XdpBuffState } from './helpers';
 
 export interface XdpFrame {
@@ -53,6 +53,8 @@ export interface VmOptions {
   env?: Partial<VmEnv>;
   /** Instructions per run before the run is stopped. */
   budget?: number;
+  /** 'jit' (default) or 'interp' (the reference interpreter); a trace hook always uses the interpreter. */
+  engine?: 'jit' | 'interp';
   /** CPUs for per-cpu maps created here. */
   nCpus?: number;
 }
@@ -76,6 +78,8 @@ export function defaultEnv(seed = 1, printed: string[] = []): VmEnv {
 }
 
 const XDP_MD_SIZE = 24;
+// Local copy: under a CommonJS-style loader (tsx, the CLI) an imported binding is a getter call per use.
+const LO0 = LO_BASE;
 
 export class XdpVm {
   readonly machine: Machine;
@@ -87,6 +91,9 @@ export class XdpVm {
   private readonly packet: Region;
   private state: XdpBuffState;
   private ctxFrame: XdpFrame | undefined;
+  private readonly ctxFields: Int32Array;
+  /** The packet region's pointer tag (high word). */
+  private readonly packetHi: number;
 
   constructor(parsed: ParsedSpec, maps: BpfMap[], opts: VmOptions) {
     this.maps = maps;
@@ -96,6 +103,7 @@ export class XdpVm {
     const lazy = new Map<number, (m: Machine, pc: number) => void>();
     this.machine = new Machine(parsed.insns, lazy);
     if (opts.budget) this.machine.budget = opts.budget;
+    if (opts.engine) this.machine.engine = opts.engine;
     const regions = this.machine.regions;
     maps.forEach((m, i) => {
       const r = regions.add('map', `map(${m.name})`, new Uint8Array(0), false);
@@ -104,6 +112,8 @@ export class XdpVm {
     });
     this.ctxRegion = regions.add('ctx', 'ctx', new Uint8Array(XDP_MD_SIZE), false);
     this.packet = regions.add('packet', 'packet', new Uint8Array(0), true);
+    this.ctxFields = this.machine.ctxFields;
+    this.packetHi = (HI_BASE + this.packet.id * 8) | 0;
     this.state = { buf: new Uint8Array(0), data: 0, dataEnd: 0, dataMeta: 0, frameSize: 0, packet: this.packet };
     const helpersCtx: Parameters<typeof xdpHelpers>[0] = {
       env: this.env,
@@ -128,12 +138,24 @@ export class XdpVm {
       }
     });
     this.machine.ctxLoad = (pc, reg, dstReg, at, size) => this.ctxLoad(pc, reg, dstReg, at, size);
+    this.machine.ctxRegion = this.ctxRegion;
+    // data, data_end, data_meta, ingress_ifindex, rx_queue_index; not egress_ifindex (it faults, in ctxLoad).
+    this.machine.ctxReadable = [true, true, true, true, true, false];
   }
 
   private bindPacketBounds(): void {
     const s = this.state;
-    this.packet.start = Math.min(s.dataMeta, s.data);
+    this.packet.start = s.dataMeta < s.data ? s.dataMeta : s.data;
     this.packet.end = s.dataEnd;
+    // What ctxLoad would give for data, data_end and data_meta now (the JIT reads these directly).
+    const cf = this.ctxFields;
+    const ph = this.packetHi;
+    cf[0] = (LO0 + s.data) | 0;
+    cf[1] = ph;
+    cf[2] = (LO0 + s.dataEnd) | 0;
+    cf[3] = ph;
+    cf[4] = (LO0 + s.dataMeta) | 0;
+    cf[5] = ph;
   }
 
   private ctxLoad(pc: number, reg: number, d: number, at: number, size: number): void {
@@ -172,9 +194,19 @@ export class XdpVm {
     st.redirect = undefined;
     this.ctxFrame = frame;
     this.bindPacketBounds();
+    const cf = this.ctxFields;
+    cf[6] = frame.ingressIfindex | 0;
+    cf[7] = 0;
+    cf[8] = frame.rxQueueIndex | 0;
+    cf[9] = 0;
     const m = this.machine;
-    m.lo.fill(0);
-    m.hi.fill(0);
+    // Loops, not fill(): for 11 entries a runtime call costs more than the stores.
+    const lo = m.lo;
+    const hi = m.hi;
+    for (let r = 0; r < 11; r++) {
+      lo[r] = 0;
+      hi[r] = 0;
+    }
     m.setPtr(1, this.ctxRegion, 0);
     const f = m.run();
     const s = this.state;

@@ -5,7 +5,7 @@
  * declarations. Shared by the differential tests and `xdp-lab bench cc`.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { HEADERS } from '../../src/cc/headers';
@@ -22,6 +22,7 @@ export function headerDir(): string {
     writeFileSync(path.join(dir, name), text);
   }
   includeDir = dir;
+  process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
   return dir;
 }
 
@@ -35,7 +36,11 @@ export function clangCompile(source: string, name: string): { obj?: Uint8Array; 
   const src = path.join(dir, name);
   writeFileSync(src, source);
   const obj = path.join(dir, name.replace(/\.c$/, '.o'));
-  const r = spawnSync(CLANG, ['-O2', '-g', '-target', 'bpf', '-nostdinc', '-I', headerDir(), '-Wno-unused-value', '-c', src, '-o', obj], { encoding: 'utf8' });
-  if (r.status !== 0) return { stderr: r.stderr };
-  return { obj: new Uint8Array(readFileSync(obj)), stderr: r.stderr };
+  try {
+    const r = spawnSync(CLANG, ['-O2', '-g', '-target', 'bpf', '-nostdinc', '-I', headerDir(), '-Wno-unused-value', '-c', src, '-o', obj], { encoding: 'utf8' });
+    if (r.status !== 0) return { stderr: r.stderr };
+    return { obj: new Uint8Array(readFileSync(obj)), stderr: r.stderr };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }

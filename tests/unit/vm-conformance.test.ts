@@ -15,26 +15,28 @@ const EXCLUDED: Record<string, string> = {
   'ubpf/errors/err-unknown-opcode.data': 'opcode 0x06 is BPF_JMP32 | BPF_JA (gotol, RFC 9669), which uBPF predates; Linux 6.x executes it',
 };
 
-function suite(dir: string): { file: string; pass: boolean; detail: string }[] {
+function suite(dir: string, engine: 'jit' | 'interp'): { file: string; pass: boolean; detail: string }[] {
   return readdirSync(path.join(ROOT, dir))
     .filter((f) => f.endsWith('.data'))
     .sort()
     .map((f) => {
       const c = parseConformance(readFileSync(path.join(ROOT, dir, f), 'utf8'));
-      const o = 'parseError' in c ? { pass: false, detail: c.parseError } : runConformance(c);
+      const o = 'parseError' in c ? { pass: false, detail: c.parseError } : runConformance(c, engine);
       return { file: `${dir}/${f}`, ...o };
     });
 }
 
-describe('conformance suites', () => {
+// Both engines: the interpreter is the reference, the JIT must match it (and the suites) exactly.
+for (const engine of ['jit', 'interp'] as const)
+describe(`conformance suites (${engine})`, () => {
   it('passes all 313 bpf_conformance tests', () => {
-    const r = suite('bpf_conformance');
+    const r = suite('bpf_conformance', engine);
     expect(r).toHaveLength(313);
     expect(r.filter((x) => !x.pass)).toEqual([]);
   });
 
   it("passes uBPF's .data tests except the documented exclusions", () => {
-    const r = suite('ubpf');
+    const r = suite('ubpf', engine);
     expect(r.length).toBeGreaterThan(40);
     const failures = r.filter((x) => !x.pass && !(x.file in EXCLUDED));
     expect(failures).toEqual([]);
@@ -43,7 +45,7 @@ describe('conformance suites', () => {
   });
 
   it("passes uBPF's error tests (programs that must be refused or fault) except the documented exclusions", () => {
-    const r = suite('ubpf/errors');
+    const r = suite('ubpf/errors', engine);
     expect(r.length).toBeGreaterThan(20);
     expect(r.filter((x) => !x.pass && !(x.file in EXCLUDED))).toEqual([]);
     for (const f of Object.keys(EXCLUDED).filter((f) => f.startsWith('ubpf/errors/'))) expect(r.find((x) => x.file === f)?.pass, f).toBe(false);
@@ -52,6 +54,6 @@ describe('conformance suites', () => {
   it('a wrong expected result fails (the runner can fail)', () => {
     const c = parseConformance('-- asm\nmov %r0, 3\nexit\n-- result\n0x4\n');
     expect('parseError' in c).toBe(false);
-    expect(runConformance(c as Exclude<typeof c, { parseError: string }>)).toEqual({ pass: false, detail: 'expected 0x4, got 0x3' });
+    expect(runConformance(c as Exclude<typeof c, { parseError: string }>, engine)).toEqual({ pass: false, detail: 'expected 0x4, got 0x3' });
   });
 });

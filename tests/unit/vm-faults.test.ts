@@ -2,17 +2,20 @@ import { describe, expect, it } from 'vitest';
 import { assemble, parseSpec, bytesToHex, encodeProgram } from '../../src/isa';
 import { createVm, testRunFrame, type XdpResult } from '../../src/vm';
 
-function runAsm(text: string, pkt = new Uint8Array(64), budget?: number): XdpResult {
+type Engine = 'jit' | 'interp';
+
+function runAsm(engine: Engine, text: string, pkt = new Uint8Array(64), budget?: number): XdpResult {
   const a = assemble(text);
   expect(a.errors).toEqual([]);
   const parsed = parseSpec({ insns: bytesToHex(encodeProgram(a.insns)) });
   if ('error' in parsed) throw new Error(parsed.error);
-  const vm = createVm(parsed, { budget });
+  const vm = createVm(parsed, { budget, engine });
   if ('error' in vm) throw new Error(vm.error);
   return vm.runXdp(testRunFrame(pkt));
 }
 
-describe('VM faults name the pc, the register and the region', () => {
+for (const engine of ['jit', 'interp'] as const)
+describe(`VM faults name the pc, the register and the region (${engine})`, () => {
   const cases: { name: string; asm: string; pc: number; reg: number; region: string; kind: string; message: RegExp }[] = [
     {
       name: 'packet read past data_end',
@@ -47,7 +50,7 @@ describe('VM faults name the pc, the register and the region', () => {
   ];
   for (const c of cases) {
     it(c.name, () => {
-      const r = runAsm(c.asm);
+      const r = runAsm(engine, c.asm);
       expect(r.fault).toBeDefined();
       expect(r.fault).toMatchObject({ pc: c.pc, reg: c.reg, region: c.region, kind: c.kind });
       expect(r.fault!.message).toMatch(c.message);
@@ -55,14 +58,14 @@ describe('VM faults name the pc, the register and the region', () => {
   }
 
   it('stops a runaway program at the instruction budget', () => {
-    const r = runAsm('mov %r0, 0\nloop:\nadd %r0, 1\nja loop', undefined, 10_000);
+    const r = runAsm(engine, 'mov %r0, 0\nloop:\nadd %r0, 1\nja loop', undefined, 10_000);
     expect(r.fault).toMatchObject({ kind: 'budget', pc: expect.any(Number) });
     expect(r.fault!.message).toMatch(/instruction budget of 10000 exhausted/);
     expect(r.insns).toBe(10_000);
   });
 
   it('stops recursion deeper than 8 frames', () => {
-    const r = runAsm('call local f\nexit\nf:\ncall local f\nexit');
+    const r = runAsm(engine, 'call local f\nexit\nf:\ncall local f\nexit');
     expect(r.fault).toMatchObject({ kind: 'call_depth', pc: 2 });
   });
 
@@ -71,7 +74,7 @@ describe('VM faults name the pc, the register and the region', () => {
     const frame = testRunFrame(pkt);
     const a = assemble('ldxw %r2, [%r1+0]\nstdw [%r2+60], 0\nexit');
     const parsed = parseSpec({ insns: bytesToHex(encodeProgram(a.insns)) });
-    const vm = createVm(parsed as Exclude<typeof parsed, { error: string }>);
+    const vm = createVm(parsed as Exclude<typeof parsed, { error: string }>, { engine });
     if ('error' in vm) throw new Error(vm.error);
     const r = vm.runXdp(frame);
     expect(r.fault?.kind).toBe('oob');

@@ -15,7 +15,7 @@ export type AttachResult = { ok: true; restarted: boolean } | { ok: false; messa
 export type MtuResult = { ok: true } | { ok: false; message: string };
 
 export interface NicDriver {
-  readonly kind: 'mlx4' | 'vmxnet3';
+  readonly kind: 'mlx4' | 'vmxnet3' | 'i40e';
   /** The rx rings (one per queue/CPU), each with its XDP tx ring. */
   readonly rings: RxRing[];
   /** The rx buffer scheme in use (for the UI): e.g. 'frags', 'order0', 'skb', 'page_pool'. */

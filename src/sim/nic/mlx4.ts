@@ -16,7 +16,7 @@ import { S as CostSteps } from '../cost';
 import { K as TraceKinds } from '../trace';
 import { DmaDir as DmaDirEnum, PAGE_SIZE as PAGE_SIZE_, PageLoc as PageLocEnum } from '../page_alloc';
 import * as xdpActions from '../program';
-import { XdpBuff, type XdpHook } from '../program';
+import { nativeConst, XdpBuff, type XdpHook } from '../program';
 import { SocketQueue } from '../stack';
 import type { AttachResult, MtuResult, NicDriver, RedirectHandler } from './driver';
 import { DevmapTarget } from '../devmap';
@@ -189,7 +189,8 @@ export class RxRing {
 }
 
 export class Mlx4En implements NicDriver {
-  readonly kind = 'mlx4' as const;
+  /** mlx4 (seed 000), or i40e: the same rx/tx machinery with i40e's costs, page reuse on redirect, and generic XDP (seed 002). */
+  readonly kind: 'mlx4' | 'i40e';
   readonly rings: RxRing[];
   /** 'frags': order-3 pages split into strides; 'order0': one page per packet. */
   mode: 'frags' | 'order0' = 'frags';
@@ -226,9 +227,48 @@ export class Mlx4En implements NicDriver {
     this.txLatency = cfg.hw.txLatencyNs * m.cyclesPerNs;
     this.coalFrames = cfg.rxCoalFrames;
     this.coalCycles = cfg.rxCoalUsecs * 1000 * m.cyclesPerNs;
-    this.devmap = cfg.redirectTarget === 'devmap-port' ? new DevmapTarget(m, cfg.txRingSize) : null;
+    this.kind = cfg.driver === 'i40e' ? 'i40e' : 'mlx4';
+    this.devmap = this.newDevmapTarget();
     this.configureBuffers(null);
     for (const r of this.rings) this.mlx4_en_refill_rx_buffers(r, null);
+  }
+
+  /** The devmap entry XDP_REDIRECT sends to, per the configuration. */
+  private newDevmapTarget(): DevmapTarget | null {
+    const cfg = this.m.cfg;
+    if (!cfg.redirectTarget.startsWith('devmap')) return null;
+    const veth = cfg.redirectTarget === 'devmap-veth';
+    return new DevmapTarget(this.m, cfg.txRingSize, {
+      kind: veth ? 'veth' : 'nic',
+      name: veth ? 'veth0' : cfg.redirectTarget === 'devmap-i40e' ? 'i40e port 2' : 'port 2',
+      xdpCapable: cfg.redirectTargetXdp,
+      // samples/bpf xdp_redirect_map's egress program: rewrite the source MAC, XDP_PASS.
+      devProg: cfg.devmapProg ? nativeConst(XDP_PASS, 'xdp_redirect_map_egress', 1) : null,
+      runProgAtFlush: cfg.devmapFlushPatch,
+      peerProg: veth && cfg.redirectTargetXdp ? nativeConst(XDP_DROP, 'xdp_drop on the veth peer', 0) : null,
+      // i40e reuses a returned rx page (its refcount bias comes back); mlx4's second port frees it.
+      returnFrame: this.kind === 'i40e' ? (cpu, page) => this.i40e_reuse_rx_page(cpu, page) : undefined,
+      warn: (msg) => this.warnOnce(-3, msg),
+    });
+  }
+
+  /** i40e_reuse_rx_page: a frame returned by the redirect target goes back to its rx ring's recycling. */
+  private i40e_reuse_rx_page(cpu: Cpu, page: number): void {
+    const r = this.rings[this.m.alloc.owner[page]!] ?? this.rings[0]!;
+    if (this.mlx4_en_rx_recycle(cpu, r, page, -1)) return;
+    this.m.charge(cpu, S.dma_unmap);
+    this.m.charge(cpu, S.free_order0);
+    this.m.alloc.free(page);
+  }
+
+  /** Frames the devmap target finished (redirect_done) or failed (xdp_redirect_err) since the last look. */
+  private devmapSeen = { finished: 0, errors: 0 };
+  private reapDevmap(r: RxRing): void {
+    const d = this.devmap!;
+    r.c.redirect_done += d.finished - this.devmapSeen.finished;
+    r.c.xdp_redirect_err += d.errors - this.devmapSeen.errors;
+    this.devmapSeen.finished = d.finished;
+    this.devmapSeen.errors = d.errors;
   }
 
   get prog(): XdpHook | null {
@@ -411,7 +451,10 @@ export class Mlx4En implements NicDriver {
         r.c.polls++;
         if (tr.on) tr.emit(K.napi_poll, cpu.now, cpu.id, r.index, -1, -1, -1, NAPI_BUDGET);
         this.mlx4_en_process_tx_cq(cpu, r);
-        if (this.devmap) r.c.redirect_done += this.devmap.complete(cpu);
+        if (this.devmap) {
+          this.devmap.complete(cpu);
+          this.reapDevmap(r);
+        }
         this.reapSocket(cpu, r);
         cpu.pollDone = 0;
         cpu.state = CpuState.POLL_RX;
@@ -425,6 +468,11 @@ export class Mlx4En implements NicDriver {
       case CpuState.POLL_END: {
         if (r.tx.prod !== r.tx.db) this.mlx4_en_xmit_doorbell(cpu, r);
         this.xdp_do_flush(cpu, r);
+        if (this.devmap) {
+          // The flush scheduled the veth peer's NAPI on this CPU; net_rx_action runs it next.
+          this.devmap.veth_poll(cpu);
+          this.reapDevmap(r);
+        }
         this.mlx4_en_refill_rx_buffers(r, cpu);
         if (cpu.pollDone >= NAPI_BUDGET) {
           // Budget used up: net_rx_action polls again without re-enabling the interrupt.
@@ -483,6 +531,10 @@ export class Mlx4En implements NicDriver {
       this.deliverSkb(cpu, r, page, packet, base + this.headroom, len);
       return;
     }
+    if (m.cfg.xdpMode === 'generic') {
+      this.do_xdp_generic(cpu, r, prog, page, packet, base, len, s);
+      return;
+    }
     const x = this.xdp;
     x.mem = m.alloc.memory;
     x.hardStart = base;
@@ -528,9 +580,8 @@ export class Mlx4En implements NicDriver {
           return;
         }
         if (this.devmap && this.mode === 'order0') {
-          const dropped = this.devmap.xmitDropped;
-          this.devmap.enqueue(cpu, page, packet, x.dataEnd - x.data);
-          r.c.redirect_done += this.devmap.xmitDropped - dropped;
+          this.devmap.enqueue(cpu, page, packet, x.data, x.dataEnd - x.data);
+          this.reapDevmap(r);
           return;
         }
         // xdp_do_redirect failed (no target): the driver drops, trace_xdp_exception fires.
@@ -554,6 +605,85 @@ export class Mlx4En implements NicDriver {
         if (tr.on) tr.emit(K.xdp_unknown, cpu.now, cpu.id, r.index, s, packet, page, act & 0xff);
         this.dropBuffer(cpu, r, page, packet);
     }
+  }
+
+  /**
+   * Generic (skb-mode) XDP (i40e only here): the driver builds an skb
+   * (i40e_build_skb), netif_receive_skb reaches do_xdp_generic, which needs
+   * XDP_PACKET_HEADROOM and so copies the frame (pskb_expand_head), runs the
+   * program and acts on the skb. XDP_REDIRECT goes out one skb at a time
+   * (xdp_do_generic_redirect): no bulk queue, a doorbell per packet.
+   */
+  private do_xdp_generic(cpu: Cpu, r: RxRing, prog: XdpHook, page: number, packet: number, base: number, len: number, s: number): void {
+    const m = this.m;
+    const tr = m.trace;
+    m.charge(cpu, S.skb_build);
+    m.charge(cpu, S.generic_xdp);
+    m.charge(cpu, S.pskb_expand_head);
+    m.charge(cpu, S.copy_line, (len + 63) >> 6);
+    const x = this.xdp;
+    x.mem = m.alloc.memory;
+    x.hardStart = base;
+    x.data = base + this.headroom;
+    x.dataMeta = x.data;
+    x.dataEnd = x.data + len;
+    x.frameSz = PAGE_SIZE;
+    x.rxQueueIndex = r.index;
+    x.insns = 0;
+    x.mapLookups = 0;
+    x.redirectIfindex = -1;
+    x.redirectMap = -1;
+    x.redirectKey = -1;
+    x.fault = undefined;
+    let act = prog.run(x) >>> 0;
+    m.charge(cpu, S.xdp_run);
+    if (x.insns) m.charge(cpu, S.xdp_insn, x.insns);
+    if (x.mapLookups) m.charge(cpu, S.map_lookup, x.mapLookups);
+    if (x.fault !== undefined) {
+      this.warnOnce(-2, `program fault: ${x.fault} (treated as XDP_ABORTED)`);
+      act = XDP_ABORTED;
+    }
+    if (tr.on) tr.emit(K.xdp_run, cpu.now, cpu.id, r.index, s, packet, page, act);
+    switch (act) {
+      case XDP_PASS:
+        r.c.xdp_pass++;
+        if (tr.on) tr.emit(K.xdp_pass, cpu.now, cpu.id, r.index, s, packet, page, 0);
+        this.deliverSkb(cpu, r, page, packet, x.data, x.dataEnd - x.data, true);
+        return;
+      case XDP_REDIRECT:
+        r.c.xdp_redirect++;
+        m.charge(cpu, S.xdp_redirect);
+        if (tr.on) tr.emit(K.xdp_redirect, cpu.now, cpu.id, r.index, s, packet, page, x.redirectIfindex);
+        if (this.devmap && this.devmap.opts.xdpCapable) {
+          // The skb path needs no XDP support in the target: dev_queue_xmit works on any device.
+          this.devmap.genericXmit(cpu, page, packet, x.dataEnd - x.data);
+          this.reapDevmap(r);
+          return;
+        }
+        r.c.xdp_redirect_err++;
+        if (tr.on) tr.emit(K.xdp_exception, cpu.now, cpu.id, r.index, s, packet, page, XDP_REDIRECT);
+        break;
+      case XDP_TX:
+        // generic_xdp_tx is not modelled on this driver: say so, and count the frame as a tx drop.
+        r.c.xdp_tx++;
+        r.c.tx_dropped++;
+        this.warnOnce(-4, 'generic XDP_TX is not modelled on the i40e driver: frames counted as tx_dropped');
+        break;
+      case XDP_ABORTED:
+        r.c.xdp_aborted++;
+        if (tr.on) tr.emit(K.xdp_exception, cpu.now, cpu.id, r.index, s, packet, page, XDP_ABORTED);
+        break;
+      case XDP_DROP:
+        r.c.xdp_drop++;
+        if (tr.on) tr.emit(K.xdp_drop, cpu.now, cpu.id, r.index, s, packet, page, 0);
+        break;
+      default:
+        r.c.xdp_unknown++;
+        this.warnOnce(act, `Illegal XDP return value ${act}, expect packet loss`);
+        if (tr.on) tr.emit(K.xdp_unknown, cpu.now, cpu.id, r.index, s, packet, page, act);
+    }
+    m.charge(cpu, S.skb_free);
+    this.dropBuffer(cpu, r, page, packet);
   }
 
   private warnOnce(key: number, msg: string): void {
@@ -723,11 +853,11 @@ export class Mlx4En implements NicDriver {
   // ---------------------------------------------------------------- stack
 
   /** Build an skb around the buffer and hand it to the stack model. */
-  private deliverSkb(cpu: Cpu, r: RxRing, page: number, packet: number, _data: number, _len: number): void {
+  private deliverSkb(cpu: Cpu, r: RxRing, page: number, packet: number, _data: number, _len: number, skbBuilt = false): void {
     const m = this.m;
     const a = m.alloc;
     const tr = m.trace;
-    m.charge(cpu, S.skb_build);
+    if (!skbBuilt) m.charge(cpu, S.skb_build);
     m.charge(cpu, S.stack_rx);
     r.c.stack_rx++;
     if (tr.on) tr.emit(K.skb_build, cpu.now, cpu.id, r.index, -1, packet, page, 0);
@@ -785,9 +915,8 @@ export class Mlx4En implements NicDriver {
     const d = this.devmap;
     if (!d || d.bq[cpu.id]!.n === 0) return;
     this.m.charge(cpu, S.xdp_do_flush);
-    const dropped = d.xmitDropped;
     d.flush(cpu);
-    r.c.redirect_done += d.xmitDropped - dropped;
+    this.reapDevmap(r);
   }
 
   // ---------------------------------------------------------------- XDP_TX

@@ -1,0 +1,330 @@
+/**
+ * AF_XDP (net/xdp/): the UMEM, the four single-producer/single-consumer
+ * rings, the descriptor address encoding and the checks the kernel applies
+ * to everything user space hands it.
+ *
+ *   UMEM      user memory split into chunks of 2048 or 4096 bytes, with a
+ *             headroom; aligned mode (an address is masked down to its
+ *             chunk) or unaligned mode (XDP_UMEM_UNALIGNED_CHUNK_FLAG: a
+ *             buffer may start anywhere, and may cross a page boundary only
+ *             when the next page is physically contiguous, e.g. hugepages).
+ *   address   aligned: a plain offset into the UMEM. Unaligned: the low 48
+ *             bits are the base address, the high 16 bits an offset added
+ *             to it (XSK_UNALIGNED_BUF_OFFSET_SHIFT), which is how the
+ *             kernel hands back "base + headroom" without losing the base.
+ *   rings     fill (user → kernel: addresses to receive into), rx (kernel →
+ *             user: descriptors {addr, len, options}), tx (user → kernel),
+ *             completion (kernel → user: addresses sent). Each has a
+ *             producer and a consumer index; entries live in one byte
+ *             buffer in the kernel's layout (u64 for addresses; 16-byte
+ *             struct xdp_desc), as if mmapped.
+ *   checks    xp_check_aligned / xp_check_unaligned for fill-ring
+ *             addresses, xp_aligned_validate_desc / xp_unaligned_validate_desc
+ *             for tx descriptors (xskq_cons_is_valid_desc). A bad entry is
+ *             skipped and counted in the ring's invalid_descs, which
+ *             XDP_STATISTICS reports (rx_invalid_descs, tx_invalid_descs).
+ *
+ * Addresses stay exact without BigInt: a u64 is two u32 halves, and an
+ * unaligned base is < 2^48 so it fits a double.
+ */
+
+export const XDP_UMEM_UNALIGNED_CHUNK_FLAG = 1 << 0;
+export const XSK_UNALIGNED_BUF_OFFSET_SHIFT = 48;
+/** 2^48: the unaligned base address range. */
+const ADDR_LIMIT = 2 ** 48;
+const TWO32 = 2 ** 32;
+export const XSK_PAGE_SIZE = 4096;
+/** XDP_UMEM_MIN_CHUNK_SIZE; the largest chunk is PAGE_SIZE in aligned mode. */
+export const XDP_UMEM_MIN_CHUNK_SIZE = 2048;
+/** The size of struct xdp_desc in the rx and tx rings. */
+export const XDP_DESC_SIZE = 16;
+
+/** An address as the rings carry it: two u32 halves of a u64. */
+export interface XskAddr {
+  hi: number;
+  lo: number;
+}
+
+/** Unaligned mode: the 64-bit ring address for base + offset (offset < 2^16). */
+export function xsk_umem_encode_addr(base: number, offset: number): XskAddr {
+  if (!(Number.isInteger(base) && base >= 0 && base < ADDR_LIMIT)) throw new Error(`base address ${base} does not fit 48 bits`);
+  if (!(Number.isInteger(offset) && offset >= 0 && offset < 1 << 16)) throw new Error(`offset ${offset} does not fit 16 bits`);
+  return { hi: ((offset << 16) | Math.floor(base / TWO32)) >>> 0, lo: base % TWO32 >>> 0 };
+}
+
+/** xsk_umem_extract_addr: the low 48 bits. */
+export function xsk_umem_extract_addr(a: XskAddr): number {
+  return (a.hi & 0xffff) * TWO32 + a.lo;
+}
+
+/** xsk_umem_extract_offset: the high 16 bits. */
+export function xsk_umem_extract_offset(a: XskAddr): number {
+  return a.hi >>> 16;
+}
+
+/** xp_unaligned_add_offset_to_addr: where the buffer really starts. */
+export function xp_unaligned_add_offset_to_addr(a: XskAddr): number {
+  return xsk_umem_extract_addr(a) + xsk_umem_extract_offset(a);
+}
+
+/** The whole u64 as a number (exact below 2^53; larger values are beyond any UMEM anyway). */
+export function xsk_addr_value(a: XskAddr): number {
+  return a.hi * TWO32 + a.lo;
+}
+
+export interface UmemConfig {
+  /** UMEM size in bytes (a multiple of the page size). */
+  size: number;
+  /** 2048 or 4096 (aligned mode: a power of two, at most PAGE_SIZE). */
+  chunkSize: number;
+  /** XDP_UMEM headroom (frame_headroom) in front of every received frame. */
+  headroom: number;
+  unaligned: boolean;
+  /**
+   * Which pages are followed by a physically contiguous page
+   * (XSK_NEXT_PG_CONTIG_MASK): all of them for hugepages; for 4 KiB pages
+   * whatever the pinning gave. Default: every page (hugepages).
+   */
+  nextPageContig?: (page: number) => boolean;
+}
+
+/** xdp_umem_reg's checks, with the kernel's reason for each refusal. */
+export function xdp_umem_reg(c: UmemConfig): { ok: true } | { ok: false; message: string } {
+  if (c.chunkSize < XDP_UMEM_MIN_CHUNK_SIZE || c.chunkSize > XSK_PAGE_SIZE) return { ok: false, message: `chunk size ${c.chunkSize} outside ${XDP_UMEM_MIN_CHUNK_SIZE}..${XSK_PAGE_SIZE} (EINVAL)` };
+  if (!c.unaligned && (c.chunkSize & (c.chunkSize - 1)) !== 0) return { ok: false, message: `chunk size ${c.chunkSize} is not a power of two: needs XDP_UMEM_UNALIGNED_CHUNK_FLAG (EINVAL)` };
+  if (c.size <= 0 || c.size % XSK_PAGE_SIZE !== 0) return { ok: false, message: `UMEM size ${c.size} is not a multiple of the page size (EINVAL)` };
+  if (c.size >= ADDR_LIMIT) return { ok: false, message: 'UMEM larger than 2^48 bytes (EINVAL)' };
+  if (c.headroom < 0 || c.headroom >= c.chunkSize - 256) return { ok: false, message: `headroom ${c.headroom} leaves no room for a frame in a ${c.chunkSize}-byte chunk (EINVAL)` };
+  return { ok: true };
+}
+
+export class XdpUmem {
+  readonly size: number;
+  readonly chunkSize: number;
+  readonly headroom: number;
+  readonly unaligned: boolean;
+  /** Aligned mode: ~(chunk_size - 1). */
+  readonly chunkMask: number;
+  readonly chunks: number;
+  /** The UMEM's bytes (frames are copied here in copy mode, DMA'd here in zero-copy mode). */
+  readonly data: Uint8Array;
+  private readonly contig: Uint8Array;
+
+  constructor(c: UmemConfig) {
+    const r = xdp_umem_reg(c);
+    if (!r.ok) throw new Error(r.message);
+    this.size = c.size;
+    this.chunkSize = c.chunkSize;
+    this.headroom = c.headroom;
+    this.unaligned = c.unaligned;
+    this.chunkMask = ~(c.chunkSize - 1);
+    this.chunks = Math.floor(c.size / c.chunkSize);
+    this.data = new Uint8Array(c.size);
+    const pages = c.size / XSK_PAGE_SIZE;
+    this.contig = new Uint8Array(pages);
+    for (let p = 0; p < pages; p++) this.contig[p] = p + 1 < pages && (c.nextPageContig ? c.nextPageContig(p) : true) ? 1 : 0;
+  }
+
+  /** xp_desc_crosses_non_contig_pg: [addr, addr+len) spills into a page that is not physically next. */
+  xp_desc_crosses_non_contig_pg(addr: number, len: number): boolean {
+    const inPage = addr % XSK_PAGE_SIZE;
+    if (inPage + len <= XSK_PAGE_SIZE) return false;
+    // A buffer spans at most two pages (len <= chunk size <= PAGE_SIZE).
+    return this.contig[Math.floor(addr / XSK_PAGE_SIZE)] !== 1;
+  }
+
+  /**
+   * A fill-ring address: xp_check_aligned masks it to its chunk;
+   * xp_check_unaligned adds the offset and wants a whole chunk inside the
+   * UMEM that does not cross into a non-contiguous page. Returns the
+   * buffer's start, or -1 (invalid).
+   */
+  xp_check_addr(a: XskAddr): number {
+    if (!this.unaligned) {
+      const v = xsk_addr_value(a);
+      const addr = v - (v % this.chunkSize);
+      return addr < this.size ? addr : -1;
+    }
+    const addr = xp_unaligned_add_offset_to_addr(a);
+    if (addr >= this.size || addr + this.chunkSize > this.size || this.xp_desc_crosses_non_contig_pg(addr, this.chunkSize)) return -1;
+    return addr;
+  }
+
+  /** xp_aligned_validate_desc / xp_unaligned_validate_desc: a tx descriptor. Returns why it is bad, or null. */
+  xp_validate_desc(a: XskAddr, len: number, options: number): string | null {
+    if (!this.unaligned) {
+      const v = xsk_addr_value(a);
+      const offset = v % this.chunkSize;
+      if (offset + len > this.chunkSize) return 'frame crosses its chunk';
+      if (v >= this.size) return 'address outside the UMEM';
+    } else {
+      const addr = xp_unaligned_add_offset_to_addr(a);
+      if (len > this.chunkSize) return 'longer than a chunk';
+      if (addr >= this.size || addr + len > this.size) return 'address outside the UMEM';
+      if (this.xp_desc_crosses_non_contig_pg(addr, len)) return 'crosses into a non-contiguous page';
+    }
+    if (options !== 0) return 'options not zero';
+    return null;
+  }
+
+  /** The chunk (frame index) a buffer address belongs to, for ownership tracking. */
+  chunkOf(addr: number): number {
+    return Math.floor(addr / this.chunkSize);
+  }
+}
+
+/**
+ * One AF_XDP ring: producer and consumer indices (free-running u32s, as in
+ * struct xdp_ring) over a power-of-two array of entries in the kernel's
+ * layout. The consumer side keeps a cached producer (xskq_cons_peek) so a
+ * batch is read with one look at the shared index.
+ */
+export class XskQueue {
+  readonly mask: number;
+  readonly entrySize: number;
+  readonly buf: DataView;
+  producer = 0;
+  consumer = 0;
+  /** Entries the consumer rejected (XDP_STATISTICS). */
+  invalid_descs = 0;
+
+  constructor(
+    readonly name: 'fill' | 'rx' | 'tx' | 'completion',
+    readonly size: number,
+  ) {
+    if (!(size >= 2 && (size & (size - 1)) === 0)) throw new Error(`${name} ring size must be a power of two, got ${size}`);
+    this.mask = size - 1;
+    this.entrySize = name === 'rx' || name === 'tx' ? XDP_DESC_SIZE : 8;
+    this.buf = new DataView(new ArrayBuffer(size * this.entrySize));
+  }
+
+  get entries(): number {
+    return (this.producer - this.consumer) >>> 0;
+  }
+
+  get free(): number {
+    return this.size - this.entries;
+  }
+
+  private at(i: number): number {
+    return (i & this.mask) * this.entrySize;
+  }
+
+  /** Producer: an address (fill, completion). False when full. */
+  produceAddr(a: XskAddr): boolean {
+    if (this.free === 0) return false;
+    const o = this.at(this.producer);
+    this.buf.setUint32(o, a.lo, true);
+    this.buf.setUint32(o + 4, a.hi, true);
+    this.producer = (this.producer + 1) >>> 0;
+    return true;
+  }
+
+  /** Producer: a descriptor (rx, tx). False when full. */
+  produceDesc(a: XskAddr, len: number, options = 0): boolean {
+    if (this.free === 0) return false;
+    const o = this.at(this.producer);
+    this.buf.setUint32(o, a.lo, true);
+    this.buf.setUint32(o + 4, a.hi, true);
+    this.buf.setUint32(o + 8, len, true);
+    this.buf.setUint32(o + 12, options, true);
+    this.producer = (this.producer + 1) >>> 0;
+    return true;
+  }
+
+  /** Entry i (absolute index) without consuming it. */
+  peekAddr(i: number): XskAddr {
+    const o = this.at(i);
+    return { lo: this.buf.getUint32(o, true), hi: this.buf.getUint32(o + 4, true) };
+  }
+
+  peekLen(i: number): number {
+    return this.buf.getUint32(this.at(i) + 8, true);
+  }
+
+  peekOptions(i: number): number {
+    return this.buf.getUint32(this.at(i) + 12, true);
+  }
+
+  release(n = 1): void {
+    this.consumer = (this.consumer + n) >>> 0;
+  }
+}
+
+/**
+ * xskq_cons_read_addr on the fill ring: the next valid buffer address,
+ * skipping (and counting) invalid ones. -1 when the ring is empty.
+ */
+export function xskq_cons_read_addr(fq: XskQueue, umem: XdpUmem): number {
+  while (fq.entries > 0) {
+    const a = fq.peekAddr(fq.consumer);
+    fq.release();
+    const addr = umem.xp_check_addr(a);
+    if (addr >= 0) return addr;
+    fq.invalid_descs++;
+  }
+  return -1;
+}
+
+/**
+ * xskq_cons_peek_desc on the tx ring: the next valid descriptor, skipping
+ * (and counting in tx_invalid_descs) bad ones. Null when the ring is empty.
+ * The descriptor is consumed: the caller owns it.
+ */
+export function xskq_cons_peek_desc(tx: XskQueue, umem: XdpUmem): { addr: number; raw: XskAddr; len: number } | null {
+  while (tx.entries > 0) {
+    const i = tx.consumer;
+    const raw = tx.peekAddr(i);
+    const len = tx.peekLen(i);
+    const bad = umem.xp_validate_desc(raw, len, tx.peekOptions(i));
+    tx.release();
+    if (bad === null) return { addr: umem.unaligned ? xp_unaligned_add_offset_to_addr(raw) : xsk_addr_value(raw), raw, len };
+    tx.invalid_descs++;
+  }
+  return null;
+}
+
+/** XDP_STATISTICS as getsockopt returns it. */
+export function xsk_statistics(q: { fq: XskQueue; rx: XskQueue; tx: XskQueue; rxDropped: number }): { rx_dropped: number; rx_invalid_descs: number; tx_invalid_descs: number } {
+  // Bad fill-ring addresses are what the rx side rejects; they are reported with the rx ring's own.
+  return { rx_dropped: q.rxDropped, rx_invalid_descs: q.rx.invalid_descs + q.fq.invalid_descs, tx_invalid_descs: q.tx.invalid_descs };
+}
+
+/** Where a UMEM chunk is (the AF_XDP conservation invariant: exactly one place each). */
+export const XSK_CHUNK_LOCS = ['fill ring', 'NIC rx ring', 'rx ring', 'app', 'tx ring', 'NIC tx ring', 'completion ring'] as const;
+export type XskChunkLoc = (typeof XSK_CHUNK_LOCS)[number];
+
+/**
+ * Check that every chunk the application owns is in exactly one place.
+ * `holders` lists what each place holds (buffer addresses); the rings are
+ * read between their consumer and producer. Returns problems, never throws.
+ */
+export function checkUmemChunks(umem: XdpUmem, rings: { fq: XskQueue; rx: XskQueue; tx: XskQueue; cq: XskQueue }, held: Partial<Record<XskChunkLoc, Iterable<number>>>, expectedChunks: number): string[] {
+  const errs: string[] = [];
+  const where = new Int8Array(umem.chunks).fill(-1);
+  const claim = (addr: number, loc: XskChunkLoc) => {
+    if (!(addr >= 0 && addr < umem.size)) {
+      errs.push(`${loc}: address ${addr} outside the UMEM`);
+      return;
+    }
+    const c = umem.chunkOf(addr);
+    const li = XSK_CHUNK_LOCS.indexOf(loc);
+    if (where[c]! >= 0) errs.push(`chunk ${c} is in two places: ${XSK_CHUNK_LOCS[where[c]!]} and ${loc}`);
+    where[c] = li;
+  };
+  const ringAddrs = (q: XskQueue, loc: XskChunkLoc) => {
+    for (let i = q.consumer; i !== q.producer; i = (i + 1) >>> 0) {
+      const a = q.peekAddr(i);
+      claim(umem.unaligned ? xp_unaligned_add_offset_to_addr(a) : xsk_addr_value(a), loc);
+    }
+  };
+  ringAddrs(rings.fq, 'fill ring');
+  ringAddrs(rings.rx, 'rx ring');
+  ringAddrs(rings.tx, 'tx ring');
+  ringAddrs(rings.cq, 'completion ring');
+  for (const [loc, addrs] of Object.entries(held) as [XskChunkLoc, Iterable<number>][]) for (const a of addrs) claim(a, loc);
+  let n = 0;
+  for (let c = 0; c < umem.chunks; c++) if (where[c]! >= 0) n++;
+  if (n !== expectedChunks) errs.push(`UMEM: ${expectedChunks} chunks in use but ${n} accounted for`);
+  return errs;
+}

@@ -14,7 +14,24 @@ export type StackSinkConfig =
   /** A UDP socket drained by an application on another CPU at `appPps`; rcvbuf holds `rcvbufPackets`. */
   | { kind: 'socket'; appPps: number; rcvbufPackets: number };
 
+/** An AF_XDP socket bound to queue 0 (seed 001) and its application, xdpsock, on a CPU of its own. */
+export interface XskConfig {
+  mode: 'zc' | 'copy' | 'skb';
+  app: 'rxdrop' | 'txonly' | 'l2fwd';
+  /** UMEM chunk size: 2048 or 4096 (unaligned: any size in 2048..4096). */
+  chunkSize: number;
+  /** UMEM frame headroom (XDP_UMEM's headroom; xdpsock's default 0). */
+  headroom: number;
+  unaligned: boolean;
+  /** UMEM frames (xdpsock's NUM_FRAMES 4096). */
+  frames: number;
+  /** Entries per ring (XSK_RING_{PROD,CONS}__DEFAULT_NUM_DESCS 2048). */
+  ringSize: number;
+}
+
 export interface SimConfig {
+  /** An AF_XDP socket on queue 0 (i40e only); adds the application's CPU. */
+  xsk?: Partial<XskConfig> & Pick<XskConfig, 'mode'>;
   /** The NIC driver model (default mlx4: seed 000/003; vmxnet3: seed 004; i40e: seed 001/002). */
   driver?: Driver;
   /**
@@ -67,6 +84,7 @@ export type Driver = 'mlx4' | 'vmxnet3' | 'i40e';
 export type RedirectTarget = 'none' | 'cpumap-drop' | 'devmap-port' | 'devmap-i40e' | 'devmap-veth';
 
 export interface ResolvedConfig {
+  xsk: XskConfig | null;
   driver: Driver;
   xdpMode: 'native' | 'generic';
   redirectTarget: RedirectTarget;
@@ -99,6 +117,7 @@ export function resolveConfig(c: SimConfig): ResolvedConfig {
   const hw = typeof c.hw === 'object' ? c.hw : HARDWARE_PROFILES[c.hw ?? SEED2016_E5.name];
   if (!hw) throw new Error(`unknown hardware profile '${String(c.hw)}' (known: ${Object.keys(HARDWARE_PROFILES).join(', ')})`);
   const r: ResolvedConfig = {
+    xsk: c.xsk ? { app: 'l2fwd', chunkSize: 2048, headroom: 0, unaligned: false, frames: 4096, ringSize: 2048, ...c.xsk } : null,
     driver: c.driver ?? 'mlx4',
     xdpMode: c.xdpMode ?? 'native',
     redirectTarget: c.redirectTarget ?? 'none',
@@ -126,6 +145,8 @@ export function resolveConfig(c: SimConfig): ResolvedConfig {
   if (r.driver !== 'mlx4' && r.driver !== 'vmxnet3' && r.driver !== 'i40e') throw new Error(`unknown driver '${String(r.driver)}' (known: mlx4, vmxnet3, i40e)`);
   if (r.xdpMode === 'generic' && r.driver === 'mlx4') throw new Error('generic (skb-mode) XDP is modelled on the vmxnet3 and i40e drivers only');
   if (r.redirectTarget.startsWith('devmap') && r.driver === 'vmxnet3') throw new Error(`redirect target '${r.redirectTarget}' is modelled on the mlx4 and i40e drivers only`);
+  if (r.xsk && r.driver !== 'i40e') throw new Error('AF_XDP is modelled on the i40e driver only');
+  if (r.xsk && c.queues !== undefined && c.queues !== 1) throw new Error('AF_XDP: one queue (the socket is bound to queue 0)');
   if (!Number.isInteger(r.queues) || r.queues < 1 || r.queues > 64) throw new Error(`queues must be 1..64, got ${r.queues}`);
   if (!pow2(r.rxRingSize) || r.rxRingSize > 8192) throw new Error(`rxRingSize must be a power of two up to 8192, got ${r.rxRingSize}`);
   if (!pow2(r.txRingSize) || r.txRingSize > 8192) throw new Error(`txRingSize must be a power of two up to 8192, got ${r.txRingSize}`);

@@ -73,6 +73,20 @@ export const COST_STEPS = [
   'veth_xdp_rcv_one', // veth_xdp_rcv_one: one xdp_frame from the ptr_ring, xdp_buff set up
   'generic_dev_xmit', // generic redirect to a NIC: dev_map_generic_redirect, dev_queue_xmit, the driver's xmit of an skb
   'generic_veth_xmit', // generic redirect to a veth: veth_xmit, the peer's veth_xdp_rcv_skb
+  // seed 001: AF_XDP
+  'rx_cqe_zc', // i40e_clean_rx_irq_zc: one rx descriptor whose buffer is a UMEM chunk
+  'xsk_rcv_zc', // xsk_rcv, zero-copy: an rx descriptor for the chunk the NIC filled
+  'xsk_rcv_copy', // xsk_rcv, copy mode (and xsk_generic_rcv): fill-ring address, descriptor (the copy is charged per line)
+  'xsk_unaligned_addr', // unaligned mode: offset encoding/extraction and the page-crossing check, per descriptor
+  'xsk_fill_get', // i40e_alloc_rx_buffers_zc: one fill-ring address onto an rx descriptor
+  'xsk_xmit_zc', // i40e_xmit_zc: one tx-ring descriptor onto the HW tx ring
+  'xsk_skb_tx_complete', // copy/skb mode tx completion: consume_skb, xsk_destruct_skb, completion ring
+  'xsk_generic_xmit', // xsk_generic_xmit per descriptor: sock_alloc_send_skb, dev_direct_xmit, the driver's xmit
+  'xsk_sendto', // the application's sendto() kick (syscall entry/exit)
+  'xsk_app_batch', // xdpsock: one batch (ring index reads and the producer/consumer updates)
+  'xsk_app_pkt', // xdpsock: one frame (descriptor copy; l2fwd swaps MACs in the UMEM)
+  'xsk_app_recycle', // xdpsock: one completion-ring address back to the fill ring
+  'xsk_app_spin', // xdpsock's busy loop finding nothing to do
 ] as const;
 export type CostStep = (typeof COST_STEPS)[number];
 

@@ -341,7 +341,69 @@ export const SEED2021_I40E: HardwareProfile = {
   ],
 };
 
+/**
+ * Seed 001: AF_XDP unaligned chunks (2019), xdpsock l2fwd on one i40e 25G
+ * interface, Xeon Gold 6140 (2.3 GHz base; turbo is not stated, so the base
+ * clock is used), 2048-byte chunks, 64-byte frames at line rate. The
+ * application runs on its own core. All per-step costs are [fit] to the
+ * seed's table (one parameter set for all four rows), kept plausible:
+ *   zero-copy 15.3 Mpps = 150 cycles a frame on the busier core; the
+ *     unaligned mode's 14.5 Mpps is ~9 cycles more (offset add/extract and
+ *     the page-crossing check on rx and tx descriptors);
+ *   copy mode 2.08 Mpps = 1100 cycles: tx goes through sendto() and
+ *     xsk_generic_xmit on the application's core, an skb and a doorbell per
+ *     frame;
+ *   skb mode 1.7 Mpps = 1350 cycles on the rx core: generic XDP's skb, the
+ *     headroom copy and xsk_generic_rcv's copy, plus the skb tx completions.
+ */
+export const SEED2019_GOLD6140_I40E: HardwareProfile = {
+  name: 'seed2019-gold6140-i40e-25g',
+  cpu: 'Intel Xeon Gold 6140 @ 2.30GHz',
+  nic: 'Intel XXV710 25G (i40e), one interface, AF_XDP socket on queue 0',
+  clockHz: 2.3e9,
+  linkGbps: 25,
+  rxCoalFrames: 256,
+  rxCoalUsecs: 50,
+  pollIdleNs: 1000,
+  txLatencyNs: 1000,
+  costs: {
+    ...SEED2021_I40E.costs,
+    rx_cqe: [['i40e_clean_rx_irq', 40]],
+    rx_cqe_zc: [['i40e_clean_rx_irq_zc', 32]],
+    xdp_run: [['i40e_run_xdp', 8]],
+    xdp_redirect: [['xdp_do_redirect', 20]],
+    map_lookup: [['bpf_map_lookup_elem', 4], ['xsk_map_lookup_elem', 4]],
+    xdp_do_flush: [['xsk_flush', 30]],
+    xsk_rcv_zc: [['xsk_rcv', 10], ['xskq_produce_batch_desc', 6]],
+    xsk_rcv_copy: [['xsk_rcv', 60], ['xskq_peek_addr', 20], ['xskq_produce_batch_desc', 10]],
+    copy_line: [['memcpy_erms', 25]],
+    xsk_unaligned_addr: [['xsk_umem_add_offset_to_addr', 2.5], ['xskq_crosses_non_contig_pg', 2.5]],
+    xsk_fill_get: [['i40e_alloc_rx_buffers_zc', 8], ['xskq_peek_addr', 4]],
+    xsk_xmit_zc: [['i40e_xmit_zc', 16], ['xsk_umem_consume_tx', 8]],
+    tx_doorbell: [['i40e_xdp_ring_update_tail', 300]],
+    tx_cq_poll: [['i40e_clean_xdp_tx_irq', 30]],
+    tx_complete: [['i40e_clean_xdp_tx_irq', 8], ['xsk_umem_complete_tx', 6]],
+    xsk_skb_tx_complete: [['i40e_clean_tx_irq', 60], ['consume_skb', 60], ['xsk_destruct_skb', 50]],
+    xsk_generic_xmit: [['xsk_generic_xmit', 120], ['sock_alloc_send_skb', 300], ['dev_direct_xmit', 120], ['i40e_xmit_frame_ring', 180]],
+    xsk_sendto: [['entry_SYSCALL_64', 150], ['__sys_sendto', 150], ['xsk_sendmsg', 50]],
+    xsk_app_batch: [['xdpsock', 40]],
+    xsk_app_pkt: [['xdpsock', 34]],
+    xsk_app_recycle: [['xdpsock', 8]],
+    xsk_app_spin: [['xdpsock', 200]],
+    skb_build: [['i40e_construct_skb', 150], ['__napi_alloc_skb', 100], ['memcpy_erms', 40]],
+    generic_xdp: [['netif_receive_generic_xdp', 150], ['__netif_receive_skb_core', 100]],
+    pskb_expand_head: [['pskb_expand_head', 150], ['__kmalloc_node_track_caller', 100]],
+    skb_free: [['kfree_skb', 60], ['skb_release_data', 50], ['kmem_cache_free', 50]],
+  },
+  notes: [
+    'seed 001 (AF_XDP unaligned chunk placement v4..v6, 2019): xdpsock l2fwd, one i40e 25G interface, Xeon Gold 6140 @ 2.30GHz, 2048 B chunks',
+    'SKB mode 1.7 Mpps, zero-copy 15.3 (15.1 with the patches, 14.5 unaligned), copy 2.08 Mpps',
+    'costs [fit] to that table with one parameter set; the application runs on its own core',
+  ],
+};
+
 export const HARDWARE_PROFILES: Record<string, HardwareProfile> = {
+  [SEED2019_GOLD6140_I40E.name]: SEED2019_GOLD6140_I40E,
   [SEED2021_I40E.name]: SEED2021_I40E,
   [SEED2016_E5.name]: SEED2016_E5,
   [SEED2016_I7.name]: SEED2016_I7,

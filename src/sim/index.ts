@@ -17,8 +17,8 @@
  * Scenarios (SCENARIOS, runScenario) are the seeds' setups by name.
  */
 export { Simulation, type SimSnapshot, type QueueSnapshot, type RingSlotView, type SimRates, type StepKind } from './simulation';
-export { resolveConfig, type SimConfig, type StackSinkConfig, type ResolvedConfig } from './config';
-export { HARDWARE_PROFILES, SEED2016_E5, SEED2016_I7, type HardwareProfile } from './hw';
+export { resolveConfig, type SimConfig, type StackSinkConfig, type ResolvedConfig, type XskConfig } from './config';
+export { HARDWARE_PROFILES, SEED2016_E5, SEED2016_I7, SEED2019_GOLD6140_I40E, SEED2021_I40E, type HardwareProfile } from './hw';
 export { COST_STEPS, type CostStep, type CostTable, type ProfileEntry } from './cost';
 export { TRACE_KINDS, type TraceKind, type TraceEvent } from './trace';
 export { PAGE_LOC_NAMES, PAGE_SIZE, type PageLocName } from './page_alloc';
@@ -27,6 +27,9 @@ export { NAPI_BUDGET, MLX4_EN_CACHE_SIZE, MLX4_EN_DOORBELL_BUDGET, XDP_PACKET_HE
 export { checkInvariants } from './invariants';
 export { Mlx4En, RxRing, XdpTxRing } from './nic/mlx4';
 export { Vmxnet3 } from './nic/vmxnet3';
+export { I40eXsk } from './nic/i40e_xsk';
+export { DevmapTarget, DEV_MAP_BULK_SIZE } from './devmap';
+export * from './xsk';
 export type { NicDriver, AttachResult, MtuResult } from './nic/driver';
 export { PagePool, PP_ALLOC_CACHE_SIZE } from './page_pool';
 export { vmHook, type VmHook } from './vm_hook';

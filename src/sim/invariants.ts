@@ -70,5 +70,6 @@ export function checkInvariants(sim: Simulation): string[] {
   const queued = nic.sockets ? nic.sockets.length : 0;
   if (c.stack_rx !== c.stack_dropped + c.sock_delivered + c.sock_dropped) errs.push(`stack: ${c.stack_rx} skbs but ${c.stack_dropped + c.sock_delivered + c.sock_dropped} consumed`);
   if (nic.sockets && queued > c.sock_delivered) errs.push(`socket holds ${queued} but only ${c.sock_delivered} were delivered`);
+  if (nic.extraInvariants) errs.push(...nic.extraInvariants());
   return errs;
 }

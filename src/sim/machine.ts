@@ -51,7 +51,8 @@ export class Machine {
     this.costs = new CompiledCosts(cfg.hw.costs);
     this.alloc = new PageAllocator(cfg.memoryPages);
     this.trace = new Trace(cfg.trace, cfg.keepTrace);
-    this.cpus = Array.from({ length: cfg.queues }, (_, i) => new Cpu(i, this.costs.symbols.length));
+    // One CPU per rx queue, plus the AF_XDP application's own CPU when a socket is configured.
+    this.cpus = Array.from({ length: cfg.queues + (cfg.xsk ? 1 : 0) }, (_, i) => new Cpu(i, this.costs.symbols.length));
     this.cyclesPerNs = cfg.hw.clockHz / 1e9;
     this.idleSym = this.costs.symbolId('intel_idle');
     this.pollIdleSym = this.costs.symbolId('poll_idle');

@@ -8,16 +8,16 @@
 import type { FlowSourceSpec, TrafficSpec } from '../net/traffic';
 import type { SimConfig } from './config';
 import type { ProfileEntry } from './cost';
-import { SEED2016_E5, SEED2016_I7, SEED2021_I40E, SEED2023_VMXNET3 } from './hw';
+import { SEED2016_E5, SEED2016_I7, SEED2019_GOLD6140_I40E, SEED2021_I40E, SEED2023_VMXNET3 } from './hw';
 import type { RingCounters } from './nic/mlx4';
 import { nativeConst, nativeXdp1, nativeXdp2, XDP_DROP, XDP_PASS, XDP_REDIRECT, XDP_TX, type XdpHook } from './program';
 import { Simulation, type SimRates } from './simulation';
 
 /** The programs scenarios use, by the sample's name (src/examples once compiled; see ProgramResolver). */
-export type ScenarioProgram = 'xdp1' | 'xdp2' | 'xdp_pass' | 'xdp_rxq_info_drop' | 'xdp_rxq_info_pass' | 'xdp_rxq_info_tx' | 'xdp_redirect_cpu' | 'xdp_redirect_map' | null;
+export type ScenarioProgram = 'xdp1' | 'xdp2' | 'xdp_pass' | 'xdp_rxq_info_drop' | 'xdp_rxq_info_pass' | 'xdp_rxq_info_tx' | 'xdp_redirect_cpu' | 'xdp_redirect_map' | 'xdpsock' | null;
 
 /** Which rate is "the" rate of a scenario. */
-export type ScenarioMetric = keyof Pick<SimRates, 'xdp_drop_pps' | 'tx_pps' | 'stack_pps' | 'processed_pps'>;
+export type ScenarioMetric = keyof Pick<SimRates, 'xdp_drop_pps' | 'tx_pps' | 'stack_pps' | 'processed_pps' | 'redirect_pps'>;
 
 export interface Scenario {
   name: string;
@@ -227,6 +227,40 @@ for (const patch of ['before', 'flush'] as const) {
   }
 }
 
+/*
+ * seed 001: xdpsock -i IF -q 0 -l (l2fwd) in SKB (-S), zero-copy (-z, with
+ * and without -u for unaligned chunks) and copy (-c) mode; 2048 B chunks;
+ * 64 B frames offered at 25G line rate (37.2 Mpps).
+ */
+const SEED001 = [
+  ['skb', 'skb', false, 1.7e6, 'SKB mode'],
+  ['zc', 'zc', false, 15.3e6, 'Zero-copy, aligned (baseline)'],
+  ['zc-unaligned', 'zc', true, 14.5e6, 'Zero-copy, unaligned'],
+  ['copy', 'copy', false, 2.08e6, 'Copy'],
+] as const;
+for (const [suffix, mode, unaligned, pps, column] of SEED001) {
+  SCENARIOS.push({
+    name: `seed001-l2fwd-${suffix}`,
+    seed: '001',
+    title: `AF_XDP xdpsock l2fwd, ${mode === 'zc' ? 'zero-copy' : mode === 'copy' ? 'copy mode' : 'SKB mode'}${unaligned ? ', unaligned chunks' : ''} (i40e 25G, Gold 6140, 2048 B chunks)`,
+    program: 'xdpsock',
+    metric: 'redirect_pps',
+    published: { rate_pps: pps, source: `seed 001 cover letter table (buffer size 2048): ${column}` },
+    config: () => ({
+      driver: 'i40e',
+      hw: SEED2019_GOLD6140_I40E.name,
+      xdpMode: mode === 'skb' ? 'generic' : 'native',
+      xsk: { mode, app: 'l2fwd', chunkSize: 2048, headroom: 0, unaligned, frames: 4096, ringSize: 2048 },
+      rxRingSize: 512,
+      txRingSize: 512,
+      memoryPages: 1024,
+      traffic: { linkGbps: 25, sources: [{ ratePps: 37.2e6, frameLen: 60, l4: 'udp', burst: 32 }] },
+    }),
+    warmup: 30_000,
+    measure: 150_000,
+  });
+}
+
 /** Turns a scenario's program name into a hook (the CLI supplies compiled examples run in the VM). */
 export type ProgramResolver = (name: Exclude<ScenarioProgram, null>) => XdpHook;
 
@@ -247,6 +281,9 @@ export const nativePrograms: ProgramResolver = (name) => {
       return nativeConst(XDP_TX, 'xdp_rxq_info -a XDP_TX', 2, true);
     case 'xdp_redirect_cpu':
       return nativeConst(XDP_REDIRECT, 'xdp_redirect_cpu -c 0', 1);
+    case 'xdpsock':
+      // samples/bpf xdpsock_kern.c: bpf_redirect_map(&xsks_map, ctx->rx_queue_index, 0) after a lookup.
+      return nativeConst(XDP_REDIRECT, 'xdpsock', 1);
     case 'xdp_redirect_map':
       // samples/bpf xdp_redirect_map: swap MACs, count in a percpu array, bpf_redirect_map(&tx_port, 0, 0).
       return nativeConst(XDP_REDIRECT, 'xdp_redirect_map', 1, true);

@@ -17,6 +17,7 @@ import { CPU_STATE_NAMES, CpuState as CpuStateEnum, Machine, type Cpu } from './
 import { Mlx4En, newRingCounters, SLOT_STATE_NAMES, type RingCounters } from './nic/mlx4';
 import type { NicDriver, RedirectHandler } from './nic/driver';
 import { Vmxnet3 } from './nic/vmxnet3';
+import { I40eXsk } from './nic/i40e_xsk';
 import { PAGE_LOC_NAMES, PageLoc } from './page_alloc';
 import type { XdpHook } from './program';
 import type { TraceEvent } from './trace';
@@ -77,6 +78,8 @@ export interface SimRates {
   stack_pps: number;
   /** Packets the driver finished with (all actions, and the stack path). */
   processed_pps: number;
+  /** Redirected frames that reached their end (sent by the target, dropped by a veth peer, forwarded by AF_XDP l2fwd). */
+  redirect_pps: number;
 }
 
 // A local copy: imported const enums are getter calls when transpiled per module.
@@ -107,7 +110,7 @@ export class Simulation {
   ) {
     this.cfg = resolveConfig(config);
     this.machine = new Machine(this.cfg);
-    this.nic = this.cfg.driver === 'vmxnet3' ? new Vmxnet3(this.machine) : new Mlx4En(this.machine);
+    this.nic = this.cfg.xsk ? new I40eXsk(this.machine, this.cfg.xsk) : this.cfg.driver === 'vmxnet3' ? new Vmxnet3(this.machine) : new Mlx4En(this.machine);
     this.traffic = new TrafficGenerator(this.cfg.traffic, this.cfg.seed);
     this.hashInit = this.machine.trace.hash;
     if (prog) {
@@ -309,6 +312,7 @@ export class Simulation {
       tx_pps: per(d('tx_packets')),
       stack_pps: per(d('stack_rx')),
       processed_pps: per(processed),
+      redirect_pps: per(d('redirect_done')),
     };
   }
 

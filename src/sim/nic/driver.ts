@@ -35,6 +35,8 @@ export interface NicDriver {
   forEachPageRef(visit: (page: number, loc: PageLoc, what: string) => void): void;
   /** The ring's page recycling store for the UI: mlx4's page cache, or the page_pool (cache + ptr_ring). */
   cacheView(ring: number): { kind: 'mlx4_page_cache' | 'page_pool'; size: number; level: number; pages: number[] };
+  /** Checks beyond pages and packets (AF_XDP: every UMEM chunk in exactly one place). */
+  extraInvariants?(): string[];
   /** Frames inside the driver that have a verdict but no final fate yet, beyond the tx rings (e.g. redirect queues). */
   framesInTransit(): number;
 }

@@ -1,0 +1,565 @@
+/**
+ * i40e with an AF_XDP socket bound to queue 0 (seed 001): the xdpsock
+ * program redirects every frame into the XSKMAP slot of its rx queue, and
+ * the socket's application runs on a CPU of its own.
+ *
+ * Modes (XDP_ZEROCOPY, XDP_COPY, XDP_SKB):
+ *   zc    the rx ring is posted with UMEM chunks taken from the fill ring
+ *         (i40e_alloc_rx_buffers_zc → xskq_cons_read_addr); the NIC DMAs
+ *         straight into the UMEM; i40e_run_xdp_zc → xsk_rcv only writes an
+ *         rx descriptor. Tx: the NAPI poll takes descriptors from the tx
+ *         ring (i40e_xmit_zc → xskq_cons_peek_desc) onto the HW tx ring;
+ *         i40e_clean_xdp_tx_irq puts sent addresses on the completion ring.
+ *         No fill entries → slots stay empty → the NIC drops (rx_missed).
+ *   copy  native XDP on the driver's own pages; xsk_rcv copies the frame
+ *         into a chunk from the fill ring (none: rx_dropped). Tx goes
+ *         through sendto() on the application's CPU: xsk_generic_xmit
+ *         builds an skb per descriptor, copies the data and calls the
+ *         driver's xmit (a doorbell each); the skb's destructor puts the
+ *         address on the completion ring when the NIC is done.
+ *   skb   generic XDP: an skb per frame, do_xdp_generic, xsk_generic_rcv
+ *         copies into the UMEM; tx as in copy mode.
+ * The application (xdpsock): rxdrop (rx ring → fill ring), l2fwd (rx ring
+ * → swap MACs in the UMEM → tx ring; completion ring → fill ring), txonly
+ * (tx ring from its own frames; completion ring → free list).
+ *
+ * Every UMEM chunk the application registered is, at every step, in one
+ * place: fill ring, NIC rx ring, rx ring, the application, tx ring, NIC tx
+ * ring or completion ring (checkUmemChunks via extraInvariants). The
+ * driver's own pages (copy and skb mode) are recycled in place (i40e page
+ * reuse) and are not modelled as allocator pages.
+ */
+import { Cpu, CpuState as CpuStateEnum, type Machine } from '../machine';
+import { S as CostSteps } from '../cost';
+import { K as TraceKinds } from '../trace';
+import type { PageLoc } from '../page_alloc';
+import { XdpBuff, XDP_ABORTED, XDP_DROP, XDP_PASS, XDP_REDIRECT, type XdpHook } from '../program';
+import type { AttachResult, MtuResult, NicDriver, RedirectHandler } from './driver';
+import { NAPI_BUDGET, RxRing, SlotState as SlotStateEnum } from './mlx4';
+import {
+  checkUmemChunks,
+  XdpUmem,
+  XskQueue,
+  xskq_cons_peek_desc,
+  xskq_cons_read_addr,
+  xsk_addr_value,
+  xsk_statistics,
+  xsk_umem_encode_addr,
+  type XskAddr,
+} from '../xsk';
+import type { XskConfig } from '../config';
+
+const S = { ...CostSteps };
+const K = { ...TraceKinds };
+const CpuState = { IDLE: CpuStateEnum.IDLE, POLL_BEGIN: CpuStateEnum.POLL_BEGIN, POLL_RX: CpuStateEnum.POLL_RX, POLL_END: CpuStateEnum.POLL_END } as const;
+const SlotState = { EMPTY: SlotStateEnum.EMPTY, HW: SlotStateEnum.HW, SW: SlotStateEnum.SW } as const;
+/** XDP_PACKET_HEADROOM: in zero-copy mode the frame starts this far after the UMEM headroom. */
+const XDP_PACKET_HEADROOM = 256;
+/** xdpsock's BATCH_SIZE. */
+const BATCH_SIZE = 64;
+/** xsk_generic_xmit's TX_BATCH_SIZE: descriptors sent per sendto(). */
+const TX_BATCH_SIZE = 16;
+/** How long the application's busy loop takes when it finds nothing to do (one spin of the loop). */
+const APP_SPIN_CYCLES = 200;
+
+export class I40eXsk implements NicDriver {
+  readonly kind = 'i40e' as const;
+  readonly rings: RxRing[];
+  readonly mode: string;
+  readonly mtu: number;
+  readonly warnings: string[] = [];
+  readonly sockets = null;
+  redirect: RedirectHandler | null = null;
+  packetsDone = 0;
+  readonly umem: XdpUmem;
+  readonly fq: XskQueue;
+  readonly rx: XskQueue;
+  readonly tx: XskQueue;
+  readonly cq: XskQueue;
+  /** Frames xsk_rcv could not deliver (rx ring full, or no fill entry in copy mode). */
+  rxDropped = 0;
+  /** The application's own chunks (txonly's free list; l2fwd/rxdrop hold none between loops). */
+  private readonly appFree: number[] = [];
+  /** The NIC rx ring's UMEM address per slot (zero-copy), or -1. */
+  private readonly slotAddr: Float64Array;
+  /** Copy/skb mode: the driver's own rx buffers (recycled in place). */
+  private readonly slotBuf: Uint8Array[];
+  /** The HW tx ring: UMEM address (or -1), raw ring address, completion time. */
+  private readonly txAddr: Float64Array;
+  private readonly txRaw: XskAddr[];
+  private readonly txDone: Float64Array;
+  private txProd = 0;
+  private txCons = 0;
+  private readonly txMask: number;
+  private txWireFree = 0;
+  private readonly wireCyclesPerByte: number;
+  private readonly txLatency: number;
+  private readonly coalCycles: number;
+  private readonly xdp = new XdpBuff();
+  private prog_: XdpHook | null = null;
+  readonly app: Cpu;
+  /** Chunks registered and in circulation (the conservation target). */
+  readonly chunksInUse: number;
+
+  constructor(
+    readonly m: Machine,
+    readonly xsk: XskConfig,
+  ) {
+    const cfg = m.cfg;
+    this.mtu = cfg.mtu;
+    this.mode = `af_xdp-${xsk.mode}`;
+    this.rings = [new RxRing(0, cfg.rxRingSize, 2, m.cpus[0]!)];
+    this.app = m.cpus[m.cpus.length - 1]!;
+    this.app.state = CpuState.POLL_RX; // xdpsock busy-polls its rings
+    this.umem = new XdpUmem({ size: xsk.frames * xsk.chunkSize, chunkSize: xsk.chunkSize, headroom: xsk.headroom, unaligned: xsk.unaligned });
+    this.fq = new XskQueue('fill', xsk.ringSize);
+    this.rx = new XskQueue('rx', xsk.ringSize);
+    this.tx = new XskQueue('tx', xsk.ringSize);
+    this.cq = new XskQueue('completion', xsk.ringSize);
+    this.slotAddr = new Float64Array(cfg.rxRingSize).fill(-1);
+    this.slotBuf = xsk.mode === 'zc' ? [] : Array.from({ length: cfg.rxRingSize }, () => new Uint8Array(2048));
+    this.txAddr = new Float64Array(cfg.txRingSize).fill(-1);
+    this.txRaw = Array.from({ length: cfg.txRingSize }, () => ({ hi: 0, lo: 0 }));
+    this.txDone = new Float64Array(cfg.txRingSize).fill(Infinity);
+    this.txMask = cfg.txRingSize - 1;
+    this.wireCyclesPerByte = (8 / cfg.hw.linkGbps) * m.cyclesPerNs;
+    this.txLatency = cfg.hw.txLatencyNs * m.cyclesPerNs;
+    this.coalCycles = cfg.rxCoalUsecs * 1000 * m.cyclesPerNs;
+    // xdpsock: the fill ring gets XSK_RING_PROD__DEFAULT_NUM_DESCS frames (all of them for txonly: its free list).
+    const posted = xsk.app === 'txonly' ? 0 : Math.min(xsk.ringSize, xsk.frames);
+    for (let i = 0; i < posted; i++) this.fq.produceAddr(this.ringAddr(i * xsk.chunkSize));
+    if (xsk.app === 'txonly') for (let i = 0; i < xsk.frames; i++) this.appFree.push(i * xsk.chunkSize);
+    this.chunksInUse = xsk.app === 'txonly' ? xsk.frames : posted;
+    // In unaligned mode xdpsock still hands out chunk-sized frames; the kernel adds the headroom as an offset.
+    this.i40e_alloc_rx_buffers(null);
+  }
+
+  get prog(): XdpHook | null {
+    return this.prog_;
+  }
+
+  /** A buffer address as user space writes it to a ring. */
+  private ringAddr(addr: number): XskAddr {
+    return this.umem.unaligned ? xsk_umem_encode_addr(addr, 0) : { hi: Math.floor(addr / 2 ** 32), lo: addr % 2 ** 32 };
+  }
+
+  setXdp(prog: XdpHook | null): AttachResult {
+    this.prog_ = prog;
+    this.rings[0]!.prog = prog;
+    return { ok: true, restarted: false };
+  }
+
+  changeMtu(mtu: number): MtuResult {
+    return mtu === this.mtu ? { ok: true } : { ok: false, message: 'i40e: changing the MTU with an AF_XDP socket bound is not modelled' };
+  }
+
+  cacheView(): { kind: 'page_pool'; size: number; level: number; pages: number[] } {
+    return { kind: 'page_pool', size: 0, level: 0, pages: [] };
+  }
+
+  framesInTransit(): number {
+    // Redirected frames not yet finished: on the rx ring, in the application, and (l2fwd) on the tx ring or the HW tx ring.
+    return this.rx.entries + this.inApp + (this.xsk.app === 'l2fwd' ? this.tx.entries + (this.txProd - this.txCons) : 0);
+  }
+
+  /** Frames the application holds between taking them from rx and putting them on tx (always 0 between steps). */
+  private inApp = 0;
+
+  forEachPageRef(_visit: (page: number, loc: PageLoc, what: string) => void): void {
+    // No allocator pages: zero-copy buffers are UMEM chunks; copy-mode buffers are recycled in place.
+  }
+
+  extraInvariants(): string[] {
+    const nicRx: number[] = [];
+    const r = this.rings[0]!;
+    if (this.xsk.mode === 'zc') for (let i = r.cons; i < r.prod; i++) nicRx.push(this.slotAddr[i & r.mask]!);
+    nicRx.push(...this.reused);
+    const nicTx: number[] = [];
+    for (let i = this.txCons; i < this.txProd; i++) if (this.txAddr[i & this.txMask]! >= 0) nicTx.push(this.txAddr[i & this.txMask]!);
+    return checkUmemChunks(this.umem, { fq: this.fq, rx: this.rx, tx: this.tx, cq: this.cq }, { 'NIC rx ring': nicRx, 'NIC tx ring': nicTx, app: this.appFree }, this.chunksInUse);
+  }
+
+  statistics(): ReturnType<typeof xsk_statistics> {
+    return xsk_statistics({ fq: this.fq, rx: this.rx, tx: this.tx, rxDropped: this.rxDropped });
+  }
+
+  // ---------------------------------------------------------------- the NIC
+
+  nicReceive(_ring: number, frame: Uint8Array, packet: number, t: number): void {
+    const r = this.rings[0]!;
+    const tr = this.m.trace;
+    if (r.hw === r.prod) {
+      r.c.rx_missed++;
+      if (tr.on) tr.emit(K.rx_missed, t, r.cpu.id, 0, -1, packet, -1, 0);
+      return;
+    }
+    const s = r.hw & r.mask;
+    if (this.xsk.mode === 'zc') this.umem.data.set(frame, this.slotAddr[s]! + this.umem.headroom + XDP_PACKET_HEADROOM);
+    else this.slotBuf[s]!.set(frame.subarray(0, 2048 - XDP_PACKET_HEADROOM), XDP_PACKET_HEADROOM);
+    r.slotLen[s] = frame.length;
+    r.slotPkt[s] = packet;
+    r.slotState[s] = SlotState.SW;
+    r.hw++;
+    r.c.rx_packets++;
+    r.c.rx_bytes += frame.length;
+    if (tr.on) tr.emit(K.nic_rx, t, r.cpu.id, 0, s, packet, -1, frame.length);
+    if (r.armed) {
+      r.cqeSinceArm++;
+      if (r.cqeSinceArm === 1) r.firstCqeAt = t;
+      const at = r.firstCqeAt + this.coalCycles;
+      if (at < r.cpu.wakeAt) r.cpu.wakeAt = at;
+    }
+  }
+
+  // ---------------------------------------------------------------- CPUs
+
+  step(cpu: Cpu): void {
+    if (cpu === this.app) this.xdpsock_loop(cpu);
+    else this.i40e_napi_poll_step(cpu);
+  }
+
+  private i40e_napi_poll_step(cpu: Cpu): void {
+    const r = this.rings[0]!;
+    const m = this.m;
+    const tr = m.trace;
+    switch (cpu.state) {
+      case CpuState.IDLE:
+        m.chargeIdle(cpu, cpu.idleSince, cpu.wakeAt);
+        cpu.now = Math.max(cpu.now, cpu.wakeAt);
+        cpu.wakeAt = Infinity;
+        m.charge(cpu, S.idle_wake);
+        m.charge(cpu, S.irq);
+        r.armed = false;
+        r.c.interrupts++;
+        if (tr.on) tr.emit(K.irq, cpu.now, cpu.id, 0, -1, -1, -1, r.hw - r.cons);
+        cpu.state = CpuState.POLL_BEGIN;
+        return;
+      case CpuState.POLL_BEGIN:
+        m.charge(cpu, S.napi_poll);
+        r.c.polls++;
+        this.i40e_clean_tx_irq(cpu);
+        if (this.xsk.mode === 'zc') this.i40e_xmit_zc(cpu);
+        cpu.pollDone = 0;
+        cpu.state = CpuState.POLL_RX;
+        return;
+      case CpuState.POLL_RX:
+        if (cpu.pollDone < NAPI_BUDGET && r.cons < r.hw) {
+          this.i40e_clean_rx_irq_one(cpu, r);
+          cpu.pollDone++;
+        } else cpu.state = CpuState.POLL_END;
+        return;
+      case CpuState.POLL_END:
+        if (this.rxProduced) {
+          // xsk_flush: publish the rx producer index and wake the socket.
+          m.charge(cpu, S.xdp_do_flush);
+          this.rxProduced = 0;
+        }
+        this.i40e_alloc_rx_buffers(cpu);
+        if (cpu.pollDone >= NAPI_BUDGET) {
+          r.c.budget_exhausted++;
+          cpu.state = CpuState.POLL_BEGIN;
+          return;
+        }
+        m.charge(cpu, S.napi_complete);
+        r.armed = true;
+        r.cqeSinceArm = r.hw - r.cons;
+        r.firstCqeAt = r.cqeSinceArm > 0 ? cpu.now : Infinity;
+        cpu.wakeAt = r.firstCqeAt + this.coalCycles;
+        // Pending tx completions, or zero-copy tx work the application kicked, raise their own interrupt.
+        if (this.txCons < this.txProd) cpu.wakeAt = Math.min(cpu.wakeAt, Math.max(cpu.now, this.txDone[this.txCons & this.txMask]!) + this.coalCycles);
+        if (this.xsk.mode === 'zc' && this.tx.entries > 0) cpu.wakeAt = Math.min(cpu.wakeAt, cpu.now + this.coalCycles);
+        cpu.state = CpuState.IDLE;
+        cpu.idleSince = cpu.now;
+        return;
+    }
+  }
+
+  private rxProduced = 0;
+
+  /** One rx descriptor: run the program; XDP_REDIRECT into the XSKMAP → xsk_rcv. */
+  private i40e_clean_rx_irq_one(cpu: Cpu, r: RxRing): void {
+    const m = this.m;
+    const tr = m.trace;
+    const s = r.cons & r.mask;
+    const len = r.slotLen[s]!;
+    const packet = r.slotPkt[s]!;
+    const zc = this.xsk.mode === 'zc';
+    const chunk = this.slotAddr[s]!;
+    m.charge(cpu, zc ? S.rx_cqe_zc : S.rx_cqe);
+    r.slotState[s] = SlotState.EMPTY;
+    r.slotPkt[s] = -1;
+    this.slotAddr[s] = -1;
+    r.cons++;
+    this.packetsDone++;
+    const generic = this.xsk.mode === 'skb';
+    if (generic) {
+      m.charge(cpu, S.skb_build);
+      m.charge(cpu, S.generic_xdp);
+      m.charge(cpu, S.pskb_expand_head);
+    }
+    const x = this.xdp;
+    const prog = this.prog_;
+    let act = XDP_PASS;
+    if (prog) {
+      x.mem = zc ? this.umem.data : this.slotBuf[s]!;
+      x.hardStart = zc ? chunk + this.umem.headroom : 0;
+      x.data = x.hardStart + XDP_PACKET_HEADROOM;
+      x.dataMeta = x.data;
+      x.dataEnd = x.data + len;
+      x.frameSz = this.umem.chunkSize;
+      x.rxQueueIndex = 0;
+      x.insns = 0;
+      x.mapLookups = 0;
+      x.redirectIfindex = -1;
+      x.redirectMap = -1;
+      x.redirectKey = -1;
+      x.fault = undefined;
+      act = prog.run(x) >>> 0;
+      m.charge(cpu, S.xdp_run);
+      if (x.insns) m.charge(cpu, S.xdp_insn, x.insns);
+      if (x.mapLookups) m.charge(cpu, S.map_lookup, x.mapLookups);
+      if (x.fault !== undefined) act = XDP_ABORTED;
+    }
+    if (tr.on) tr.emit(K.xdp_run, cpu.now, cpu.id, 0, s, packet, -1, act);
+    if (act !== XDP_REDIRECT) {
+      // Not the xdpsock program's verdict: drop (PASS would need the stack, which this model leaves out).
+      if (act === XDP_DROP || act === XDP_ABORTED || act === XDP_PASS) {
+        if (act === XDP_PASS) this.warnOnce('XDP_PASS with an AF_XDP socket bound: the stack is not modelled here, frames dropped');
+        r.c[act === XDP_DROP ? 'xdp_drop' : act === XDP_ABORTED ? 'xdp_aborted' : 'xdp_pass']++;
+        if (act === XDP_PASS) {
+          r.c.stack_rx++;
+          r.c.stack_dropped++;
+        }
+      } else {
+        r.c.xdp_unknown++;
+        this.warnOnce(`Illegal XDP return value ${act}, expect packet loss`);
+      }
+      if (zc) this.i40e_reuse_rx_buffer_zc(chunk);
+      return;
+    }
+    r.c.xdp_redirect++;
+    m.charge(cpu, S.xdp_redirect);
+    if (tr.on) tr.emit(K.xdp_redirect, cpu.now, cpu.id, 0, s, packet, -1, 0);
+    if (!this.xsk_rcv(cpu, zc ? chunk : -1, s, len)) {
+      r.c.xdp_redirect_err++;
+      this.rxDropped++;
+      if (tr.on) tr.emit(K.xdp_exception, cpu.now, cpu.id, 0, s, packet, -1, XDP_REDIRECT);
+      if (zc) this.i40e_reuse_rx_buffer_zc(chunk);
+    }
+    if (generic) m.charge(cpu, S.skb_free);
+  }
+
+  /** A zero-copy buffer the program did not pass to the socket goes back to the fill ring's place: the head of the refill (i40e_reuse_rx_buffer_zc). */
+  private i40e_reuse_rx_buffer_zc(chunk: number): void {
+    this.reused.push(chunk);
+  }
+
+  private readonly reused: number[] = [];
+
+  /**
+   * xsk_rcv: zero-copy only writes a descriptor for the chunk the NIC filled;
+   * copy (and xsk_generic_rcv in skb mode) takes a fill-ring address and
+   * copies the frame into it. False when the frame cannot be delivered.
+   */
+  private xsk_rcv(cpu: Cpu, chunk: number, s: number, len: number): boolean {
+    const m = this.m;
+    if (this.rx.free === 0) return false;
+    let base: number;
+    if (chunk >= 0) {
+      base = chunk;
+      m.charge(cpu, S.xsk_rcv_zc);
+    } else {
+      m.charge(cpu, S.xsk_rcv_copy);
+      const addr = xskq_cons_read_addr(this.fq, this.umem);
+      if (addr < 0) return false;
+      base = addr;
+      this.umem.data.set(this.slotBuf[s]!.subarray(XDP_PACKET_HEADROOM, XDP_PACKET_HEADROOM + len), base + this.umem.headroom + XDP_PACKET_HEADROOM);
+      m.charge(cpu, S.copy_line, (len + 63) >> 6);
+    }
+    // The descriptor: aligned mode the frame's address; unaligned mode the base with the headroom as the offset.
+    const off = this.umem.headroom + XDP_PACKET_HEADROOM;
+    if (this.umem.unaligned) m.charge(cpu, S.xsk_unaligned_addr);
+    this.rx.produceDesc(this.umem.unaligned ? xsk_umem_encode_addr(base, off) : this.ringAddr(base + off), len);
+    this.rxProduced++;
+    return true;
+  }
+
+  /** i40e_alloc_rx_buffers(_zc): post every empty slot (zero-copy: with a fill-ring chunk; none left → the slot stays empty). */
+  private i40e_alloc_rx_buffers(cpu: Cpu | null): void {
+    const r = this.rings[0]!;
+    const m = this.m;
+    let posted = 0;
+    while (r.prod - r.cons < r.size) {
+      const s = r.prod & r.mask;
+      if (this.xsk.mode === 'zc') {
+        let addr = this.reused.pop() ?? -1;
+        if (addr < 0) {
+          addr = xskq_cons_read_addr(this.fq, this.umem);
+          if (addr < 0) {
+            r.c.alloc_fail++;
+            break;
+          }
+          if (cpu) m.charge(cpu, S.xsk_fill_get);
+        }
+        this.slotAddr[s] = addr;
+      } else if (cpu) m.charge(cpu, S.page_cache_get);
+      r.slotState[s] = SlotState.HW;
+      r.prod++;
+      posted++;
+    }
+    if (posted && cpu) m.charge(cpu, S.rx_doorbell);
+  }
+
+  /** i40e_xmit_zc: descriptors from the socket's tx ring onto the HW ring, one doorbell. */
+  private i40e_xmit_zc(cpu: Cpu): void {
+    const m = this.m;
+    let n = 0;
+    while (this.txProd - this.txCons <= this.txMask && n < NAPI_BUDGET) {
+      const d = xskq_cons_peek_desc(this.tx, this.umem);
+      if (!d) break;
+      m.charge(cpu, S.xsk_xmit_zc);
+      if (this.umem.unaligned) m.charge(cpu, S.xsk_unaligned_addr);
+      this.postTx(cpu, d.addr, d.raw, d.len);
+      n++;
+    }
+    if (n) m.charge(cpu, S.tx_doorbell);
+  }
+
+  private postTx(cpu: Cpu, addr: number, raw: XskAddr, len: number): void {
+    const s = this.txProd & this.txMask;
+    const start = Math.max(cpu.now + this.txLatency, this.txWireFree);
+    const done = start + (Math.max(len, 60) + 24) * this.wireCyclesPerByte;
+    this.txWireFree = done;
+    // The completion ring gets the chunk back: the descriptor's address without the frame offset.
+    this.txAddr[s] = addr - (addr % this.umem.chunkSize);
+    this.txRaw[s] = raw;
+    this.txDone[s] = done;
+    this.txProd++;
+  }
+
+  /** i40e_clean_tx_irq / i40e_clean_xdp_tx_irq: sent frames' chunks onto the completion ring. */
+  private i40e_clean_tx_irq(cpu: Cpu): void {
+    const m = this.m;
+    const r = this.rings[0]!;
+    m.charge(cpu, S.tx_cq_poll);
+    while (this.txCons < this.txProd && this.txDone[this.txCons & this.txMask]! <= cpu.now) {
+      const s = this.txCons & this.txMask;
+      // Copy mode: the skb is consumed here and its destructor (xsk_destruct_skb) completes the address.
+      m.charge(cpu, this.xsk.mode === 'zc' ? S.tx_complete : S.xsk_skb_tx_complete);
+      const addr = this.txAddr[s]!;
+      this.cq.produceAddr(this.ringAddr(addr));
+      this.txAddr[s] = -1;
+      this.txDone[s] = Infinity;
+      this.txCons++;
+      if (this.xsk.app === 'l2fwd') r.c.redirect_done++;
+    }
+  }
+
+  // ---------------------------------------------------------------- the application
+
+  /** One iteration of xdpsock's main loop (rx_drop / l2fwd / tx_only), busy polling. */
+  private xdpsock_loop(cpu: Cpu): void {
+    const m = this.m;
+    const before = cpu.now;
+    const app = this.xsk.app;
+    if (app !== 'rxdrop') this.complete_tx(cpu);
+    if (app === 'txonly') this.tx_only(cpu);
+    else this.rx_batch(cpu, app === 'l2fwd');
+    if (cpu.now === before) {
+      // Nothing to do: one more spin of the busy loop.
+      m.charge(cpu, S.xsk_app_spin);
+      cpu.now = Math.max(cpu.now, before + APP_SPIN_CYCLES);
+    }
+  }
+
+  /** complete_tx_l2fwd: kick the kernel for pending tx (sendto), then recycle completed addresses. */
+  private complete_tx(cpu: Cpu): void {
+    const m = this.m;
+    if (this.tx.entries > 0 && this.xsk.mode !== 'zc') {
+      m.charge(cpu, S.xsk_sendto);
+      this.xsk_generic_xmit(cpu);
+    } else if (this.tx.entries > 0 && this.xsk.mode === 'zc') {
+      m.charge(cpu, S.xsk_sendto);
+      // The wakeup (ndo_xsk_async_xmit) schedules the NAPI poll that transmits.
+      const napi = this.rings[0]!.cpu;
+      if (napi.state === CpuState.IDLE) napi.wakeAt = Math.min(napi.wakeAt, cpu.now);
+    }
+    let n = 0;
+    while (this.cq.entries > 0 && n < BATCH_SIZE) {
+      const a = this.cq.peekAddr(this.cq.consumer);
+      this.cq.release();
+      m.charge(cpu, S.xsk_app_recycle);
+      if (this.xsk.app === 'txonly') this.appFree.push(xsk_addr_value(a) % 2 ** 48);
+      else this.fq.produceAddr(a);
+      n++;
+    }
+  }
+
+  /** xsk_generic_xmit (copy and skb mode, on the sending CPU): an skb per descriptor, a doorbell each. */
+  private xsk_generic_xmit(cpu: Cpu): void {
+    const m = this.m;
+    for (let n = 0; n < TX_BATCH_SIZE && this.txProd - this.txCons <= this.txMask; n++) {
+      const d = xskq_cons_peek_desc(this.tx, this.umem);
+      if (!d) break;
+      m.charge(cpu, S.xsk_generic_xmit);
+      m.charge(cpu, S.copy_line, (d.len + 63) >> 6);
+      if (this.umem.unaligned) m.charge(cpu, S.xsk_unaligned_addr);
+      this.postTx(cpu, d.addr, d.raw, d.len);
+      m.charge(cpu, S.tx_doorbell);
+      // The NAPI CPU reaps the completion.
+      const napi = this.rings[0]!.cpu;
+      if (napi.state === CpuState.IDLE) napi.wakeAt = Math.min(napi.wakeAt, this.txDone[(this.txProd - 1) & this.txMask]! + this.coalCycles);
+    }
+  }
+
+  /** rx_drop / l2fwd: a batch from the rx ring; l2fwd swaps MACs and puts each frame on the tx ring. */
+  private rx_batch(cpu: Cpu, fwd: boolean): void {
+    const m = this.m;
+    const n = Math.min(this.rx.entries, BATCH_SIZE, fwd ? this.tx.free : BATCH_SIZE, fwd ? BATCH_SIZE : this.fq.free);
+    if (n === 0) return;
+    m.charge(cpu, S.xsk_app_batch);
+    for (let k = 0; k < n; k++) {
+      const i = this.rx.consumer;
+      const a = this.rx.peekAddr(i);
+      const len = this.rx.peekLen(i);
+      this.rx.release();
+      this.inApp++;
+      m.charge(cpu, S.xsk_app_pkt);
+      if (fwd) {
+        // swap_mac_addresses on the frame in the UMEM (the first touch of the data on this CPU).
+        const start = this.umem.unaligned ? (a.hi & 0xffff) * 2 ** 32 + a.lo + (a.hi >>> 16) : xsk_addr_value(a);
+        const d = this.umem.data;
+        for (let b = 0; b < 6; b++) {
+          const t = d[start + b]!;
+          d[start + b] = d[start + 6 + b]!;
+          d[start + 6 + b] = t;
+        }
+        this.tx.produceDesc(a, len);
+      } else {
+        const addr = this.umem.unaligned ? (a.hi & 0xffff) * 2 ** 32 + a.lo : xsk_addr_value(a);
+        this.fq.produceAddr(this.ringAddr(addr - (addr % this.umem.chunkSize)));
+        this.rings[0]!.c.redirect_done++;
+      }
+      this.inApp--;
+    }
+  }
+
+  /** tx_only: frames from the free list onto the tx ring (a fixed 64-byte UDP frame, as xdpsock's). */
+  private tx_only(cpu: Cpu): void {
+    const n = Math.min(this.appFree.length, this.tx.free, BATCH_SIZE);
+    if (n === 0) return;
+    this.m.charge(cpu, S.xsk_app_batch);
+    for (let k = 0; k < n; k++) {
+      const addr = this.appFree.pop()!;
+      this.m.charge(cpu, S.xsk_app_pkt);
+      this.tx.produceDesc(this.ringAddr(addr), 60);
+    }
+  }
+
+  private readonly warned = new Set<string>();
+  private warnOnce(msg: string): void {
+    if (this.warned.has(msg)) return;
+    this.warned.add(msg);
+    this.warnings.push(msg);
+  }
+}

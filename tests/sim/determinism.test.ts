@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { examplePrograms, findScenario, runScenario } from '../../src/sim';
 
 describe('determinism of the named scenarios', () => {
-  it.each(['seed000-xdp2-tx', 'seed000-xdp1-drop-nocache', 'seed004-64-redirect-native', 'seed004-512-tx-skb'])('%s', (name) => {
+  it.each(['seed000-xdp2-tx', 'seed000-xdp1-drop-nocache', 'seed004-64-redirect-native', 'seed004-512-tx-skb', 'seed002-i40e-veth-native-devprog', 'seed001-l2fwd-zc-unaligned'])('%s', (name) => {
     const s = findScenario(name)!;
     const a = runScenario(s, { programs: examplePrograms, packets: 30_000 });
     const b = runScenario(s, { programs: examplePrograms, packets: 30_000 });

@@ -7,7 +7,7 @@
  * peer; the redirect error a target without XDP support produces.
  */
 import { describe, expect, it } from 'vitest';
-import { checkInvariants, findScenario, nativePrograms, runScenario, SCENARIOS, Simulation, type SimConfig } from '../../src/sim';
+import { checkInvariants, examplePrograms, findScenario, nativePrograms, runScenario, SCENARIOS, Simulation, type SimConfig } from '../../src/sim';
 import { DEV_MAP_BULK_SIZE } from '../../src/sim/devmap';
 
 const names = SCENARIOS.filter((s) => s.seed === '002').map((s) => s.name);
@@ -96,5 +96,17 @@ describe('devmap bulk queues and targets', () => {
     expect(ex.length).toBe(c.xdp_redirect);
     expect(ex.every((e) => e.detail === -6)).toBe(true);
     expect(checkInvariants(sim)).toEqual([]);
+  });
+});
+
+describe('seed 002 with the program compiled from C (src/cc) and run in the VM', () => {
+  it.each(['seed002-flush-i40e-i40e-native', 'seed002-i40e-veth-native-devprog', 'seed002-flush-i40e-veth-generic'])('%s (±15%)', (name) => {
+    const s = findScenario(name)!;
+    const r = runScenario(s, { programs: examplePrograms, packets: 40_000 });
+    expect(r.program_engine).toBe('vm');
+    const pub = s.published.rate_pps!;
+    console.log(`${name.padEnd(40)} [vm] model ${(r.rate_pps / 1e6).toFixed(2)} Mpps   published ${(pub / 1e6).toFixed(2)} Mpps`);
+    expect(Math.abs(r.rate_pps / pub - 1)).toBeLessThanOrEqual(0.15);
+    expect(r.counters.xdp_redirect_err).toBe(0);
   });
 });

@@ -9,7 +9,7 @@
  */
 import type { ParsedSpec } from '../isa/spec';
 import { createMap, type BpfMap } from '../maps';
-import { createVm, type XdpFrame, type XdpVm } from '../vm';
+import { createVm, type XdpFrame, type XdpResult, type XdpVm } from '../vm';
 import { PAGE_SIZE } from './page_alloc';
 import type { XdpBuff, XdpHook } from './program';
 
@@ -38,9 +38,14 @@ export function vmHook(parsed: ParsedSpec, opts: { name?: string; nCpus?: number
   if ('error' in vm) return vm;
   // One view per buffer (a page, or an order-3 fragment), made on first use:
   // the VM indexes the frame's own buffer from data_hard_start.
+  // Each view keeps its DataView, so a packet on a known page allocates nothing.
   const views = new Map<number, Uint8Array>();
+  const dvs = new Map<number, DataView>();
   let viewsOf: ArrayBufferLike | null = null;
-  const frame: XdpFrame = { buf: new Uint8Array(0), data: 0, dataEnd: 0, dataMeta: 0, ingressIfindex: 1, rxQueueIndex: 0, frameSize: PAGE_SIZE };
+  const empty = new Uint8Array(0);
+  const frame: XdpFrame = { buf: empty, data: 0, dataEnd: 0, dataMeta: 0, ingressIfindex: 1, rxQueueIndex: 0, frameSize: PAGE_SIZE, dv: new DataView(empty.buffer) };
+  // One result object for every run (read before the next run).
+  const r: XdpResult = { retval: 0, data: 0, dataEnd: 0, dataMeta: 0, insns: 0, fault: undefined, redirect: undefined };
   const name = opts.name ?? parsed.spec.funcs?.[0]?.name ?? 'xdp program';
   return {
     name,
@@ -51,11 +56,16 @@ export function vmHook(parsed: ParsedSpec, opts: { name?: string; nCpus?: number
       const base = x.hardStart;
       if (viewsOf !== x.mem.buffer) {
         views.clear();
+        dvs.clear();
         viewsOf = x.mem.buffer;
       }
       let view = views.get(base);
-      if (!view) views.set(base, (view = x.mem.subarray(base, base + x.frameSz)));
+      if (!view || view.length !== x.frameSz) {
+        views.set(base, (view = x.mem.subarray(base, base + x.frameSz)));
+        dvs.set(base, new DataView(view.buffer, view.byteOffset, view.byteLength));
+      }
       frame.buf = view;
+      frame.dv = dvs.get(base)!;
       frame.data = x.data - base;
       frame.dataEnd = x.dataEnd - base;
       frame.dataMeta = x.dataMeta - base;
@@ -63,7 +73,7 @@ export function vmHook(parsed: ParsedSpec, opts: { name?: string; nCpus?: number
       frame.ingressIfindex = x.ingressIfindex;
       frame.frameSize = x.frameSz;
       lookups = 0;
-      const r = vm.runXdp(frame);
+      vm.runXdpInto(frame, r);
       x.insns = r.insns;
       x.mapLookups = lookups;
       x.data = r.data + base;

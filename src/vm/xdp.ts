@@ -23,6 +23,8 @@ export interface XdpFrame {
   rxQueueIndex: number;
   /** xdp_buff.frame_sz: bytes of buf usable by the frame, headroom to tailroom. */
   frameSize: number;
+  /** Optional: a DataView over exactly buf, made once by a caller that reuses its buffers (saves one allocation a run). */
+  dv?: DataView;
 }
 
 export interface VmFaultInfo {
@@ -183,8 +185,40 @@ export class XdpVm {
 
   /** Run the program on one frame, in place. */
   runXdp(frame: XdpFrame): XdpResult {
+    const f = this.exec(frame);
+    const s = this.state;
+    const m = this.machine;
+    const out: XdpResult = { retval: m.lo[0]! >>> 0, data: s.data, dataEnd: s.dataEnd, dataMeta: s.dataMeta, insns: m.executed };
+    if (f) {
+      out.fault = { pc: f.pc, kind: f.kind, message: f.message, reg: f.reg, region: f.region };
+    }
+    if (s.redirect) out.redirect = s.redirect;
+    return out;
+  }
+
+  /**
+   * runXdp for a hot loop (the simulator's driver): the same run, its result
+   * written into the caller's object, which is reused from run to run, so
+   * nothing is allocated per packet. fault and redirect are set to undefined
+   * when absent.
+   */
+  runXdpInto(frame: XdpFrame, out: XdpResult): XdpResult {
+    const f = this.exec(frame);
+    const s = this.state;
+    const m = this.machine;
+    out.retval = m.lo[0]! >>> 0;
+    out.data = s.data;
+    out.dataEnd = s.dataEnd;
+    out.dataMeta = s.dataMeta;
+    out.insns = m.executed;
+    out.fault = f ? { pc: f.pc, kind: f.kind, message: f.message, reg: f.reg, region: f.region } : undefined;
+    out.redirect = s.redirect;
+    return out;
+  }
+
+  private exec(frame: XdpFrame): VmFault | undefined {
     const regions = this.machine.regions;
-    regions.rebind(this.packet, frame.buf);
+    regions.rebind(this.packet, frame.buf, frame.dv);
     const st = this.state;
     st.buf = frame.buf;
     st.data = frame.data;
@@ -208,14 +242,7 @@ export class XdpVm {
       hi[r] = 0;
     }
     m.setPtr(1, this.ctxRegion, 0);
-    const f = m.run();
-    const s = this.state;
-    const out: XdpResult = { retval: m.lo[0]! >>> 0, data: s.data, dataEnd: s.dataEnd, dataMeta: s.dataMeta, insns: m.executed };
-    if (f) {
-      out.fault = { pc: f.pc, kind: f.kind, message: f.message, reg: f.reg, region: f.region };
-    }
-    if (s.redirect) out.redirect = s.redirect;
-    return out;
+    return m.run();
   }
 }
 

@@ -39,8 +39,7 @@ export function vmHook(parsed: ParsedSpec, opts: { name?: string; nCpus?: number
   // One view per buffer (a page, or an order-3 fragment), made on first use:
   // the VM indexes the frame's own buffer from data_hard_start.
   // Each view keeps its DataView, so a packet on a known page allocates nothing.
-  const views = new Map<number, Uint8Array>();
-  const dvs = new Map<number, DataView>();
+  const views = new Map<number, { buf: Uint8Array; dv: DataView }>();
   let viewsOf: ArrayBufferLike | null = null;
   const empty = new Uint8Array(0);
   const frame: XdpFrame = { buf: empty, data: 0, dataEnd: 0, dataMeta: 0, ingressIfindex: 1, rxQueueIndex: 0, frameSize: PAGE_SIZE, dv: new DataView(empty.buffer) };
@@ -56,16 +55,15 @@ export function vmHook(parsed: ParsedSpec, opts: { name?: string; nCpus?: number
       const base = x.hardStart;
       if (viewsOf !== x.mem.buffer) {
         views.clear();
-        dvs.clear();
         viewsOf = x.mem.buffer;
       }
       let view = views.get(base);
-      if (!view || view.length !== x.frameSz) {
-        views.set(base, (view = x.mem.subarray(base, base + x.frameSz)));
-        dvs.set(base, new DataView(view.buffer, view.byteOffset, view.byteLength));
+      if (view === undefined || view.buf.length !== x.frameSz) {
+        const buf = x.mem.subarray(base, base + x.frameSz);
+        views.set(base, (view = { buf, dv: new DataView(buf.buffer, buf.byteOffset, buf.byteLength) }));
       }
-      frame.buf = view;
-      frame.dv = dvs.get(base)!;
+      frame.buf = view.buf;
+      frame.dv = view.dv;
       frame.data = x.data - base;
       frame.dataEnd = x.dataEnd - base;
       frame.dataMeta = x.dataMeta - base;

@@ -80,12 +80,14 @@ export class RegionTable {
   /**
    * Point an existing region at a new buffer (the packet page of each run).
    * A caller that cycles through a fixed set of buffers (the simulator's
-   * pages) passes each one's DataView, made once, so a run allocates nothing.
+   * pages) passes each one's DataView, made once, so a run allocates nothing;
+   * it must view exactly `bytes` (not checked here: DataView's buffer,
+   * byteOffset and byteLength are getters, too slow for every packet).
    */
   rebind(r: Region, bytes: Uint8Array, dv?: DataView): void {
     if (r.bytes === bytes) return;
     r.bytes = bytes;
-    r.dv = dv !== undefined && dv.buffer === bytes.buffer && dv.byteOffset === bytes.byteOffset && dv.byteLength === bytes.byteLength ? dv : new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    r.dv = dv ?? new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   }
 
   /** The region a pointer's high word tags, or undefined for a scalar. */

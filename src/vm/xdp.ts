@@ -23,7 +23,7 @@ export interface XdpFrame {
   rxQueueIndex: number;
   /** xdp_buff.frame_sz: bytes of buf usable by the frame, headroom to tailroom. */
   frameSize: number;
-  /** Optional: a DataView over exactly buf, made once by a caller that reuses its buffers (saves one allocation a run). */
+  /** Optional: a DataView over exactly buf (same buffer, offset and length; not checked), made once by a caller that reuses its buffers (saves one allocation a run). */
   dv?: DataView;
 }
 

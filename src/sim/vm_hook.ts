@@ -37,10 +37,13 @@ export function vmHook(parsed: ParsedSpec, opts: { name?: string; nCpus?: number
   const vm = createVm(parsed, { maps, nCpus: opts.nCpus ?? 1 });
   if ('error' in vm) return vm;
   // One view per buffer (a page, or an order-3 fragment), made on first use:
-  // the VM indexes the frame's own buffer from data_hard_start.
-  // Each view keeps its DataView, so a packet on a known page allocates nothing.
-  const views = new Map<number, { buf: Uint8Array; dv: DataView }>();
-  let viewsOf: ArrayBufferLike | null = null;
+  // the VM indexes the frame's own buffer from data_hard_start. Each view
+  // keeps its DataView, so a packet on a known page allocates nothing. Views
+  // are found by page number in a dense array (a chain for the rare page
+  // holding several buffers), not a Map: this runs for every packet.
+  interface View { base: number; size: number; buf: Uint8Array; dv: DataView; next: View | undefined }
+  let views: (View | undefined)[] = [];
+  let viewsOf: Uint8Array | null = null;
   const empty = new Uint8Array(0);
   const frame: XdpFrame = { buf: empty, data: 0, dataEnd: 0, dataMeta: 0, ingressIfindex: 1, rxQueueIndex: 0, frameSize: PAGE_SIZE, dv: new DataView(empty.buffer) };
   // One result object for every run (read before the next run).
@@ -53,14 +56,19 @@ export function vmHook(parsed: ParsedSpec, opts: { name?: string; nCpus?: number
     maps,
     run(x: XdpBuff): number {
       const base = x.hardStart;
-      if (viewsOf !== x.mem.buffer) {
-        views.clear();
-        viewsOf = x.mem.buffer;
+      // Identity of the pool's array, not .buffer (a getter): a new array means new views.
+      if (viewsOf !== x.mem) {
+        views = [];
+        viewsOf = x.mem;
       }
-      let view = views.get(base);
-      if (view === undefined || view.buf.length !== x.frameSz) {
+      const page = (base / PAGE_SIZE) | 0;
+      let view = views[page];
+      while (view !== undefined && (view.base !== base || view.size !== x.frameSz)) view = view.next;
+      if (view === undefined) {
         const buf = x.mem.subarray(base, base + x.frameSz);
-        views.set(base, (view = { buf, dv: new DataView(buf.buffer, buf.byteOffset, buf.byteLength) }));
+        while (views.length < page) views.push(undefined);
+        view = { base, size: x.frameSz, buf, dv: new DataView(buf.buffer, buf.byteOffset, buf.byteLength), next: views[page] };
+        views[page] = view;
       }
       frame.buf = view.buf;
       frame.dv = view.dv;

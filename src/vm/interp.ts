@@ -12,7 +12,7 @@
 import { type Insn } from '../isa/insn';
 import { lookupInsn } from '../isa/table';
 import { compileJit, type JitRun } from './jit';
-import { HI_BASE, LO_BASE, RegionTable, VmFault, type Region } from './memory';
+import { clearStack, HI_BASE, LO_BASE, RegionTable, VmFault, type Region } from './memory';
 
 // Local copies: under a CommonJS-style loader (tsx, the CLI) every use of an
 // imported binding is a getter call, which the hot path cannot afford.
@@ -169,6 +169,7 @@ export class Machine {
     }
     if (write && !region.writable) throw new VmFault(pc, region.kind === 'ctx' ? 'ctx' : 'readonly', `pc ${pc}: ${what} read-only ${region.name} through R${reg}`, reg, region.name);
     if (this.trace) this.lastMem = { region: region.name, offset: at - region.start, size, write };
+    if (write && at < region.dirtyLo) region.dirtyLo = at;
     this.resRegion = region;
     return at;
   }
@@ -177,6 +178,8 @@ export class Machine {
   bytesAt(pc: number, reg: number, len: number, write: boolean): Uint8Array {
     if (len === 0) return new Uint8Array(0);
     const at = this.resolve(pc, reg, 0, len, write);
+    // A helper may write through a view it asked for read-only: count it as written.
+    if (at < this.resRegion.dirtyLo) this.resRegion.dirtyLo = at;
     return this.resRegion.bytes.subarray(at, at + len);
   }
 
@@ -186,6 +189,11 @@ export class Machine {
   };
 
   // ---- the run loop -------------------------------------------------------------
+
+  /** Zero a call frame's stack where the last run wrote it (the JIT's calls use this). */
+  clearStack(r: Region): void {
+    clearStack(r);
+  }
 
   /**
    * Run from pc 0 with the registers as the caller set them; r0 holds the
@@ -198,7 +206,7 @@ export class Machine {
     this.unwound = false;
     this.hi[10] = hiOf(this.stacks[0]!);
     this.lo[10] = loOf(STACK_SIZE);
-    this.stacks[0]!.bytes.fill(0);
+    clearStack(this.stacks[0]!);
     if (this.retPc.length) this.retPc.length = 0;
     if (this.saved.length) this.saved.length = 0;
     try {
@@ -361,7 +369,7 @@ export class Machine {
                 saved.push(lo[6]!, hi[6]!, lo[7]!, hi[7]!, lo[8]!, hi[8]!, lo[9]!, hi[9]!, lo[10]!, hi[10]!);
                 frame++;
                 const st = this.stacks[frame]!;
-                st.bytes.fill(0);
+                clearStack(st);
                 hi[10] = hiOf(st);
                 lo[10] = loOf(STACK_SIZE);
                 pc += k;
@@ -612,7 +620,10 @@ export class Machine {
     if (region && region.kind === 'ctx') throw new VmFault(pc, 'ctx', `pc ${pc}: write to ctx through R${d} (struct xdp_md is read-only)`, d, 'ctx');
     let at = (this.lo[d]! >>> 0) - LO0 + o;
     if (region === undefined || !region.writable || region.kind === 'map' || at < region.start || at + size > region.end || this.trace) at = this.resolve(pc, d, o, size, true);
-    else this.resRegion = region;
+    else {
+      this.resRegion = region;
+      if (at < region.dirtyLo) region.dirtyLo = at;
+    }
     const dv = this.resRegion.dv;
     switch (size) {
       case 1: dv.setUint8(at, vLo & 0xff); break;

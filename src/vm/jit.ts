@@ -247,7 +247,7 @@ function emit(m: Machine, k: number): string {
       if (s === 1) {
         return `if (frame + 1 >= ${MAX_CALL_FRAMES}) throw new VmFault(${k}, 'call_depth', 'pc ${k}: call stack overflow: more than ${MAX_CALL_FRAMES} frames');
 retPc.push(${next}); saved.push(l6, h6, l7, h7, l8, h8, l9, h9, l10, h10); frame++;
-stacks[frame].bytes.fill(0); h10 = STHI[frame]; l10 = ${(LO_BASE + STACK_SIZE) | 0};
+m.clearStack(stacks[frame]); h10 = STHI[frame]; l10 = ${(LO_BASE + STACK_SIZE) | 0};
 pc = ${next + imm}; continue main;`;
       }
       // A known helper is bound once, at translation; an unknown one faults through callHelper, as in the interpreter.
@@ -420,5 +420,5 @@ function emitStore(k: number, c: number, d: number, o: number, vLo: string, vHi:
   if (size === undefined) return slow;
   const write =
     size === 1 ? `R.bytes[a] = ${vLo};` : size === 2 ? `R.dv.setInt16(a, ${vLo}, true);` : size === 4 ? `R.dv.setInt32(a, ${vLo}, true);` : `R.dv.setInt32(a, ${vLo}, true); R.dv.setInt32(a + 4, ${vHi}, true);`;
-  return `if (${regionTest(d, o, size, true)}) { ${write} } else { ${slow} }`;
+  return `if (${regionTest(d, o, size, true)}) { ${write} if (a < R.dirtyLo) R.dirtyLo = a; } else { ${slow} }`;
 }

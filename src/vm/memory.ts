@@ -25,6 +25,21 @@ export interface Region {
   readonly direct: boolean;
   /** For kind 'map': the map's index in the program's map list. */
   mapIndex?: number;
+  /**
+   * Lowest byte offset written since the last clearStack (every write path
+   * lowers it: the interpreter's and the JIT's stores, resolve for writes,
+   * bytesAt for helpers), so a stack frame is re-zeroed only where it was used.
+   */
+  dirtyLo: number;
+}
+
+/** Zero the bytes a run may have written ([dirtyLo, end)): each run's stack frames start zeroed. */
+export function clearStack(r: Region): void {
+  const n = r.bytes.length;
+  if (r.dirtyLo < n) {
+    r.bytes.fill(0, r.dirtyLo);
+    r.dirtyLo = n;
+  }
 }
 
 export const HI_BASE = 0x7f000000;
@@ -62,6 +77,8 @@ export class RegionTable {
       direct: kind !== 'ctx' && kind !== 'map',
       // Present from the start so every region has one shape (the JIT's inline checks stay monomorphic).
       mapIndex: undefined,
+      // Unknown contents: the first clearStack zeroes it all.
+      dirtyLo: 0,
     };
     this.regions.push(r);
     return r;
@@ -87,6 +104,7 @@ export class RegionTable {
   rebind(r: Region, bytes: Uint8Array, dv?: DataView): void {
     if (r.bytes === bytes) return;
     r.bytes = bytes;
+    r.dirtyLo = 0;
     r.dv = dv ?? new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   }
 

@@ -43,7 +43,7 @@ async function main(): Promise<void> {
       await browser.startTracing(page, { categories: ['devtools.timeline', 'disabled-by-default-devtools.timeline'] });
       await page.waitForTimeout(SECONDS * 1000);
       const buf = await browser.stopTracing();
-      const events = (JSON.parse(buf.toString()) as { traceEvents: { name: string; ph: string; ts: number; dur?: number; tid: number; args?: { name?: string } }[] }).traceEvents;
+      const events = (JSON.parse(buf.toString()) as { traceEvents: { name: string; ph: string; ts: number; dur?: number; tdur?: number; tid: number; args?: { name?: string } }[] }).traceEvents;
       const main = events.find((e) => e.name === 'thread_name' && e.args?.name === 'CrRendererMain')?.tid;
       const sum = new Map<string, [number, number]>();
       for (const e of events) {
@@ -51,6 +51,9 @@ async function main(): Promise<void> {
         const v = sum.get(e.name) ?? [0, 0];
         sum.set(e.name, [v[0] + e.dur / 1000, Math.max(v[1], e.dur / 1000)]);
       }
+      // tdur is thread (CPU) time: less at the mercy of a loaded machine than wall time.
+      const cpu = events.filter((e) => e.tid === main && e.ph === 'X' && e.name === 'RunTask').reduce((a, e) => a + (e.tdur ?? 0) / 1000, 0);
+      console.log(`renderer main thread CPU time in tasks: ${cpu.toFixed(0)} ms over ${SECONDS} s`);
       console.log(`renderer main thread over ${SECONDS} s, by event (total ms, longest ms):`);
       for (const [k, [t, m]] of [...sum].sort((a, b) => b[1][0] - a[1][0]).slice(0, 25)) console.log(`  ${t.toFixed(0).padStart(6)} ${m.toFixed(1).padStart(7)}  ${k}`);
       // What the long tasks were made of: their direct children over 5 ms.

@@ -5,7 +5,7 @@
  * drawn as butt-capped arc strokes batched by colour (one stroke per slot
  * state, not one fill per slot), and only when the ring changed.
  */
-import { memo, useEffect, useRef } from 'react';
+import { memo, useEffect, useRef, useState } from 'react';
 import type { RingView } from '../../engine';
 import { slotColors } from './palette';
 
@@ -13,9 +13,18 @@ const POINTER_COLORS = ['#cf222e', '#1f883d', '#9a6700', '#0550ae'];
 
 export const RingCanvas = memo(function RingCanvas({ ring, size = 136 }: { ring: RingView; size?: number }) {
   const ref = useRef<HTMLCanvasElement>(null);
+  // A ring scrolled out of the simulation view is not redrawn until it is back in view.
+  const [visible, setVisible] = useState(true);
   useEffect(() => {
     const c = ref.current;
-    if (!c) return;
+    if (!c || typeof IntersectionObserver !== 'function') return;
+    const io = new IntersectionObserver((entries) => setVisible(entries.some((e) => e.isIntersecting)));
+    io.observe(c);
+    return () => io.disconnect();
+  }, []);
+  useEffect(() => {
+    const c = ref.current;
+    if (!c || !visible) return;
     const dpr = globalThis.devicePixelRatio || 1;
     if (c.width !== size * dpr) {
       c.width = size * dpr;
@@ -63,7 +72,7 @@ export const RingCanvas = memo(function RingCanvas({ ring, size = 136 }: { ring:
       ctx.lineTo(Math.cos(a) * (outer + 4), Math.sin(a) * (outer + 4));
       ctx.stroke();
     });
-  }, [ring, size]);
+  }, [ring, size, visible]);
   const label = `${ring.label}: ${ring.size} slots; ${ring.pointers.map((p) => `${p.name} at ${p.index}`).join(', ')}`;
   return (
     <figure className="ring" data-testid={`ring-${ring.id}`} data-kind={ring.kind}>

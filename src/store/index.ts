@@ -2,7 +2,10 @@
  * The UI's state: zustand slices that mirror what the engine worker reports
  * (capabilities, builds, simulation snapshots) plus purely local UI state
  * (theme, selection, open tab). Worker traffic is buffered and merged once
- * per animation frame, so a burst of snapshots costs one render.
+ * per animation frame, so a burst of snapshots costs one render. A new
+ * snapshot keeps the previous one's objects wherever nothing changed
+ * (structural sharing), so narrow selectors and memoised components
+ * re-render only the parts of the view that moved.
  */
 import { create } from 'zustand';
 import type { BuildResult, Capabilities, Example, SimSnapshot, Speed } from '../engine';
@@ -78,10 +81,42 @@ let frame = 0;
 const raf: (cb: () => void) => number =
   typeof requestAnimationFrame === 'function' ? (cb) => requestAnimationFrame(cb) : (cb) => setTimeout(cb, 16) as unknown as number;
 
+/**
+ * `next` with every subtree equal to the same place in `prev` replaced by
+ * prev's object. Snapshots arrive structured-cloned, so without this every
+ * object is new every time. Cost: one pass over the snapshot (plain data).
+ */
+export function share<T>(prev: unknown, next: T): T {
+  if (Object.is(prev, next)) return prev as T;
+  if (typeof next !== 'object' || next === null || typeof prev !== 'object' || prev === null) return next;
+  if (Array.isArray(next)) {
+    if (!Array.isArray(prev)) return next;
+    let same = prev.length === next.length;
+    for (let i = 0; i < next.length; i++) {
+      const v = share(prev[i], next[i]);
+      if (v !== next[i]) next[i] = v;
+      if (same && v !== prev[i]) same = false;
+    }
+    return same ? (prev as T) : next;
+  }
+  if (Array.isArray(prev) || Object.getPrototypeOf(next) !== Object.prototype) return next;
+  const po = prev as Record<string, unknown>;
+  const no = next as Record<string, unknown>;
+  const keys = Object.keys(no);
+  let same = keys.length === Object.keys(po).length;
+  for (const k of keys) {
+    const v = share(po[k], no[k]);
+    if (v !== no[k]) no[k] = v;
+    if (same && (!(k in po) || v !== po[k])) same = false;
+  }
+  return same ? (prev as T) : next;
+}
+
 function flush(): void {
   frame = 0;
   const p = pending ?? {};
   pending = null;
+  if (p.sim) p.sim = share(useApp.getState().sim, p.sim);
   if (pendingConsole.length) {
     const all = [...useApp.getState().consoleLines, ...pendingConsole];
     p.consoleLines = all.slice(-500);

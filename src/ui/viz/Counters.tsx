@@ -1,8 +1,9 @@
 /** XDP action counters (ABORTED … REDIRECT) and driver counters, with rates. */
+import { memo } from 'react';
 import type { CounterView } from '../../engine';
 import { fmtCount, fmtRate } from './format';
 
-export function Counters({ title, rows, testid }: { title: string; rows: CounterView[]; testid: string }) {
+export const Counters = memo(function Counters({ title, rows, testid }: { title: string; rows: CounterView[]; testid: string }) {
   return (
     <table className="counters" data-testid={testid}>
       <caption>{title}</caption>
@@ -17,4 +18,4 @@ export function Counters({ title, rows, testid }: { title: string; rows: Counter
       </tbody>
     </table>
   );
-}
+});

@@ -1,8 +1,9 @@
 /** A fill gauge with its recent history as a sparkline (the page cache). */
+import { memo } from 'react';
 import { line, scaleLinear } from 'd3';
 import type { GaugeView } from '../../engine';
 
-export function Gauge({ g, width = 180 }: { g: GaugeView; width?: number }) {
+export const Gauge = memo(function Gauge({ g, width = 180 }: { g: GaugeView; width?: number }) {
   const h = 28;
   const frac = g.capacity > 0 ? Math.min(1, g.value / g.capacity) : 0;
   const x = scaleLinear().domain([0, Math.max(1, g.history.length - 1)]).range([0, width]);
@@ -15,4 +16,4 @@ export function Gauge({ g, width = 180 }: { g: GaugeView; width?: number }) {
       <svg width={width} height={h} className="sparkline" aria-hidden="true"><path d={path} /></svg>
     </div>
   );
-}
+});

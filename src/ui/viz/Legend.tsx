@@ -1,8 +1,9 @@
 /** The slot-state legend shared by the rings on screen. */
+import { memo } from 'react';
 import type { RingView } from '../../engine';
 import { slotColors } from './palette';
 
-export function Legend({ rings }: { rings: RingView[] }) {
+export const Legend = memo(function Legend({ rings }: { rings: RingView[] }) {
   const seen = new Map<string, { label: string; color: string; owner: string }>();
   for (const r of rings) {
     const colors = slotColors(r.legend);
@@ -17,4 +18,4 @@ export function Legend({ rings }: { rings: RingView[] }) {
       ))}
     </ul>
   );
-}
+});

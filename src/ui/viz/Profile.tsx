@@ -1,7 +1,8 @@
 /** Where the busy CPU's cycles go, perf-report style: self %, symbol. */
+import { memo } from 'react';
 import type { ProfileRow } from '../../engine';
 
-export function Profile({ rows }: { rows: ProfileRow[] }) {
+export const Profile = memo(function Profile({ rows }: { rows: ProfileRow[] }) {
   return (
     <table className="profile" data-testid="profile">
       <caption>CPU profile (perf report)</caption>
@@ -16,4 +17,4 @@ export function Profile({ rows }: { rows: ProfileRow[] }) {
       </tbody>
     </table>
   );
-}
+});

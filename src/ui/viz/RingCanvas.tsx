@@ -1,20 +1,30 @@
 /**
  * One descriptor ring drawn as a ring: a segment per slot coloured by its
  * state and owner, and the producer/consumer pointers as labelled hands.
- * Canvas, not SVG: a 4096-slot ring redrawn 60 times a second.
+ * Canvas, not SVG: a 4096-slot ring redrawn 30 times a second. Slots are
+ * drawn as butt-capped arc strokes batched by colour (one stroke per slot
+ * state, not one fill per slot), and only when the ring changed.
  */
-import { useEffect, useRef } from 'react';
-import { arc } from 'd3';
+import { memo, useEffect, useRef, useState } from 'react';
 import type { RingView } from '../../engine';
 import { slotColors } from './palette';
 
 const POINTER_COLORS = ['#cf222e', '#1f883d', '#9a6700', '#0550ae'];
 
-export function RingCanvas({ ring, size = 136 }: { ring: RingView; size?: number }) {
+export const RingCanvas = memo(function RingCanvas({ ring, size = 136 }: { ring: RingView; size?: number }) {
   const ref = useRef<HTMLCanvasElement>(null);
+  // A ring scrolled out of the simulation view is not redrawn until it is back in view.
+  const [visible, setVisible] = useState(true);
   useEffect(() => {
     const c = ref.current;
-    if (!c) return;
+    if (!c || typeof IntersectionObserver !== 'function') return;
+    const io = new IntersectionObserver((entries) => setVisible(entries.some((e) => e.isIntersecting)));
+    io.observe(c);
+    return () => io.disconnect();
+  }, []);
+  useEffect(() => {
+    const c = ref.current;
+    if (!c || !visible) return;
     const dpr = globalThis.devicePixelRatio || 1;
     if (c.width !== size * dpr) {
       c.width = size * dpr;
@@ -30,12 +40,27 @@ export function RingCanvas({ ring, size = 136 }: { ring: RingView; size?: number
     const step = (2 * Math.PI) / n;
     const pad = n <= 256 ? step * 0.12 : 0;
     const colors = slotColors(ring.legend);
-    const seg = arc<number>().innerRadius(inner).outerRadius(outer).context(ctx);
+    // Slot i spans [i·step, (i+1)·step) clockwise from 12 o'clock (canvas angle 0 is 3 o'clock).
+    const mid = (inner + outer) / 2;
+    ctx.lineWidth = outer - inner;
+    ctx.lineCap = 'butt';
+    const byColor = new Map<string, number[]>();
     for (let i = 0; i < n; i++) {
+      const c = colors[ring.slots[i] ?? 0] ?? '#888';
+      let list = byColor.get(c);
+      if (!list) byColor.set(c, (list = []));
+      list.push(i);
+    }
+    for (const [color, slots] of byColor) {
       ctx.beginPath();
-      seg.startAngle(i * step + pad / 2).endAngle((i + 1) * step - pad / 2)(i);
-      ctx.fillStyle = colors[ring.slots[i] ?? 0] ?? '#888';
-      ctx.fill();
+      for (const i of slots) {
+        const a0 = i * step + pad / 2 - Math.PI / 2;
+        const a1 = (i + 1) * step - pad / 2 - Math.PI / 2;
+        ctx.moveTo(Math.cos(a0) * mid, Math.sin(a0) * mid);
+        ctx.arc(0, 0, mid, a0, a1);
+      }
+      ctx.strokeStyle = color;
+      ctx.stroke();
     }
     ring.pointers.forEach((p, k) => {
       const a = (p.index % n) * step + step / 2 - Math.PI / 2;
@@ -47,7 +72,7 @@ export function RingCanvas({ ring, size = 136 }: { ring: RingView; size?: number
       ctx.lineTo(Math.cos(a) * (outer + 4), Math.sin(a) * (outer + 4));
       ctx.stroke();
     });
-  }, [ring, size]);
+  }, [ring, size, visible]);
   const label = `${ring.label}: ${ring.size} slots; ${ring.pointers.map((p) => `${p.name} at ${p.index}`).join(', ')}`;
   return (
     <figure className="ring" data-testid={`ring-${ring.id}`} data-kind={ring.kind}>
@@ -64,4 +89,4 @@ export function RingCanvas({ ring, size = 136 }: { ring: RingView; size?: number
       </figcaption>
     </figure>
   );
-}
+});

@@ -1,7 +1,11 @@
 /**
  * The simulated machine: controls, rings, page cache, action counters,
  * rate chart and CPU profile, all functions of the latest worker snapshot.
+ * Each part selects only its own slice of the snapshot (the store shares
+ * unchanged subtrees between snapshots), so a snapshot re-renders only
+ * what changed rather than the whole view.
  */
+import { memo } from 'react';
 import { useApp } from '../../store';
 import { Unavailable } from '../panes/Unavailable';
 import { SimControls } from '../controls/SimControls';
@@ -14,35 +18,71 @@ import { LineChart } from './LineChart';
 import { Profile } from './Profile';
 import { fmtCount, fmtTime } from './format';
 
+const SimClock = memo(function SimClock() {
+  const nowNs = useApp((s) => s.sim?.nowNs ?? 0);
+  const events = useApp((s) => s.sim?.events ?? 0);
+  const packets = useApp((s) => s.sim?.packets ?? 0);
+  const napiPolls = useApp((s) => s.sim?.napiPolls ?? 0);
+  const attached = useApp((s) => s.sim?.attached);
+  return (
+    <div className="sim-clock" data-testid="sim-clock" data-events={events} data-packets={packets}>
+      t = {fmtTime(nowNs)} · {fmtCount(events)} events · {fmtCount(packets)} packets · {fmtCount(napiPolls)} NAPI polls ·{' '}
+      {attached && <span data-testid="attached" className={attached.ok ? 'ok' : 'warn'}>{attached.ok ? `XDP: ${attached.name}` : `no XDP program: ${attached.reason}`}</span>}
+    </div>
+  );
+});
+
+const Rings = memo(function Rings() {
+  const rings = useApp((s) => s.sim?.rings);
+  if (!rings) return null;
+  return (
+    <div className="rings">
+      {rings.map((r) => <RingCanvas key={r.id} ring={r} />)}
+      <Legend rings={rings} />
+    </div>
+  );
+});
+
+const SideCounters = memo(function SideCounters() {
+  const actions = useApp((s) => s.sim?.actions);
+  const counters = useApp((s) => s.sim?.counters);
+  const gauges = useApp((s) => s.sim?.gauges);
+  return (
+    <div className="sim-side">
+      {actions && <Counters title="XDP actions" rows={actions} testid="actions" />}
+      {counters && <Counters title="Driver" rows={counters} testid="counters" />}
+      {gauges?.map((g) => <Gauge key={g.id} g={g} />)}
+    </div>
+  );
+});
+
+const SideCharts = memo(function SideCharts() {
+  const series = useApp((s) => s.sim?.series);
+  const profile = useApp((s) => s.sim?.profile);
+  return (
+    <div className="sim-side">
+      {series && <LineChart series={series} />}
+      {profile && <Profile rows={profile} />}
+    </div>
+  );
+});
+
 export function SimView() {
   const caps = useApp((s) => s.capabilities);
-  const sim = useApp((s) => s.sim);
+  const hasSim = useApp((s) => s.sim !== null);
   const message = useApp((s) => s.simMessage);
   if (caps && !caps.sim) return <div className="sim" data-testid="sim"><Unavailable what="simulation" why="the driver simulator (src/sim) has not landed in this build" /></div>;
   return (
     <div className="sim" data-testid="sim">
       <SimControls />
       {message && <div className="sim-message" data-testid="sim-message">{message}</div>}
-      {sim && (
+      {hasSim && (
         <div className="sim-body">
-          <div className="sim-clock" data-testid="sim-clock" data-events={sim.events} data-packets={sim.packets}>
-            t = {fmtTime(sim.nowNs)} · {fmtCount(sim.events)} events · {fmtCount(sim.packets)} packets · {fmtCount(sim.napiPolls)} NAPI polls ·{' '}
-            <span data-testid="attached" className={sim.attached.ok ? 'ok' : 'warn'}>{sim.attached.ok ? `XDP: ${sim.attached.name}` : `no XDP program: ${sim.attached.reason}`}</span>
-          </div>
+          <SimClock />
           <div className="sim-grid">
-            <div className="rings">
-              {sim.rings.map((r) => <RingCanvas key={r.id} ring={r} />)}
-              <Legend rings={sim.rings} />
-            </div>
-            <div className="sim-side">
-              <Counters title="XDP actions" rows={sim.actions} testid="actions" />
-              <Counters title="Driver" rows={sim.counters} testid="counters" />
-              {sim.gauges.map((g) => <Gauge key={g.id} g={g} />)}
-            </div>
-            <div className="sim-side">
-              <LineChart series={sim.series} />
-              <Profile rows={sim.profile} />
-            </div>
+            <Rings />
+            <SideCounters />
+            <SideCharts />
           </div>
           <Settings />
         </div>

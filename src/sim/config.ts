@@ -5,6 +5,7 @@
  */
 import type { TrafficSpec } from '../net/traffic';
 import type { HardwareProfile } from './hw';
+import type { XdpHook } from './program';
 import { HARDWARE_PROFILES, SEED2016_E5 } from './hw';
 
 /** What the network stack does with an skb (XDP_PASS, or every packet without XDP). */
@@ -43,6 +44,10 @@ export interface SimConfig {
   redirectTarget?: RedirectTarget;
   /** A program on the devmap entry (BPF_XDP_DEVMAP; seed 002's "2nd xdp_prog"). */
   devmapProg?: boolean;
+  /** The devmap entry's program when devmapProg is set (the scenarios pass compiled C; default: a TS stand-in). */
+  devmapProgram?: XdpHook;
+  /** The veth peer's program for 'devmap-veth' (the scenarios pass compiled C; default: a TS XDP_DROP stand-in). */
+  vethPeerProgram?: XdpHook;
   /** Seed 002's patch: the devmap program runs when the bulk queue is flushed (default) instead of at enqueue. */
   devmapFlushPatch?: boolean;
   /** Whether the devmap target can send XDP frames (default true; false: every redirect fails with -ENXIO). */
@@ -89,6 +94,8 @@ export interface ResolvedConfig {
   xdpMode: 'native' | 'generic';
   redirectTarget: RedirectTarget;
   devmapProg: boolean;
+  devmapProgram: XdpHook | null;
+  vethPeerProgram: XdpHook | null;
   devmapFlushPatch: boolean;
   redirectTargetXdp: boolean;
   hw: HardwareProfile;
@@ -122,6 +129,8 @@ export function resolveConfig(c: SimConfig): ResolvedConfig {
     xdpMode: c.xdpMode ?? 'native',
     redirectTarget: c.redirectTarget ?? 'none',
     devmapProg: c.devmapProg ?? false,
+    devmapProgram: c.devmapProgram ?? null,
+    vethPeerProgram: c.vethPeerProgram ?? null,
     devmapFlushPatch: c.devmapFlushPatch ?? true,
     redirectTargetXdp: c.redirectTargetXdp ?? true,
     hw,

@@ -11,7 +11,7 @@
 import { compile, formatDiagnostic } from '../cc';
 import { EXAMPLES } from '../examples';
 import { parseSpec, type ParsedSpec } from '../isa/spec';
-import type { ProgramResolver } from './scenarios';
+import type { ProgramResolver, ScenarioProgram } from './scenarios';
 import { vmHook } from './vm_hook';
 import type { XdpHook } from './program';
 
@@ -307,13 +307,43 @@ function u32s(...v: number[]): Uint8Array {
  * Compile one of the programs above (once) and load it in a fresh VM hook
  * with the map entries the sample's loader installs: [map, key, value].
  */
-function sampleHook(name: string, source: string, entries: [string, Uint8Array, Uint8Array][] = []): XdpHook {
+function sampleSpec(name: string, source: string): ParsedSpec {
   let p = sampleCache.get(source);
   if (!p) {
     const r = compileToSpec(source, `${name}.c`);
     if ('error' in r) throw new Error(r.error);
     sampleCache.set(source, (p = r));
   }
+  return p;
+}
+
+/** The compiled program behind a scenario program name (what xdp-lab sim --verify judges). */
+export function scenarioProgramSpec(name: Exclude<ScenarioProgram, null>): ParsedSpec {
+  switch (name) {
+    case 'xdp1':
+    case 'xdp2':
+      return exampleSpec(name);
+    case 'xdp_pass':
+      return exampleSpec('xdp-pass-count');
+    case 'xdpsock':
+      return sampleSpec(name, XDPSOCK_C);
+    case 'xdp_redirect_map':
+      return sampleSpec(name, XDP_REDIRECT_MAP_C);
+    case 'xdp_redirect_map_egress':
+      return sampleSpec(name, XDP_REDIRECT_MAP_EGRESS_C);
+    case 'xdp_drop':
+      return sampleSpec(name, XDP_DROP_C);
+    case 'xdp_rxq_info_drop':
+    case 'xdp_rxq_info_pass':
+    case 'xdp_rxq_info_tx':
+      return sampleSpec('xdp_rxq_info', XDP_RXQ_INFO_C);
+    case 'xdp_redirect_cpu':
+      return sampleSpec(name, XDP_REDIRECT_CPU_C);
+  }
+}
+
+function sampleHook(name: string, source: string, entries: [string, Uint8Array, Uint8Array][] = []): XdpHook {
+  const p = sampleSpec(name, source);
   const h = vmHook(p, { name });
   if ('error' in h) throw new Error(h.error);
   for (const [mapName, key, value] of entries) {

@@ -108,3 +108,12 @@ describe('devmap bulk queues and targets', () => {
     expect(checkInvariants(sim)).toEqual([]);
   });
 });
+
+describe('the devmap entry and veth peer programs are given, never assumed', () => {
+  it('refuses a devmap program or a veth peer without a program to run, in one line', () => {
+    const c = findScenario('seed002-flush-i40e-veth-native-devprog')!.config();
+    expect(() => new Simulation({ ...c, vethPeerProgram: examplePrograms('xdp_drop') }, null)).toThrow(/^devmapProg needs devmapProgram/);
+    expect(() => new Simulation({ ...c, devmapProgram: examplePrograms('xdp_redirect_map_egress') }, null)).toThrow(/needs vethPeerProgram/);
+    expect(() => new Simulation({ ...c, devmapProgram: examplePrograms('xdp_redirect_map_egress'), redirectTargetXdp: false }, null)).not.toThrow();
+  });
+});

@@ -9,7 +9,7 @@
 import { parseJson, readTextFile, UsageError } from './io';
 import { parseSpec, type ParsedSpec } from '../isa/spec';
 import { verify } from '../verifier';
-import { compileToSpec, examplePrograms, exampleSpec, vmHook, type ProgramResolver, type XdpHook } from '../sim';
+import { compileToSpec, examplePrograms, scenarioProgramSpec, vmHook, type ProgramResolver, type XdpHook } from '../sim';
 
 /** Compile C source to a verified, parsed spec; throws UsageError with the first problem. */
 let verifyPrograms = false;
@@ -42,7 +42,7 @@ function hookOf(p: ParsedSpec, name: string): XdpHook {
 /** The scenarios' programs: compiled examples in the VM (see src/sim/example_programs.ts). */
 export async function scenarioPrograms(): Promise<ProgramResolver> {
   return (name) => {
-    if (verifyPrograms && (name === 'xdp1' || name === 'xdp2' || name === 'xdp_pass')) checkSpec(exampleSpec(name === 'xdp_pass' ? 'xdp-pass-count' : name).spec, `${name}.c`);
+    if (verifyPrograms) checkSpec(scenarioProgramSpec(name).spec, `${name}.c`);
     return examplePrograms(name);
   };
 }

@@ -5,6 +5,7 @@
  */
 import type { TrafficSpec } from '../net/traffic';
 import type { HardwareProfile } from './hw';
+import type { XdpHook } from './program';
 import { HARDWARE_PROFILES, SEED2016_E5 } from './hw';
 
 /** What the network stack does with an skb (XDP_PASS, or every packet without XDP). */
@@ -43,6 +44,10 @@ export interface SimConfig {
   redirectTarget?: RedirectTarget;
   /** A program on the devmap entry (BPF_XDP_DEVMAP; seed 002's "2nd xdp_prog"). */
   devmapProg?: boolean;
+  /** The devmap entry's program, required with devmapProg (runScenario passes its resolver's 'xdp_redirect_map_egress'). */
+  devmapProgram?: XdpHook;
+  /** The veth peer's program, required with 'devmap-veth' unless redirectTargetXdp is false (runScenario passes its resolver's 'xdp_drop'). */
+  vethPeerProgram?: XdpHook;
   /** Seed 002's patch: the devmap program runs when the bulk queue is flushed (default) instead of at enqueue. */
   devmapFlushPatch?: boolean;
   /** Whether the devmap target can send XDP frames (default true; false: every redirect fails with -ENXIO). */
@@ -89,6 +94,8 @@ export interface ResolvedConfig {
   xdpMode: 'native' | 'generic';
   redirectTarget: RedirectTarget;
   devmapProg: boolean;
+  devmapProgram: XdpHook | null;
+  vethPeerProgram: XdpHook | null;
   devmapFlushPatch: boolean;
   redirectTargetXdp: boolean;
   hw: HardwareProfile;
@@ -122,6 +129,8 @@ export function resolveConfig(c: SimConfig): ResolvedConfig {
     xdpMode: c.xdpMode ?? 'native',
     redirectTarget: c.redirectTarget ?? 'none',
     devmapProg: c.devmapProg ?? false,
+    devmapProgram: c.devmapProgram ?? null,
+    vethPeerProgram: c.vethPeerProgram ?? null,
     devmapFlushPatch: c.devmapFlushPatch ?? true,
     redirectTargetXdp: c.redirectTargetXdp ?? true,
     hw,
@@ -146,6 +155,8 @@ export function resolveConfig(c: SimConfig): ResolvedConfig {
   if (r.xdpMode === 'generic' && r.driver === 'mlx4') throw new Error('generic (skb-mode) XDP is modelled on the vmxnet3 and i40e drivers only');
   if (r.redirectTarget.startsWith('devmap') && r.driver === 'vmxnet3') throw new Error(`redirect target '${r.redirectTarget}' is modelled on the mlx4 and i40e drivers only`);
   if (r.xsk && r.driver !== 'i40e') throw new Error('AF_XDP is modelled on the i40e driver only');
+  if (r.devmapProg && r.redirectTarget.startsWith('devmap') && !r.devmapProgram) throw new Error('devmapProg needs devmapProgram: the program to run on the devmap entry');
+  if (r.redirectTarget === 'devmap-veth' && r.redirectTargetXdp && !r.vethPeerProgram) throw new Error("redirect target 'devmap-veth' needs vethPeerProgram: the veth peer's XDP program (or redirectTargetXdp: false)");
   if (r.xsk && c.queues !== undefined && c.queues !== 1) throw new Error('AF_XDP: one queue (the socket is bound to queue 0)');
   if (!Number.isInteger(r.queues) || r.queues < 1 || r.queues > 64) throw new Error(`queues must be 1..64, got ${r.queues}`);
   if (!pow2(r.rxRingSize) || r.rxRingSize > 8192) throw new Error(`rxRingSize must be a power of two up to 8192, got ${r.rxRingSize}`);

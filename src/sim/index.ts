@@ -34,4 +34,4 @@ export type { NicDriver, AttachResult, MtuResult } from './nic/driver';
 export { PagePool, PP_ALLOC_CACHE_SIZE } from './page_pool';
 export { vmHook, type VmHook } from './vm_hook';
 export { SCENARIOS, findScenario, runScenario, nativePrograms, type Scenario, type ScenarioResult, type ScenarioProgram, type ProgramResolver } from './scenarios';
-export { examplePrograms, exampleSpec, compileToSpec } from './example_programs';
+export { examplePrograms, exampleSpec, compileToSpec, scenarioProgramSpec } from './example_programs';

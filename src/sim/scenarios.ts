@@ -14,7 +14,20 @@ import { nativeConst, nativeXdp1, nativeXdp2, XDP_DROP, XDP_PASS, XDP_REDIRECT, 
 import { Simulation, type SimRates } from './simulation';
 
 /** The programs scenarios use, by the sample's name (src/examples once compiled; see ProgramResolver). */
-export type ScenarioProgram = 'xdp1' | 'xdp2' | 'xdp_pass' | 'xdp_rxq_info_drop' | 'xdp_rxq_info_pass' | 'xdp_rxq_info_tx' | 'xdp_redirect_cpu' | 'xdp_redirect_map' | 'xdpsock' | null;
+export type ScenarioProgram =
+  | 'xdp1'
+  | 'xdp2'
+  | 'xdp_pass'
+  | 'xdp_rxq_info_drop'
+  | 'xdp_rxq_info_pass'
+  | 'xdp_rxq_info_tx'
+  | 'xdp_redirect_cpu'
+  | 'xdp_redirect_map'
+  | 'xdpsock'
+  // Not a scenario's ingress program: seed 002's devmap-entry program and its veth peer's program.
+  | 'xdp_redirect_map_egress'
+  | 'xdp_drop'
+  | null;
 
 /** Which rate is "the" rate of a scenario. */
 export type ScenarioMetric = keyof Pick<SimRates, 'xdp_drop_pps' | 'tx_pps' | 'stack_pps' | 'processed_pps' | 'redirect_pps'>;
@@ -39,6 +52,8 @@ export interface ScenarioResult {
   hw: string;
   program: string | null;
   program_engine: 'vm' | 'native' | null;
+  /** The other programs the setup runs: the devmap entry's (seed 002 "2nd xdp_prog") and the veth peer's. */
+  other_programs: { role: 'devmap entry' | 'veth peer'; name: string; engine: 'vm' | 'native' }[];
   rate_pps: number;
   idle_percent: number;
   profile: { symbol: string; percent: number }[];
@@ -287,6 +302,10 @@ export const nativePrograms: ProgramResolver = (name) => {
     case 'xdp_redirect_map':
       // samples/bpf xdp_redirect_map: swap MACs, count in a percpu array, bpf_redirect_map(&tx_port, 0, 0).
       return nativeConst(XDP_REDIRECT, 'xdp_redirect_map', 1, true);
+    case 'xdp_redirect_map_egress':
+      return nativeConst(XDP_PASS, 'xdp_redirect_map_egress', 1);
+    case 'xdp_drop':
+      return nativeConst(XDP_DROP, 'xdp_drop on the veth peer', 0);
   }
 };
 
@@ -298,9 +317,17 @@ export function runScenario(
   s: Scenario,
   opts: { programs?: ProgramResolver; packets?: number; trace?: boolean; seed?: number } = {},
 ): ScenarioResult {
-  const prog = s.program ? (opts.programs ?? nativePrograms)(s.program) : null;
+  const resolve = opts.programs ?? nativePrograms;
+  const prog = s.program ? resolve(s.program) : null;
+  const cfg = s.config();
+  // The devmap entry's program and the veth peer's come from the same resolver as the ingress program.
+  const devmapProgram = cfg.devmapProg ? resolve('xdp_redirect_map_egress') : undefined;
+  const vethPeerProgram = cfg.redirectTarget === 'devmap-veth' && (cfg.redirectTargetXdp ?? true) ? resolve('xdp_drop') : undefined;
+  const other: ScenarioResult['other_programs'] = [];
+  if (devmapProgram) other.push({ role: 'devmap entry', name: devmapProgram.name, engine: devmapProgram.engine });
+  if (vethPeerProgram) other.push({ role: 'veth peer', name: vethPeerProgram.name, engine: vethPeerProgram.engine });
   // Events are hashed (not kept) by default, so trace_hash identifies the run's event stream.
-  const sim = new Simulation({ ...s.config(), trace: opts.trace ?? true, keepTrace: false, seed: opts.seed ?? 1 }, prog);
+  const sim = new Simulation({ ...cfg, devmapProgram, vethPeerProgram, trace: opts.trace ?? true, keepTrace: false, seed: opts.seed ?? 1 }, prog);
   sim.run({ packets: s.warmup });
   sim.markWindow();
   sim.run({ packets: opts.packets ?? s.measure });
@@ -312,6 +339,7 @@ export function runScenario(
     hw: sim.cfg.hw.name,
     program: prog?.name ?? null,
     program_engine: prog?.engine ?? null,
+    other_programs: other,
     rate_pps: Math.round(rates[s.metric]),
     idle_percent: Math.round(sim.idlePercent(0) * 100) / 100,
     profile: profile.map((e) => ({ symbol: e.symbol, percent: Math.round(e.percent * 100) / 100 })),

@@ -4,10 +4,12 @@
  * generic / native / native + a program on the devmap entry, before and
  * after the patch. Model next to published, each within ±15%; conservation
  * across the rx ring, the bulk queues, the target's ring and the veth
- * peer; the redirect error a target without XDP support produces.
+ * peer; the redirect error a target without XDP support produces. All
+ * three programs (xdp_redirect_map, the devmap entry's, the veth peer's
+ * XDP_DROP) are C compiled by src/cc, run in the VM.
  */
 import { describe, expect, it } from 'vitest';
-import { checkInvariants, examplePrograms, findScenario, nativePrograms, runScenario, SCENARIOS, Simulation, type SimConfig } from '../../src/sim';
+import { checkInvariants, examplePrograms, findScenario, runScenario, SCENARIOS, Simulation, type SimConfig } from '../../src/sim';
 import { DEV_MAP_BULK_SIZE } from '../../src/sim/devmap';
 
 const names = SCENARIOS.filter((s) => s.seed === '002').map((s) => s.name);
@@ -17,16 +19,23 @@ describe('seed 002: XDP_REDIRECT into a devmap, i40e -> i40e / veth (each ±15%)
 
   it.each(names)('%s', (name) => {
     const s = findScenario(name)!;
-    const r = runScenario(s, { packets: 60_000 });
+    const r = runScenario(s, { programs: examplePrograms, packets: 60_000 });
+    expect(r.program_engine).toBe('vm');
+    const c = s.config();
+    // The devmap entry's program and the veth peer's run as bytecode too.
+    expect(r.other_programs.map((o) => `${o.role} ${o.engine}`)).toEqual([
+      ...(c.devmapProg ? ['devmap entry vm'] : []),
+      ...(c.redirectTarget === 'devmap-veth' ? ['veth peer vm'] : []),
+    ]);
     const pub = s.published.rate_pps!;
-    console.log(`${name.padEnd(40)} model ${(r.rate_pps / 1e6).toFixed(2).padStart(6)} Mpps   published ${(pub / 1e6).toFixed(2).padStart(6)} Mpps   (${((r.rate_pps / pub - 1) * 100).toFixed(1)}%)`);
+    console.log(`${name.padEnd(40)} [vm] model ${(r.rate_pps / 1e6).toFixed(2).padStart(6)} Mpps   published ${(pub / 1e6).toFixed(2).padStart(6)} Mpps   (${((r.rate_pps / pub - 1) * 100).toFixed(1)}%)`);
     expect(Math.abs(r.rate_pps / pub - 1)).toBeLessThanOrEqual(0.15);
     expect(r.warnings).toEqual([]);
     expect(r.counters.xdp_redirect_err).toBe(0);
   });
 
   it('orders as published: veth beats i40e natively, the devmap program costs more after the patch, plain native gains', () => {
-    const rate = (n: string) => runScenario(findScenario(n)!, { packets: 40_000 }).rate_pps;
+    const rate = (n: string) => runScenario(findScenario(n)!, { programs: examplePrograms, packets: 40_000 }).rate_pps;
     for (const t of ['i40e', 'veth']) {
       expect(rate(`seed002-flush-i40e-${t}-native`)).toBeGreaterThan(rate(`seed002-i40e-${t}-native`));
       expect(rate(`seed002-flush-i40e-${t}-native-devprog`)).toBeLessThan(rate(`seed002-i40e-${t}-native-devprog`));
@@ -39,7 +48,8 @@ describe('seed 002: XDP_REDIRECT into a devmap, i40e -> i40e / veth (each ±15%)
 function smallSim(name: string, over: Partial<SimConfig> = {}, packets = 3000): Simulation {
   const s = findScenario(name)!;
   const c = s.config();
-  return new Simulation({ ...c, rxRingSize: 64, txRingSize: 64, memoryPages: 1024, keepTrace: true, ...over, traffic: { ...c.traffic, maxPackets: packets } }, nativePrograms(s.program!));
+  const progs = { devmapProgram: examplePrograms('xdp_redirect_map_egress'), vethPeerProgram: examplePrograms('xdp_drop') };
+  return new Simulation({ ...c, ...progs, rxRingSize: 64, txRingSize: 64, memoryPages: 1024, keepTrace: true, ...over, traffic: { ...c.traffic, maxPackets: packets } }, examplePrograms(s.program!));
 }
 
 describe('devmap bulk queues and targets', () => {
@@ -74,7 +84,7 @@ describe('devmap bulk queues and targets', () => {
 
   it('runs the devmap program at enqueue before the patch and over the bulk at flush after it', () => {
     // Profiles name where the entry's program ran: dev_map_run_prog (enqueue) or dev_map_bpf_prog_run (flush).
-    const syms = (name: string) => new Set(runScenario(findScenario(name)!, { packets: 5000 }).profile.map((e) => e.symbol));
+    const syms = (name: string) => new Set(runScenario(findScenario(name)!, { programs: examplePrograms, packets: 5000 }).profile.map((e) => e.symbol));
     const before = syms('seed002-i40e-veth-native-devprog');
     const after = syms('seed002-flush-i40e-veth-native-devprog');
     expect(before.has('dev_map_run_prog') && !before.has('dev_map_bpf_prog_run')).toBe(true);
@@ -99,14 +109,11 @@ describe('devmap bulk queues and targets', () => {
   });
 });
 
-describe('seed 002 with the program compiled from C (src/cc) and run in the VM', () => {
-  it.each(['seed002-flush-i40e-i40e-native', 'seed002-i40e-veth-native-devprog', 'seed002-flush-i40e-veth-generic'])('%s (±15%)', (name) => {
-    const s = findScenario(name)!;
-    const r = runScenario(s, { programs: examplePrograms, packets: 40_000 });
-    expect(r.program_engine).toBe('vm');
-    const pub = s.published.rate_pps!;
-    console.log(`${name.padEnd(40)} [vm] model ${(r.rate_pps / 1e6).toFixed(2)} Mpps   published ${(pub / 1e6).toFixed(2)} Mpps`);
-    expect(Math.abs(r.rate_pps / pub - 1)).toBeLessThanOrEqual(0.15);
-    expect(r.counters.xdp_redirect_err).toBe(0);
+describe('the devmap entry and veth peer programs are given, never assumed', () => {
+  it('refuses a devmap program or a veth peer without a program to run, in one line', () => {
+    const c = findScenario('seed002-flush-i40e-veth-native-devprog')!.config();
+    expect(() => new Simulation({ ...c, vethPeerProgram: examplePrograms('xdp_drop') }, null)).toThrow(/^devmapProg needs devmapProgram/);
+    expect(() => new Simulation({ ...c, devmapProgram: examplePrograms('xdp_redirect_map_egress') }, null)).toThrow(/needs vethPeerProgram/);
+    expect(() => new Simulation({ ...c, devmapProgram: examplePrograms('xdp_redirect_map_egress'), redirectTargetXdp: false }, null)).not.toThrow();
   });
 });

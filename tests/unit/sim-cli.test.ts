@@ -20,6 +20,16 @@ describe('xdp-lab sim', () => {
     for (const n of ['seed000-xdp1-drop', 'seed000-xdp1-drop-nocache', 'seed000-xdp2-tx', 'seed000-order3-baseline', 'seed000-xdp-pass-order0']) expect(r.out).toContain(n);
   });
 
+  it('--scenario runs every program of the setup as verified bytecode and names each with its engine', async () => {
+    const r = await cli('sim', '--scenario', 'seed002-flush-i40e-veth-native-devprog', '--verify', '--packets', '5000');
+    expect(r.code).toBe(0);
+    expect(r.out).toContain('program: xdp_redirect_map [vm]   devmap entry: xdp_redirect_map_egress [vm]   veth peer: xdp_drop on the veth peer [vm]');
+    const n = await cli('sim', '--scenario', 'seed004-64-tx-native', '--native', '--packets', '5000');
+    expect(n.out).toContain('program: xdp_rxq_info -a XDP_TX (native reference) [native]');
+    const v = await cli('sim', '--scenario', 'seed004-64-tx-native', '--verify', '--packets', '5000');
+    expect(v.out).toContain('program: xdp_rxq_info -a XDP_TX [vm]');
+  });
+
   it('--scenario NAME --json prints the contract fields', async () => {
     const r = await cli('sim', '--scenario', 'seed000-xdp1-drop', '--json', '--packets', '50000');
     expect(r.code).toBe(0);

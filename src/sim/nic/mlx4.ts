@@ -16,7 +16,7 @@ import { S as CostSteps } from '../cost';
 import { K as TraceKinds } from '../trace';
 import { DmaDir as DmaDirEnum, PAGE_SIZE as PAGE_SIZE_, PageLoc as PageLocEnum } from '../page_alloc';
 import * as xdpActions from '../program';
-import { nativeConst, XdpBuff, type XdpHook } from '../program';
+import { XdpBuff, type XdpHook } from '../program';
 import { SocketQueue } from '../stack';
 import type { AttachResult, MtuResult, NicDriver, RedirectHandler } from './driver';
 import { DevmapTarget } from '../devmap';
@@ -242,10 +242,10 @@ export class Mlx4En implements NicDriver {
       kind: veth ? 'veth' : 'nic',
       name: veth ? 'veth0' : cfg.redirectTarget === 'devmap-i40e' ? 'i40e port 2' : 'port 2',
       xdpCapable: cfg.redirectTargetXdp,
-      // samples/bpf xdp_redirect_map's egress program: rewrite the source MAC, XDP_PASS.
-      devProg: cfg.devmapProg ? nativeConst(XDP_PASS, 'xdp_redirect_map_egress', 1) : null,
+      // samples/bpf xdp_redirect_map's egress program (resolveConfig insists on one with devmapProg).
+      devProg: cfg.devmapProg ? cfg.devmapProgram : null,
       runProgAtFlush: cfg.devmapFlushPatch,
-      peerProg: veth && cfg.redirectTargetXdp ? nativeConst(XDP_DROP, 'xdp_drop on the veth peer', 0) : null,
+      peerProg: veth && cfg.redirectTargetXdp ? cfg.vethPeerProgram : null,
       // i40e reuses a returned rx page (its refcount bias comes back); mlx4's second port frees it.
       returnFrame: this.kind === 'i40e' ? (cpu, page) => this.i40e_reuse_rx_page(cpu, page) : undefined,
       warn: (msg) => this.warnOnce(-3, msg),

@@ -28,6 +28,7 @@ import { S as CostSteps } from './cost';
 import { K as TraceKinds } from './trace';
 import { PAGE_SIZE, PageLoc as PageLocEnum } from './page_alloc';
 import { XdpBuff, XDP_ABORTED, XDP_PASS, XDP_REDIRECT, type XdpHook } from './program';
+import { frameWireCycles, wireCyclesPerByte } from './wire';
 
 const S = { ...CostSteps };
 const K = { ...TraceKinds };
@@ -114,7 +115,7 @@ export class DevmapTarget {
     this.txData = new Float64Array(this.txSize);
     this.txLen = new Int32Array(this.txSize);
     this.mask = this.txSize - 1;
-    this.cyclesPerByte = (8 / m.cfg.hw.linkGbps) * m.cyclesPerNs;
+    this.cyclesPerByte = wireCyclesPerByte(m.cfg.hw.linkGbps, m.cyclesPerNs);
     this.latency = m.cfg.hw.txLatencyNs * m.cyclesPerNs;
   }
 
@@ -252,7 +253,7 @@ export class DevmapTarget {
       m.charge(cpu, S.devmap_xmit_frame);
       const s = this.txProd & this.mask;
       const start = Math.max(t, this.wireFree);
-      const done = start + (Math.max(q.lens[k]!, 60) + 24) * this.cyclesPerByte;
+      const done = start + frameWireCycles(q.lens[k]!, this.cyclesPerByte);
       this.wireFree = done;
       t = start;
       this.txPage[s] = page;
@@ -385,7 +386,7 @@ export class DevmapTarget {
     }
     const s = this.txProd & this.mask;
     const start = Math.max(cpu.now + this.latency, this.wireFree);
-    const done = start + (Math.max(len, 60) + 24) * this.cyclesPerByte;
+    const done = start + frameWireCycles(len, this.cyclesPerByte);
     this.wireFree = done;
     this.txPage[s] = page;
     this.txPkt[s] = packet;

@@ -48,6 +48,7 @@ import {
   type XskAddr,
 } from '../xsk';
 import type { XskConfig } from '../config';
+import { frameWireCycles, wireCyclesPerByte } from '../wire';
 
 const S = { ...CostSteps };
 const K = { ...TraceKinds };
@@ -122,7 +123,7 @@ export class I40eXsk implements NicDriver {
     this.txRaw = Array.from({ length: cfg.txRingSize }, () => ({ hi: 0, lo: 0 }));
     this.txDone = new Float64Array(cfg.txRingSize).fill(Infinity);
     this.txMask = cfg.txRingSize - 1;
-    this.wireCyclesPerByte = (8 / cfg.hw.linkGbps) * m.cyclesPerNs;
+    this.wireCyclesPerByte = wireCyclesPerByte(cfg.hw.linkGbps, m.cyclesPerNs);
     this.txLatency = cfg.hw.txLatencyNs * m.cyclesPerNs;
     this.coalCycles = cfg.rxCoalUsecs * 1000 * m.cyclesPerNs;
     // xdpsock: the fill ring gets XSK_RING_PROD__DEFAULT_NUM_DESCS frames (all of them for txonly: its free list).
@@ -428,7 +429,7 @@ export class I40eXsk implements NicDriver {
   private postTx(cpu: Cpu, addr: number, raw: XskAddr, len: number): void {
     const s = this.txProd & this.txMask;
     const start = Math.max(cpu.now + this.txLatency, this.txWireFree);
-    const done = start + (Math.max(len, 60) + 24) * this.wireCyclesPerByte;
+    const done = start + frameWireCycles(len, this.wireCyclesPerByte);
     this.txWireFree = done;
     // The completion ring gets the chunk back: the descriptor's address without the frame offset.
     this.txAddr[s] = addr - (addr % this.umem.chunkSize);

@@ -20,6 +20,7 @@ import { XdpBuff, type XdpHook } from '../program';
 import { SocketQueue } from '../stack';
 import type { AttachResult, MtuResult, NicDriver, RedirectHandler } from './driver';
 import { DevmapTarget } from '../devmap';
+import { frameWireCycles, wireCyclesPerByte } from '../wire';
 
 export type { RedirectHandler } from './driver';
 
@@ -223,7 +224,7 @@ export class Mlx4En implements NicDriver {
     this.mtu = cfg.mtu;
     this.rings = m.cpus.map((cpu, i) => new RxRing(i, cfg.rxRingSize, cfg.txRingSize, cpu));
     this.sockets = cfg.stack.kind === 'socket' ? new SocketQueue(cfg.stack, cfg.hw.clockHz / cfg.stack.appPps) : null;
-    this.wireCyclesPerByte = (8 / cfg.hw.linkGbps) * m.cyclesPerNs;
+    this.wireCyclesPerByte = wireCyclesPerByte(cfg.hw.linkGbps, m.cyclesPerNs);
     this.txLatency = cfg.hw.txLatencyNs * m.cyclesPerNs;
     this.coalFrames = cfg.rxCoalFrames;
     this.coalCycles = cfg.rxCoalUsecs * 1000 * m.cyclesPerNs;
@@ -955,9 +956,8 @@ export class Mlx4En implements NicDriver {
     let t = cpu.now + this.txLatency;
     for (; tx.db < tx.prod; tx.db++) {
       const s = tx.db & tx.mask;
-      // Preamble, FCS and inter-frame gap: 24 bytes of wire time beyond the frame.
       const start = Math.max(t, this.txWireFree);
-      const done = start + (Math.max(tx.slotLen[s]!, 60) + 24) * this.wireCyclesPerByte;
+      const done = start + frameWireCycles(tx.slotLen[s]!, this.wireCyclesPerByte);
       tx.slotDone[s] = done;
       this.txWireFree = done;
       t = start;

@@ -24,6 +24,7 @@ import { XdpBuff, type XdpHook } from '../program';
 import { SocketQueue } from '../stack';
 import { RxRing, SlotState, XDP_PACKET_HEADROOM, NAPI_BUDGET } from './mlx4';
 import type { AttachResult, MtuResult, NicDriver, RedirectHandler } from './driver';
+import { frameWireCycles, wireCyclesPerByte } from '../wire';
 
 const S = { ...CostSteps };
 const K = { ...TraceKinds };
@@ -95,7 +96,7 @@ export class Vmxnet3 implements NicDriver {
     this.dataLen = this.rings.map((r) => new Int32Array(r.size).fill(-1));
     this.bq = this.rings.map(() => ({ pages: new Int32Array(CPU_MAP_BULK_SIZE), packets: new Float64Array(CPU_MAP_BULK_SIZE), n: 0 }));
     this.sockets = cfg.stack.kind === 'socket' ? new SocketQueue(cfg.stack, cfg.hw.clockHz / cfg.stack.appPps) : null;
-    this.wireCyclesPerByte = (8 / cfg.hw.linkGbps) * m.cyclesPerNs;
+    this.wireCyclesPerByte = wireCyclesPerByte(cfg.hw.linkGbps, m.cyclesPerNs);
     this.wirePerFrame = (cfg.traffic.perFrameNs ?? 0) * m.cyclesPerNs;
     this.txLatency = cfg.hw.txLatencyNs * m.cyclesPerNs;
     this.coalFrames = cfg.rxCoalFrames;
@@ -677,7 +678,7 @@ export class Vmxnet3 implements NicDriver {
     for (; tx.db < tx.prod; tx.db++) {
       const s = tx.db & tx.mask;
       const start = Math.max(t, this.txWireFree);
-      const done = start + this.wirePerFrame + (Math.max(tx.slotLen[s]!, 60) + 24) * this.wireCyclesPerByte;
+      const done = start + this.wirePerFrame + frameWireCycles(tx.slotLen[s]!, this.wireCyclesPerByte);
       tx.slotDone[s] = done;
       this.txWireFree = done;
     }

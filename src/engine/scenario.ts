@@ -78,8 +78,17 @@ export function checkSettings(x: unknown): SimSettings | undefined {
       ringSize: num(s.driver?.ringSize, d.driver.ringSize, 8, 65536),
       pageCache: typeof s.driver?.pageCache === 'boolean' ? s.driver.pageCache : d.driver.pageCache,
       mtu: num(s.driver?.mtu, d.driver.mtu, 68, 9000),
+      nic: oneOf(s.driver?.nic, ['mlx4', 'vmxnet3', 'i40e'] as const, d.driver.nic),
+      queues: num(s.driver?.queues, d.driver.queues, 1, 8),
+      xdpMode: oneOf(s.driver?.xdpMode, ['native', 'generic'] as const, d.driver.xdpMode),
+      redirect: oneOf(s.driver?.redirect, ['none', 'cpumap-drop', 'devmap-port', 'devmap-i40e', 'devmap-veth'] as const, d.driver.redirect),
+      xsk: oneOf(s.driver?.xsk, ['off', 'zc', 'copy', 'skb'] as const, d.driver.xsk),
     },
   };
+}
+
+function oneOf<T extends string>(v: unknown, allowed: readonly T[], def: T): T {
+  return typeof v === 'string' && (allowed as readonly string[]).includes(v) ? (v as T) : def;
 }
 
 async function pipe(input: Uint8Array<ArrayBuffer>, t: { writable: WritableStream<BufferSource>; readable: ReadableStream<Uint8Array> }, limit = Infinity): Promise<Uint8Array> {

@@ -4,7 +4,7 @@
  * are sampled in virtual time so the charts show what the machine did, not
  * how fast the browser happened to run it.
  */
-import { Simulation, HARDWARE_PROFILES, SEED2016_E5, type SimSnapshot as DriverSnapshot, type TraceEvent } from '../sim';
+import { Simulation, HARDWARE_PROFILES, SEED2016_E5, type SimConfig, type SimSnapshot as DriverSnapshot, type TraceEvent } from '../sim';
 import type { FlowSourceSpec, PcapRecord, TrafficSpec } from '../net';
 import type { ParsedSpec } from '../isa';
 import type { Attach, SimPort } from './toolchain';
@@ -72,12 +72,45 @@ export function trafficSpec(s: SimSettings, linkGbps: number, pcap: Uint8Array[]
   return { linkGbps, sources: sources.length ? sources : [{ ratePps: t.ratePps, frameLen: t.frameSize }] };
 }
 
+/** The simulator's configuration for the UI's settings (ring sizes, driver model, redirect target, AF_XDP socket). */
+export function simConfig(settings: SimSettings, pcap: Uint8Array[] | null): SimConfig {
+  const d = settings.driver;
+  const hw = HARDWARE_PROFILES[d.model] ?? SEED2016_E5;
+  return {
+    hw: hw.name,
+    driver: d.nic,
+    queues: d.queues,
+    rxRingSize: d.ringSize,
+    txRingSize: d.ringSize,
+    mtu: d.mtu,
+    pageCache: d.pageCache,
+    xdpMode: d.xdpMode,
+    redirectTarget: d.redirect,
+    xsk: d.xsk === 'off' ? undefined : { mode: d.xsk },
+    traffic: trafficSpec(settings, hw.linkGbps, pcap),
+    trace: true,
+    keepTrace: true,
+  };
+}
+
+/** The machine the settings describe; when they describe an impossible one, the default machine and the reason. */
+function buildSimulation(settings: SimSettings, pcap: Uint8Array[] | null): { sim: Simulation; error: string | null } {
+  try {
+    return { sim: new Simulation(simConfig(settings, pcap)), error: null };
+  } catch (e) {
+    const fallback = { ...settings, driver: { ...settings.driver, nic: 'mlx4' as const, xdpMode: 'native' as const, redirect: 'none' as const, xsk: 'off' as const, queues: 1 } };
+    return { sim: new Simulation(simConfig(fallback, pcap)), error: `the machine cannot be built as set: ${(e as Error).message}` };
+  }
+}
+
 export class DriverSim implements SimPort {
   private sim!: Simulation;
   private settings!: SimSettings;
   private attachedName: string | null = null;
   private program: ProgramInstance | null = null;
   private detachedReason = 'no program';
+  /** Why the machine the settings describe could not be built (the default machine runs instead). */
+  private setupError: string | null = null;
   private series: SeriesPoint[] = [];
   private cacheHistory: number[] = [];
   private freeHistory: number[] = [];
@@ -93,20 +126,13 @@ export class DriverSim implements SimPort {
 
   reset(settings: SimSettings, attach: Attach, pcap: Uint8Array[] | null): void {
     this.settings = settings;
-    const hw = HARDWARE_PROFILES[settings.driver.model] ?? SEED2016_E5;
-    this.sim = new Simulation({
-      hw: hw.name,
-      rxRingSize: settings.driver.ringSize,
-      txRingSize: settings.driver.ringSize,
-      mtu: settings.driver.mtu,
-      pageCache: settings.driver.pageCache,
-      traffic: trafficSpec(settings, hw.linkGbps, pcap),
-      trace: true,
-      keepTrace: true,
-    });
+    const built = buildSimulation(settings, pcap);
+    this.sim = built.sim;
+    this.setupError = built.error;
     this.attachedName = null;
     this.program = null;
-    if ('reason' in attach) this.detachedReason = attach.reason;
+    if (this.setupError) this.detachedReason = this.setupError;
+    else if ('reason' in attach) this.detachedReason = attach.reason;
     else if (!this.hook) this.detachedReason = 'the eBPF VM (src/vm) is not available yet, so the program cannot run';
     else {
       const inst = this.hook(attach.program);
@@ -265,6 +291,8 @@ export class DriverSim implements SimPort {
       recent: this.sim.events(Math.max(0, d.traceCount - RECENT)).map((e) => ({ seq: e.seq, text: describe(e, this.sim.machine.cyclesPerNs), packetId: e.packet >= 0 ? e.packet : undefined })),
       settings: this.settings,
       canStepBack: d.steps > 0,
+      redirect: null,
+      xsk: null,
     };
   }
 }

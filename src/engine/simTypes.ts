@@ -57,6 +57,17 @@ export interface ProfileRow {
 
 export type StepUnit = 'event' | 'packet' | 'napi';
 
+/** The NIC driver models the simulator has (src/sim/nic). */
+export type NicModel = 'mlx4' | 'vmxnet3' | 'i40e';
+/**
+ * Where XDP_REDIRECT goes (src/sim/config.ts RedirectTarget): nowhere (the
+ * redirect fails), a cpumap whose CPU drops, or a devmap entry: a second
+ * port of the same NIC, an i40e port, or a veth whose peer runs XDP_DROP.
+ */
+export type RedirectSetup = 'none' | 'cpumap-drop' | 'devmap-port' | 'devmap-i40e' | 'devmap-veth';
+/** An AF_XDP socket on queue 0 (i40e only) and its binding mode; 'off': none. */
+export type XskSetup = 'off' | 'zc' | 'copy' | 'skb';
+
 /** Driver and traffic knobs the UI exposes. */
 export interface SimSettings {
   traffic: {
@@ -69,10 +80,19 @@ export interface SimSettings {
     mix: { udp: number; tcp: number; icmp: number; ipv6: number };
   };
   driver: {
+    /** Hardware profile (src/sim/hw.ts HARDWARE_PROFILES): CPU, NIC, link, costs. */
     model: string;
+    /** Driver model. */
+    nic: NicModel;
+    /** rx queues, one per CPU; RSS spreads flows over them. */
+    queues: number;
     ringSize: number;
     pageCache: boolean;
     mtu: number;
+    /** Native (in the driver) or generic (skb mode) XDP; generic is modelled on vmxnet3 and i40e. */
+    xdpMode: 'native' | 'generic';
+    redirect: RedirectSetup;
+    xsk: XskSetup;
   };
 }
 
@@ -95,11 +115,64 @@ export interface SimSnapshot {
   settings: SimSettings;
   /** Whether stepping back is possible (there is history to replay). */
   canStepBack: boolean;
+  /** The XDP_REDIRECT target and its per-CPU bulk queues, when the setup has one. */
+  redirect: RedirectView | null;
+  /** The AF_XDP socket (UMEM and its four rings), when the setup has one. */
+  xsk: XskView | null;
+}
+
+/** One CPU's bulk queue in front of a redirect target (devmap: DEV_MAP_BULK_SIZE 16). */
+export interface BulkQueueView {
+  cpu: number;
+  /** Frames waiting for xdp_do_flush. */
+  n: number;
+  size: number;
+  /** Packet ids of the waiting frames, oldest first (for linking to the inspector). */
+  packets: number[];
+}
+
+export interface RedirectView {
+  kind: 'devmap' | 'cpumap';
+  /** The target device or CPU, as the user would name it ('i40e port 2', 'veth0', 'cpu 1'). */
+  target: string;
+  /** Whether a program runs on the devmap entry, and when ('enqueue' before seed 002's patch, 'flush' after). */
+  entryProgram: { name: string; runsAt: 'enqueue' | 'flush' } | null;
+  bulk: BulkQueueView[];
+  /** The target's transmit ring (ndo_xdp_xmit fills it), when it has one. */
+  txRing: RingView | null;
+  /** How many frames each flush carried: count of flushes per bulk size 1..16. */
+  flushSizes: { size: number; count: number }[];
+  counters: CounterView[];
+}
+
+/** Who holds a UMEM chunk right now (one entry of XskView.umem.owners). */
+export interface UmemOwner {
+  id: string;
+  label: string;
+}
+
+export interface XskView {
+  mode: 'zc' | 'copy' | 'skb';
+  /** The xdpsock application: rxdrop, txonly or l2fwd. */
+  app: string;
+  umem: {
+    frames: number;
+    chunkSize: number;
+    headroom: number;
+    unaligned: boolean;
+    /** One index into `owners` per chunk, in address order. */
+    chunks: number[];
+    owners: UmemOwner[];
+  };
+  /** Fill, rx, tx and completion rings, in that order (kinds 'fill', 'xsk_rx', 'xsk_tx', 'completion'). */
+  rings: RingView[];
+  /** Socket statistics (XDP_STATISTICS: rx_dropped, rx_invalid_descs, tx_invalid_descs, rx_ring_full, rx_fill_ring_empty_descs, …). */
+  counters: CounterView[];
 }
 
 export const DEFAULT_SETTINGS: SimSettings = {
   traffic: { profile: 'steady', ratePps: 2_000_000, frameSize: 60, mix: { udp: 1, tcp: 0, icmp: 0, ipv6: 0 } },
-  driver: { model: 'seed2016-e5-1630v3-cx3', ringSize: 128, pageCache: true, mtu: 1500 },
+  driver: { model: 'seed2016-e5-1630v3-cx3', nic: 'mlx4', queues: 1, ringSize: 128, pageCache: true, mtu: 1500, xdpMode: 'native', redirect: 'none', xsk: 'off' },
 };
 
 /** Traffic profiles the settings offer (shapes in simAdapter.ts). */

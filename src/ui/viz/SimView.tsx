@@ -16,6 +16,8 @@ import { Gauge } from './Gauge';
 import { Counters } from './Counters';
 import { LineChart } from './LineChart';
 import { Profile } from './Profile';
+import { RedirectPanel } from './RedirectPanel';
+import { XskPanel } from './XskPanel';
 import { fmtCount, fmtTime } from './format';
 
 const SimClock = memo(function SimClock() {
@@ -84,6 +86,8 @@ export function SimView() {
             <SideCounters />
             <SideCharts />
           </div>
+          <RedirectPanel />
+          <XskPanel />
           <Settings />
         </div>
       )}

@@ -12,6 +12,9 @@ import { RUNS_KEPT, type ProgramInstance } from './vmHook';
 import { replayRun, type PacketDetail } from './inspect';
 import type { MapView } from './simTypes';
 import { hexToBytes } from '../isa';
+import { redirectView } from './views/redirect';
+import { xskView } from './views/xsk';
+import { pageMapView } from './views/pages';
 import type { CounterView, GaugeView, RingView, SeriesPoint, SimSettings, SimSnapshot, SlotLegend, StepUnit } from './simTypes';
 
 /** Turns a verified program into something the driver can run (the VM); null when none has landed. */
@@ -291,8 +294,9 @@ export class DriverSim implements SimPort {
       recent: this.sim.events(Math.max(0, d.traceCount - RECENT)).map((e) => ({ seq: e.seq, text: describe(e, this.sim.machine.cyclesPerNs), packetId: e.packet >= 0 ? e.packet : undefined })),
       settings: this.settings,
       canStepBack: d.steps > 0,
-      redirect: null,
-      xsk: null,
+      redirect: redirectView(this.sim),
+      xsk: xskView(this.sim),
+      pageMap: pageMapView(this.sim),
     };
   }
 }

@@ -119,6 +119,15 @@ export interface SimSnapshot {
   redirect: RedirectView | null;
   /** The AF_XDP socket (UMEM and its four rings), when the setup has one. */
   xsk: XskView | null;
+  /** Host memory page by page, by location. */
+  pageMap: PageMapView | null;
+}
+
+/** Host memory as a grid: each page's location, and the locations' names. */
+export interface PageMapView {
+  /** One index into `locations` per page (order-3 tails carry their head's). */
+  pages: Uint8Array;
+  locations: { id: string; label: string; count: number }[];
 }
 
 /** One CPU's bulk queue in front of a redirect target (devmap: DEV_MAP_BULK_SIZE 16). */

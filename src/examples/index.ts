@@ -4,11 +4,25 @@
  * alike. Each states what it expects of the traffic in its header comment.
  */
 
+/**
+ * The machine an example is meant for, applied when it is chosen from the
+ * menu (fields as in the engine's SimSettings.driver; absent: unchanged).
+ */
+export interface ExampleSetup {
+  model?: string;
+  nic?: 'mlx4' | 'vmxnet3' | 'i40e';
+  queues?: number;
+  xdpMode?: 'native' | 'generic';
+  redirect?: 'none' | 'cpumap-drop' | 'devmap-port' | 'devmap-i40e' | 'devmap-veth';
+  xsk?: 'off' | 'zc' | 'copy' | 'skb';
+}
+
 export interface Example {
   id: string;
   title: string;
   description: string;
   source: string;
+  setup?: ExampleSetup;
 }
 
 const xdp1 = `/* xdp1: count packets per IP protocol, then drop them.

@@ -38,7 +38,7 @@ class CounterSim implements SimPort {
       nowNs: this.events * 10, events: this.events, packets: Math.floor(this.events / 3), napiPolls: 0,
       attached: this.program ? { ok: true, name: 'prog' } : { ok: false, reason: 'no program' },
       rings: [], gauges: [], actions: [], counters: [], series: [], profile: [], recent: [],
-      settings: this.settings, canStepBack: this.events > 0, redirect: null, xsk: null,
+      settings: this.settings, canStepBack: this.events > 0, redirect: null, xsk: null, pageMap: null,
     };
   }
 }

@@ -18,6 +18,7 @@ import { LineChart } from './LineChart';
 import { Profile } from './Profile';
 import { RedirectPanel } from './RedirectPanel';
 import { XskPanel } from './XskPanel';
+import { PageMap } from './PageMap';
 import { fmtCount, fmtTime } from './format';
 
 const SimClock = memo(function SimClock() {
@@ -86,6 +87,7 @@ export function SimView() {
             <SideCounters />
             <SideCharts />
           </div>
+          <PageMap />
           <RedirectPanel />
           <XskPanel />
           <Settings />

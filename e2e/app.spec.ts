@@ -32,3 +32,38 @@ test('loads with the default example running at full speed, a live engine worker
   expect(['light', 'dark']).toContain(after);
   await lab.screenshot(testInfo, `app-${after}`);
 });
+
+test('usable by keyboard: Alt shortcuts work from inside the editor, arrow keys move between panes', async ({ page }) => {
+  const lab = new LabPage(page);
+  await lab.open('/');
+  await expect(page.getByTestId('attached')).toContainText('XDP:');
+  await expect(lab.sim.runToggle).toHaveAttribute('aria-pressed', 'true');
+  const source = await lab.source();
+  // Focus the editor, then pause with Alt+R: the key reaches the app, not the program text.
+  await lab.editor.locator('.view-lines').click();
+  await page.keyboard.press('Alt+R');
+  await expect(lab.sim.runToggle).toHaveAttribute('aria-pressed', 'false');
+  expect(await lab.source()).toBe(source);
+  // Alt+E steps one event: the event count moves by exactly one.
+  const e0 = await lab.sim.events();
+  await page.keyboard.press('Alt+E');
+  await expect.poll(() => lab.sim.events()).toBe(e0 + 1);
+  // Alt+B steps back to where it was.
+  await page.keyboard.press('Alt+B');
+  await expect.poll(() => lab.sim.events()).toBe(e0);
+  // Alt+2 shows the verifier pane; arrow keys walk the tab list and focus follows.
+  await page.keyboard.press('Alt+2');
+  await expect(page.getByTestId('tab-verifier')).toHaveAttribute('aria-selected', 'true');
+  await page.getByTestId('tab-verifier').focus();
+  await page.keyboard.press('ArrowRight');
+  await expect(page.getByTestId('tab-inspector')).toHaveAttribute('aria-selected', 'true');
+  await expect(page.getByTestId('tab-inspector')).toBeFocused();
+  await page.keyboard.press('End');
+  await expect(page.getByTestId('tab-console')).toHaveAttribute('aria-selected', 'true');
+  await page.keyboard.press('ArrowRight');
+  await expect(page.getByTestId('tab-disasm')).toHaveAttribute('aria-selected', 'true');
+  // Alt+R again resumes the traffic.
+  await page.keyboard.press('Alt+R');
+  await expect(lab.sim.runToggle).toHaveAttribute('aria-pressed', 'true');
+  expect(await lab.source()).toBe(source);
+});

@@ -9,6 +9,7 @@ import { setApp, useApp } from '../store';
 import { setRunning } from './simControl';
 import type { Speed } from '../engine/api';
 import { applyBootNotice, resolveBoot, startAutosave } from './persist';
+import { installShortcuts } from './shortcuts';
 import './app.css';
 
 initTheme();
@@ -29,6 +30,7 @@ void (async () => {
   if (Number.isFinite(speed) && speed >= 1) setApp({ speed: Math.floor(speed) });
   applyBootNotice(boot);
   startAutosave();
+  installShortcuts();
   let painted!: () => void;
   const engine = startEngine(boot.settings, new Promise<void>((r) => (painted = r)));
   const [{ createRoot }, { App }] = await Promise.all([import('react-dom/client'), import('./App')]);

@@ -31,5 +31,20 @@ test('a packet: its life in the driver, its bytes, and its program one instructi
   await expect(page.getByTestId('real-regs')).toContainText('r1');
   await expect(page.getByTestId('step-abstract')).toContainText('R1');
   await expect.poll(() => lab.linkedLine()).toBeGreaterThan(0);
+
+  // Step on to the first packet read: the bytes it touched are outlined in the packet at this step.
+  // (allTextContents does not wait: most instructions touch no memory and have no step-mem line.)
+  for (let i = 0; i < 40 && !/of packet/.test((await page.getByTestId('step-mem').allTextContents()).join('')); i++) {
+    await page.getByTestId('insn-next').click();
+  }
+  const access = (await page.getByTestId('step-mem').textContent())!;
+  expect(access).toMatch(/reads (\d+) B of packet at offset (\d+)/);
+  const size = Number(/reads (\d+) B/.exec(access)![1]);
+  await expect(page.getByTestId('step-packet').locator('[data-touched]')).toHaveCount(size);
+  // At the last instruction the stack holds what the program stored there (xdp2's map key).
+  await page.getByLabel('Instruction step').focus();
+  await page.keyboard.press('End');
+  await expect(page.getByTestId('insn-step')).toHaveText(`step ${total} / ${total}`);
+  await expect(page.getByTestId('step-stack').locator('tr').first()).toContainText('fp-');
   await lab.screenshot(testInfo, 'packet-inspector');
 });

@@ -12,7 +12,7 @@
 import { type Insn } from '../isa/insn';
 import { lookupInsn } from '../isa/table';
 import { compileJit, type JitRun } from './jit';
-import { clearStack, HI_BASE, LO_BASE, RegionTable, VmFault, type Region } from './memory';
+import { clearStack, HI_BASE, LO_BASE, RegionTable, VmFault, type Region, type RegionKind } from './memory';
 
 // Local copies: under a CommonJS-style loader (tsx, the CLI) every use of an
 // imported binding is a getter call, which the hot path cannot afford.
@@ -33,8 +33,12 @@ export interface TraceEvent {
   /** r0..r10 as unsigned 64-bit values, before and after the instruction. */
   before: bigint[];
   after: bigint[];
-  /** Memory touched by a load, store or atomic. */
-  mem?: { region: string; offset: number; size: number; write: boolean };
+  /**
+   * Memory touched by a load, store or atomic: the region (its fault name and
+   * kind), the offset from the region's start, and the bytes there after the
+   * instruction (the value read, or the value written).
+   */
+  mem?: { region: string; kind: RegionKind; offset: number; size: number; write: boolean; bytes: Uint8Array };
 }
 
 export type TraceHook = (ev: TraceEvent) => void;
@@ -168,7 +172,7 @@ export class Machine {
       throw new VmFault(pc, 'oob', `pc ${pc}: out-of-bounds ${what} ${region.name} through R${reg}: offset ${at - region.start} size ${size}, region has ${region.end - region.start} bytes`, reg, region.name);
     }
     if (write && !region.writable) throw new VmFault(pc, region.kind === 'ctx' ? 'ctx' : 'readonly', `pc ${pc}: ${what} read-only ${region.name} through R${reg}`, reg, region.name);
-    if (this.trace) this.lastMem = { region: region.name, offset: at - region.start, size, write };
+    if (this.trace) this.lastMem = { region: region.name, kind: region.kind, offset: at - region.start, size, write, bytes: region.bytes.subarray(at, at + size) };
     if (write && at < region.dirtyLo) region.dirtyLo = at;
     this.resRegion = region;
     return at;
@@ -400,7 +404,12 @@ export class Machine {
           }
           break;
       }
-      if (trace) trace({ pc: here, insn: this.insns[here]!, before: before!, after: this.snapshot(), mem: this.lastMem });
+      if (trace) {
+        const mem = this.lastMem;
+        // The bytes as they are after the instruction, copied: the region lives on.
+        if (mem) mem.bytes = mem.bytes.slice();
+        trace({ pc: here, insn: this.insns[here]!, before: before!, after: this.snapshot(), mem });
+      }
     }
   }
 

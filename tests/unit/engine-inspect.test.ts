@@ -1,6 +1,7 @@
 /** The packet inspector: one packet's lifecycle, bytes before/after and its program run step by step. */
 import { describe, expect, it } from 'vitest';
 import { createEngine, landedToolchain } from '../../src/engine';
+import { memoryAt } from '../../src/engine/inspect';
 
 describe('packet inspector', () => {
   it('follows an xdp2 packet from DMA to XDP_TX, with its MACs swapped and every instruction', () => {
@@ -26,6 +27,29 @@ describe('packet inspector', () => {
     expect(last.text).toMatch(/exit/);
     expect(last.after[0]).toBe('0x3');
     expect(run.steps.some((s) => s.mem?.region === 'packet' && s.mem.write)).toBe(true);
+
+    // Folding the steps' memory accesses rebuilds the packet as the program left it.
+    const end = memoryAt(run, run.steps.length - 1);
+    expect(end.packetHex.slice(0, 24)).toBe(run.after.hex.slice(0, 24));
+    expect([...end.packetWritten].sort((a, b) => a - b).slice(0, 12)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]);
+    // Before any step the packet is as it arrived and nothing is written.
+    const start = memoryAt(run, -1);
+    expect(start.packetHex).toBe(run.before.hex);
+    expect(start.packetWritten.size).toBe(0);
+    // The step that reads the EtherType touches packet bytes 12..14 and sees them as they are.
+    const k = run.steps.findIndex((s) => s.mem?.kind === 'packet' && !s.mem.write && s.mem.offset === 12 && s.mem.size === 2);
+    expect(k).toBeGreaterThanOrEqual(0);
+    expect(memoryAt(run, k).packetTouched).toEqual([12, 14]);
+    expect(run.steps[k]!.mem!.hex).toBe(run.before.hex.slice(24, 28));
+    // xdp2 stores the map key on the stack: it shows up as an fp-relative slot with the bytes written.
+    const st = run.steps.findIndex((s) => s.mem?.kind === 'stack' && s.mem.write);
+    expect(st).toBeGreaterThanOrEqual(0);
+    const m = run.steps[st]!.mem!;
+    expect(m.offset).toBeLessThan(0);
+    const slot = memoryAt(run, st).stack.find((x) => x.fpOff === Math.floor(m.offset / 8) * 8)!;
+    expect(slot.touched).toBe(true);
+    const within = m.offset - slot.fpOff;
+    expect(slot.hex.slice(within * 2, (within + m.size) * 2)).toBe(m.hex);
   });
 
   it('says why when nothing ran yet', () => {

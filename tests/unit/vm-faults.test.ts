@@ -94,6 +94,6 @@ describe('trace hook', () => {
     pkt[3] = 9;
     vm.runXdp(testRunFrame(pkt));
     expect(events.map((e) => e.pc)).toEqual([0, 1, 2]);
-    expect(events[1]).toEqual({ pc: 1, r0: 9n, mem: { region: 'packet', offset: 3, size: 1, write: false } });
+    expect(events[1]).toEqual({ pc: 1, r0: 9n, mem: { region: 'packet', kind: 'packet', offset: 3, size: 1, write: false, bytes: Uint8Array.of(9) } });
   });
 });

@@ -3,13 +3,15 @@
  * its life in the driver, its bytes before and after the program with the
  * headers decoded, and step through the program's run one instruction at a
  * time — real register values beside the verifier's abstract state for the
- * same instruction, and the C line highlighted in the editor.
+ * same instruction, the packet bytes and stack slots as the program sees
+ * them at that step, and the C line highlighted in the editor.
  */
 import { useState } from 'react';
 import { engine } from '../controller';
 import { setRunning } from '../simControl';
 import { setApp, useApp } from '../../store';
 import type { PacketDetail } from '../../engine';
+import { memoryAt, type MemoryAt } from '../../engine/inspect';
 import type { DecodedPacket } from '../../net/decode';
 
 function headers(d: DecodedPacket): string {
@@ -40,6 +42,39 @@ function HexDump({ hex, other, testid }: { hex: string; other?: string; testid: 
         </div>
       ))}
     </pre>
+  );
+}
+
+/** The packet as the program sees it at this step: bytes written so far marked, this step's access outlined. */
+function PacketAtStep({ mem }: { mem: MemoryAt }) {
+  const bytes = mem.packetHex.match(/../g) ?? [];
+  const [lo, hi] = mem.packetTouched ?? [-1, -1];
+  return (
+    <pre className="hexdump" data-testid="step-packet">
+      {Array.from({ length: Math.ceil(bytes.length / 16) }, (_, row) => (
+        <div key={row}>
+          <span className="off">{(row * 16).toString(16).padStart(4, '0')}</span>{' '}
+          {bytes.slice(row * 16, row * 16 + 16).map((b, i) => {
+            const k = row * 16 + i;
+            const cls = `${mem.packetWritten.has(k) ? 'diff' : ''} ${k >= lo && k < hi ? 'touched' : ''}`.trim();
+            return <span key={i} className={cls} data-touched={k >= lo && k < hi ? '' : undefined}>{b} </span>;
+          })}
+        </div>
+      ))}
+    </pre>
+  );
+}
+
+function StackAtStep({ mem }: { mem: MemoryAt }) {
+  if (!mem.stack.length) return <p className="muted">nothing written to the stack yet</p>;
+  return (
+    <table className="stack-slots" data-testid="step-stack">
+      <tbody>
+        {mem.stack.map((s) => (
+          <tr key={s.fpOff} className={s.touched ? 'touched' : ''}><th>fp{s.fpOff}</th><td>{s.hex.match(/../g)!.join(' ')}</td></tr>
+        ))}
+      </tbody>
+    </table>
   );
 }
 
@@ -74,6 +109,7 @@ export function PacketPane() {
   const cur = run?.steps[step];
   const states = build?.verify.status === 'ok' ? build.verify.states : [];
   const abstract = cur ? states.find((s) => s.pc === cur.pc) : undefined;
+  const mem = run && cur ? memoryAt(run, step) : null;
   return (
     <div className="packet-pane" data-testid="inspector">
       <div className="inspector-bar">
@@ -115,7 +151,11 @@ export function PacketPane() {
                 {cur && (
                   <div className="step-detail">
                     <div className="cur-insn" data-testid="cur-insn">{cur.pc}: {cur.text}</div>
-                    {cur.mem && <div className="mem">{cur.mem.write ? 'writes' : 'reads'} {cur.mem.size} B of {cur.mem.region} at offset {cur.mem.offset}</div>}
+                    {cur.mem && (
+                      <div className="mem" data-testid="step-mem">
+                        {cur.mem.write ? 'writes' : 'reads'} {cur.mem.size} B {cur.mem.kind === 'stack' ? `of ${cur.mem.region} at fp${cur.mem.offset}` : `of ${cur.mem.region} at offset ${cur.mem.offset}`}: {cur.mem.hex.match(/../g)!.join(' ')}
+                      </div>
+                    )}
                     <div className="regs-split">
                       <table className="regs" data-testid="real-regs">
                         <thead><tr><th /><th>before</th><th>after</th></tr></thead>
@@ -126,6 +166,12 @@ export function PacketPane() {
                         {abstract ? <table><tbody>{abstract.regs.map((r) => <tr key={r.name}><th>{r.name}</th><td>{r.text}</td></tr>)}</tbody></table> : <p className="muted">no state recorded for this instruction</p>}
                       </div>
                     </div>
+                    {mem && (
+                      <div className="mem-split">
+                        <div><h4>packet at this step</h4><PacketAtStep mem={mem} /></div>
+                        <div><h4>stack (frame 0)</h4><StackAtStep mem={mem} /></div>
+                      </div>
+                    )}
                   </div>
                 )}
               </section>

@@ -3,11 +3,13 @@
  * (DMA → completion → program → action → tx → completion → recycle), its
  * bytes before and after the program with decoded headers, and the program
  * re-run on a copy of those bytes one instruction at a time. The re-run
- * uses fresh, empty maps so inspecting never changes the running machine;
- * map lookups may therefore see other values than the live run did.
+ * uses copies of the maps as they are when inspecting, so inspecting never
+ * changes the running machine; a lookup sees today's values, which later
+ * packets may have changed since the live run.
  */
 import { decodePacket, type DecodedPacket } from '../net';
 import { createVm, STACK_SIZE } from '../vm';
+import { createMap, type BpfMap } from '../maps';
 import { disasmInsn, type ParsedSpec } from '../isa';
 import type { RunRecord } from './vmHook';
 
@@ -67,9 +69,33 @@ const MAX_STEPS = 4096;
 const hex64 = (v: bigint) => `0x${v.toString(16)}`;
 const hexBytes = (b: Uint8Array) => Array.from(b, (x) => x.toString(16).padStart(2, '0')).join('');
 
-export function replayRun(parsed: ParsedSpec, rec: RunRecord): NonNullable<PacketDetail['run']> {
+/**
+ * Copies of the live maps (every present key, every CPU's value), so the
+ * re-run sees the maps as they are now without changing them.
+ */
+export function copyMaps(parsed: ParsedSpec, live: readonly BpfMap[]): BpfMap[] | undefined {
+  const out: BpfMap[] = [];
+  for (const [i, spec] of (parsed.spec.maps ?? []).entries()) {
+    const src = live[i];
+    const m = createMap({ ...spec, init: undefined }, { nCpus: src?.nCpus ?? 1 });
+    if ('error' in m || !src) return undefined;
+    for (const key of src.keys()) {
+      const vals = src.userLookup(key);
+      if (!vals) continue;
+      const all = new Uint8Array(vals.length * src.valueSize);
+      vals.forEach((v, c) => all.set(v, c * src.valueSize));
+      m.userUpdate(key, src.percpu ? all : vals[0]!);
+    }
+    out.push(m);
+  }
+  return out;
+}
+
+/** Re-run a recorded packet one instruction at a time, with copies of the live maps when given (else empty ones). */
+export function replayRun(parsed: ParsedSpec, rec: RunRecord, liveMaps?: readonly BpfMap[]): NonNullable<PacketDetail['run']> {
   const steps: InsnStep[] = [];
-  const vm = createVm(parsed, { env: { printk: () => {} } });
+  const maps = liveMaps ? copyMaps(parsed, liveMaps) : undefined;
+  const vm = createVm(parsed, { maps, nCpus: maps?.[0]?.nCpus ?? 1, env: { printk: () => {} } });
   if (!('error' in vm)) {
     vm.setTrace((ev) => {
       if (steps.length >= MAX_STEPS) return;

@@ -230,7 +230,7 @@ export class DriverSim implements SimPort {
       const n = this.program.runs.count - 1 - later;
       const rec = n >= 0 && this.program.runs.count - n <= RUNS_KEPT ? this.program.runs.ring[n % RUNS_KEPT] : undefined;
       if (!rec) detail.note = `the bytes of packet #${id} are no longer kept (the last ${RUNS_KEPT} program runs are)`;
-      else detail.run = replayRun(this.program.parsed, rec);
+      else detail.run = replayRun(this.program.parsed, rec, this.program.maps);
     }
     return detail;
   }

@@ -1,7 +1,9 @@
 /** The packet inspector: one packet's lifecycle, bytes before/after and its program run step by step. */
 import { describe, expect, it } from 'vitest';
 import { createEngine, landedToolchain } from '../../src/engine';
-import { memoryAt } from '../../src/engine/inspect';
+import { copyMaps, memoryAt } from '../../src/engine/inspect';
+import { createMap } from '../../src/maps';
+import { parseSpec } from '../../src/isa';
 
 describe('packet inspector', () => {
   it('follows an xdp2 packet from DMA to XDP_TX, with its MACs swapped and every instruction', () => {
@@ -57,5 +59,33 @@ describe('packet inspector', () => {
     e.build(e.hello().examples[0].source);
     expect(e.inspectPacket(null)).toEqual({ error: 'no packet has been handled yet: run or step the simulation first' });
     expect(e.inspectPacket(123456)).toEqual({ error: 'packet #123456 is not in the recent trace (the last 20,000 events are kept)' });
+  });
+});
+
+describe('copyMaps (the inspector re-runs against copies of the live maps)', () => {
+  it('copies every key and every CPU value, and the copies are independent', () => {
+    const spec = {
+      insns: '95000000 00000000',
+      maps: [
+        { name: 'h', type: 'hash' as const, key_size: 4, value_size: 8, max_entries: 16 },
+        { name: 'pc', type: 'percpu_array' as const, key_size: 4, value_size: 8, max_entries: 4 },
+      ],
+    };
+    const parsed = parseSpec(spec);
+    if ('error' in parsed) throw new Error(parsed.error);
+    const live = spec.maps.map((m) => {
+      const r = createMap(m, { nCpus: 3 });
+      if ('error' in r) throw new Error(r.error);
+      return r;
+    });
+    const key = Uint8Array.of(7, 0, 0, 0);
+    expect(live[0]!.userUpdate(key, Uint8Array.of(1, 2, 3, 4, 5, 6, 7, 8))).toBe(0);
+    live[1]!.lookup(Uint8Array.of(2, 0, 0, 0), 1)!.set([9, 9]);
+    const copy = copyMaps(parsed, live)!;
+    expect(copy).toHaveLength(2);
+    expect(copy[0]!.userLookup(key)![0]).toEqual(Uint8Array.of(1, 2, 3, 4, 5, 6, 7, 8));
+    expect(copy[1]!.userLookup(Uint8Array.of(2, 0, 0, 0))!.map((v) => v[0])).toEqual([0, 9, 0]);
+    copy[0]!.delete(key);
+    expect(live[0]!.userLookup(key)).toBeDefined();
   });
 });

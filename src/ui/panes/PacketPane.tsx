@@ -141,7 +141,7 @@ export function PacketPane() {
                 <HexDump hex={run.after.hex} other={run.before.hex} testid="bytes-after" />
               </section>
               <section className="stepper">
-                <h3>Program run <small>(re-run on a copy of the packet with empty maps)</small></h3>
+                <h3>Program run <small>(re-run on a copy of the packet, with copies of the maps as they are now)</small></h3>
                 <div className="step-controls">
                   <button data-testid="insn-prev" onClick={() => go(step - 1)} disabled={step === 0}>◀</button>
                   <input type="range" min={0} max={Math.max(0, run.steps.length - 1)} value={step} onChange={(e) => go(Number(e.target.value))} aria-label="Instruction step" />

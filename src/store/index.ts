@@ -36,6 +36,8 @@ export interface UiSlice {
   /** The C line selected in the editor (1-based). */
   selectedLine: number | null;
   consoleLines: string[];
+  /** The lessons panel is open (above the editor). */
+  lessonsOpen: boolean;
 }
 
 export interface SimSlice {
@@ -62,6 +64,7 @@ export const initialState: AppState = {
   selectedPc: null,
   selectedLine: null,
   consoleLines: [],
+  lessonsOpen: false,
   sim: null,
   simMessage: null,
   running: false,

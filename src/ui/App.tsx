@@ -1,20 +1,25 @@
 /**
- * The app shell: a header (examples, status, share, theme), the C editor on
- * the left, the simulation above the analysis panes on the right.
+ * The app shell: a header (examples, lessons, status, share, theme), the C
+ * editor on the left (the lessons panel above it when open), the simulation
+ * above the analysis panes on the right.
  */
 import { Editor } from './editor/Editor';
 import { Header } from './Header';
 import { Panes } from './panes/Panes';
 import { SimView } from './viz/SimView';
 import { Notice } from './Notice';
+import { LessonsPane } from './lessons/LessonsPane';
+import { useApp } from '../store';
 
 export function App() {
+  const lessonsOpen = useApp((s) => s.lessonsOpen);
   return (
     <div className="app" data-testid="app">
       <Header />
       <Notice />
       <main className="workspace">
-        <section className="editor-pane" aria-label="Program editor">
+        <section className={`editor-pane${lessonsOpen ? ' with-lessons' : ''}`} aria-label="Program editor">
+          {lessonsOpen && <LessonsPane />}
           <Editor />
         </section>
         <section className="right" aria-label="Simulation and analysis">

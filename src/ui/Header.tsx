@@ -1,7 +1,7 @@
-/** Title, examples menu, build status, theme toggle. */
+/** Title, examples menu, lessons toggle, build status, theme toggle. */
 import { loadExample } from './controller';
 import { toggleTheme } from './theme';
-import { useApp } from '../store';
+import { setApp, useApp } from '../store';
 import { BuildStatus } from './BuildStatus';
 import { ShareButton } from './ShareButton';
 
@@ -10,6 +10,7 @@ export function Header() {
   const exampleName = useApp((s) => s.exampleName);
   const theme = useApp((s) => s.theme);
   const status = useApp((s) => s.engineStatus);
+  const lessonsOpen = useApp((s) => s.lessonsOpen);
   return (
     <header className="header">
       <h1 className="title">XDP Lab</h1>
@@ -22,6 +23,9 @@ export function Header() {
           ))}
         </select>
       </label>
+      <button data-testid="lessons-toggle" aria-pressed={lessonsOpen} aria-controls="lessons" onClick={() => setApp({ lessonsOpen: !lessonsOpen })}>
+        Lessons
+      </button>
       <BuildStatus />
       <span className="spacer" />
       <span className={`engine-status ${status}`} data-testid="engine-status">engine: {status}</span>

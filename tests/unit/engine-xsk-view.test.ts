@@ -52,6 +52,11 @@ function expectConsistent(sim: Simulation, v: XskView): void {
   expect(produced(v, 'xsk_rx')).toBe(ownerCount(v, 'rx'));
   expect(produced(v, 'xsk_tx')).toBe(ownerCount(v, 'tx'));
   expect(produced(v, 'completion')).toBe(ownerCount(v, 'completion'));
+  // Each ring's entries are drawn in its own legend state (so in its chunks' colour).
+  v.rings.forEach((r, k) => {
+    expect(r.legend[k + 1]!.state).toBe(r.kind);
+    expect(r.slots.every((x) => x === 0 || x === k + 1)).toBe(true);
+  });
   expect(produced(v, 'fill')).toBe(nic.fq.entries);
   expect(produced(v, 'completion')).toBe(nic.cq.entries);
 }

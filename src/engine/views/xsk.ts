@@ -38,13 +38,16 @@ const RINGS: { q: 'fq' | 'rx' | 'tx' | 'cq'; id: string; label: string; kind: Ri
   { q: 'cq', id: 'xsk-completion', label: 'completion ring (kernel → xdpsock)', kind: 'completion', entry: 'sent frame back to xdpsock', owner: OWNER.completion },
 ];
 
-function ringLegend(entry: string): SlotLegend[] {
-  return [
-    { state: 'empty', owner: 'none', label: 'empty (consumed)' },
-    { state: 'produced', owner: 'sw', label: `produced, not yet consumed: ${entry}` },
-  ];
-}
-const LEGENDS = new Map(RINGS.map((r) => [r.id, ringLegend(r.entry)]));
+/**
+ * One legend for the four rings: a slot is empty (consumed) or holds its
+ * ring's kind of entry. Sharing it gives each ring's entries their own
+ * colour (the UI colours legend states in order), the one its chunks have
+ * in the UMEM grid.
+ */
+const RING_LEGEND: SlotLegend[] = [
+  { state: 'empty', owner: 'none', label: 'empty (consumed)' },
+  ...RINGS.map((r): SlotLegend => ({ state: r.kind, owner: 'sw', label: `produced, not yet consumed: ${r.entry}` })),
+];
 
 /** The buffer start a ring entry names (unaligned mode: base + the offset in the high 16 bits). */
 function entryAddr(umem: XdpUmem, q: XskQueue, i: number): number {
@@ -52,16 +55,16 @@ function entryAddr(umem: XdpUmem, q: XskQueue, i: number): number {
   return umem.unaligned ? xp_unaligned_add_offset_to_addr(a) : xsk_addr_value(a);
 }
 
-function ringView(q: XskQueue, r: (typeof RINGS)[number]): RingView {
+function ringView(q: XskQueue, r: (typeof RINGS)[number], k: number): RingView {
   const slots = new Array<number>(q.size).fill(0);
-  for (let i = q.consumer; i !== q.producer; i = (i + 1) >>> 0) slots[i & q.mask] = 1;
+  for (let i = q.consumer; i !== q.producer; i = (i + 1) >>> 0) slots[i & q.mask] = 1 + k;
   return {
     id: r.id,
     label: r.label,
     kind: r.kind,
     size: q.size,
     slots,
-    legend: LEGENDS.get(r.id)!,
+    legend: RING_LEGEND,
     // The model's consumers read and release in one go, so there is no cached consumer to show apart from cons.
     pointers: [
       { name: 'prod', index: q.producer & q.mask },
@@ -136,7 +139,7 @@ export function xskView(sim: Simulation): XskView | null {
       chunks: Array.from(umemOwners(nic)),
       owners: UMEM_OWNERS.slice(),
     },
-    rings: RINGS.map((r) => ringView(nic[r.q], r)),
+    rings: RINGS.map((r, k) => ringView(nic[r.q], r, k)),
     counters: counters(sim, nic),
   };
 }

@@ -146,7 +146,7 @@ export class DriverSim implements SimPort {
         if (r.ok) {
           this.attachedName = inst.hook.name;
           this.program = inst;
-          if (this.sim.cfg.xsk) xsk_socket__update_xskmap(inst.maps, 0); // the socket is bound to queue 0 (queue ids < 1 ≤ max_entries cannot fail)
+          if (this.sim.cfg.xsk) xsk_socket__update_xskmap(inst.maps, 0); // as libbpf's xsk_socket__create does; key 0 always fits (max_entries >= 1)
         } else this.detachedReason = r.message;
       }
     }

@@ -14,6 +14,7 @@ import type { MapView } from './simTypes';
 import { hexToBytes } from '../isa';
 import { redirectView } from './views/redirect';
 import { xskView } from './views/xsk';
+import { XSK_TEACHING, xsk_socket__update_xskmap } from './xskSocket';
 import { pageMapView } from './views/pages';
 import type { CounterView, GaugeView, RingView, SeriesPoint, SimSettings, SimSnapshot, SlotLegend, StepUnit } from './simTypes';
 
@@ -89,7 +90,7 @@ export function simConfig(settings: SimSettings, pcap: Uint8Array[] | null): Sim
     pageCache: d.pageCache,
     xdpMode: d.xdpMode,
     redirectTarget: d.redirect,
-    xsk: d.xsk === 'off' ? undefined : { mode: d.xsk },
+    xsk: d.xsk === 'off' ? undefined : { mode: d.xsk, ...XSK_TEACHING },
     traffic: trafficSpec(settings, hw.linkGbps, pcap),
     trace: true,
     keepTrace: true,
@@ -145,6 +146,7 @@ export class DriverSim implements SimPort {
         if (r.ok) {
           this.attachedName = inst.hook.name;
           this.program = inst;
+          if (this.sim.cfg.xsk) xsk_socket__update_xskmap(inst.maps, 0); // as libbpf's xsk_socket__create does; key 0 always fits (max_entries >= 1)
         } else this.detachedReason = r.message;
       }
     }

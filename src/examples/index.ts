@@ -332,12 +332,45 @@ int xdp_count_pass(struct xdp_md *ctx)
 char _license[] SEC("license") = "GPL";
 `;
 
+const xdpsock = `/* xdpsock: hand every frame of a queue to its AF_XDP socket
+ * (samples/bpf xdpsock_kern.c).
+ *
+ * Packets: any. User space (xdpsock) creates the socket, binds it to rx
+ * queue 0 and puts it in xsks_map at index 0. Frames of a queue with a
+ * socket are redirected into its UMEM; the socket's rings show where each
+ * chunk is: fill -> NIC rx -> rx -> xdpsock -> tx -> completion -> fill.
+ */
+#include <linux/bpf.h>
+#include <bpf/bpf_helpers.h>
+
+struct {
+	__uint(type, BPF_MAP_TYPE_XSKMAP);
+	__uint(key_size, sizeof(int));
+	__uint(value_size, sizeof(int));
+	__uint(max_entries, 4);
+} xsks_map SEC(".maps");
+
+SEC("xdp")
+int xdp_sock_prog(struct xdp_md *ctx)
+{
+	int index = ctx->rx_queue_index;
+
+	/* Only queues with a socket bound go to user space. */
+	if (bpf_map_lookup_elem(&xsks_map, &index))
+		return bpf_redirect_map(&xsks_map, index, 0);
+	return XDP_PASS;
+}
+
+char _license[] SEC("license") = "GPL";
+`;
+
 export const EXAMPLES: Example[] = [
   { id: 'xdp1', title: 'xdp1: per-protocol drop counter', description: 'Parse Ethernet (+VLAN/QinQ), IPv4/IPv6; count packets per IP protocol in a per-CPU array; drop everything.', source: xdp1 },
   { id: 'xdp2', title: 'xdp2: swap MACs and XDP_TX UDP', description: 'Like xdp1, but UDP packets get their MAC addresses swapped and are bounced back out with XDP_TX.', source: xdp2 },
   { id: 'xdp-pass-count', title: 'Count and pass', description: 'The smallest useful program: an array map counter and XDP_PASS.', source: passCount },
   { id: 'missing-bounds-check', title: 'Verifier error: missing bounds check', description: 'Reads the Ethernet header without checking data_end; the verifier rejects it. Fix it!', source: missingBoundsCheck },
   { id: 'unchecked-map-value', title: 'Verifier error: unchecked map value', description: 'Dereferences a map lookup result without a NULL check; the verifier rejects it.', source: uncheckedMapValue },
+  { id: 'xdpsock', title: 'xdpsock: AF_XDP zero-copy', description: 'Redirect every frame into the AF_XDP socket bound to its rx queue (XSKMAP); watch the UMEM chunks go round the fill, rx, tx and completion rings.', source: xdpsock, setup: { nic: 'i40e', model: 'seed2019-gold6140-i40e-25g', queues: 1, xdpMode: 'native', xsk: 'zc' } },
 ];
 
 export function exampleById(id: string): Example | undefined {

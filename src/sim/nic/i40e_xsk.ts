@@ -563,4 +563,18 @@ export class I40eXsk implements NicDriver {
     this.warned.add(msg);
     this.warnings.push(msg);
   }
+
+  /**
+   * Read-only, for views: every UMEM chunk address held outside the four
+   * socket rings: posted on an i40e rx descriptor (zero-copy; with the
+   * buffers i40e_reuse_rx_buffer_zc keeps for the next refill), on an i40e
+   * tx descriptor not yet cleaned, or in xdpsock's free frame list.
+   */
+  forEachHeldChunk(visit: (addr: number, where: 'nic_rx' | 'nic_tx' | 'app') => void): void {
+    const r = this.rings[0]!;
+    if (this.xsk.mode === 'zc') for (let i = r.cons; i < r.prod; i++) if (this.slotAddr[i & r.mask]! >= 0) visit(this.slotAddr[i & r.mask]!, 'nic_rx');
+    for (const a of this.reused) visit(a, 'nic_rx');
+    for (let i = this.txCons; i < this.txProd; i++) if (this.txAddr[i & this.txMask]! >= 0) visit(this.txAddr[i & this.txMask]!, 'nic_tx');
+    for (const a of this.appFree) visit(a, 'app');
+  }
 }

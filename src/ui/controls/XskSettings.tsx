@@ -1,0 +1,53 @@
+/**
+ * The AF_XDP socket setting: none, or xdpsock bound to queue 0 in
+ * zero-copy, copy or SKB mode (xdpsock -z / -c / -S). AF_XDP is modelled on
+ * the i40e driver with one queue, so choosing a mode also picks the seed
+ * 001 i40e machine (unless an i40e profile is already chosen); SKB mode
+ * attaches the program in generic mode, as xdpsock -S does. When the
+ * simulator refuses the machine, its one-line reason is shown here.
+ */
+import { useApp } from '../../store';
+import { configure } from '../simControl';
+import type { XskSetup } from '../../engine/simTypes';
+
+/** seed 001's machine (src/sim/hw.ts SEED2019_GOLD6140_I40E): i40e 25G on a Xeon Gold 6140. */
+export const XSK_MODEL = 'seed2019-gold6140-i40e-25g';
+
+const MODES: { value: XskSetup; label: string }[] = [
+  { value: 'off', label: 'off (no socket)' },
+  { value: 'zc', label: 'zero-copy (XDP_ZEROCOPY)' },
+  { value: 'copy', label: 'copy (XDP_COPY)' },
+  { value: 'skb', label: 'SKB mode (XDP_SKB, generic XDP)' },
+];
+
+export function setXskMode(mode: XskSetup, current: { nic: string; model: string }): Promise<void> {
+  if (mode === 'off') return configure({ driver: { xsk: 'off', xdpMode: 'native' } });
+  return configure({
+    driver: {
+      nic: 'i40e',
+      model: current.nic === 'i40e' ? current.model : XSK_MODEL,
+      queues: 1,
+      xdpMode: mode === 'skb' ? 'generic' : 'native',
+      xsk: mode,
+    },
+  });
+}
+
+export function XskSettings() {
+  const driver = useApp((s) => s.sim?.settings.driver);
+  const hasSocket = useApp((s) => !!s.sim?.xsk);
+  const attached = useApp((s) => s.sim?.attached);
+  if (!driver) return null;
+  // The settings ask for a socket but the machine running has none: the simulator refused it (the default machine runs instead).
+  const refused = driver.xsk !== 'off' && !hasSocket && attached && !attached.ok ? attached.reason : null;
+  return (
+    <div className="xsk-settings">
+      <label>AF_XDP socket (xdpsock l2fwd on queue 0)
+        <select value={driver.xsk} data-testid="xsk-mode" onChange={(e) => void setXskMode(e.target.value as XskSetup, driver)}>
+          {MODES.map((m) => <option key={m.value} value={m.value}>{m.label}</option>)}
+        </select>
+      </label>
+      {refused && <p className="field-error" role="alert" data-testid="xsk-refused">{refused}</p>}
+    </div>
+  );
+}

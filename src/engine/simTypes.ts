@@ -92,6 +92,8 @@ export interface SimSettings {
     /** Native (in the driver) or generic (skb mode) XDP; generic is modelled on vmxnet3 and i40e. */
     xdpMode: 'native' | 'generic';
     redirect: RedirectSetup;
+    /** A program on the devmap entry (BPF_XDP_DEVMAP, seed 002): run at flush (after the 2021 patch) or at enqueue (before); absent: none. */
+    entryProg?: 'none' | 'flush' | 'enqueue';
     xsk: XskSetup;
   };
 }

@@ -14,6 +14,11 @@ export class RedirectPanel {
     this.entryProgram = page.getByTestId('entry-program');
   }
 
+  /** Scroll the panel to the top of the simulation view (for screenshots). */
+  async show(): Promise<void> {
+    await this.root.evaluate((el) => el.scrollIntoView({ block: 'start' }));
+  }
+
   /** A CPU's bulk queue. */
   bulk(cpu: number): Locator {
     return this.page.getByTestId(`bulk-cpu-${cpu}`);
@@ -22,6 +27,11 @@ export class RedirectPanel {
   /** Frames waiting in a CPU's bulk queue right now. */
   async waiting(cpu: number): Promise<number> {
     return Number(await this.bulk(cpu).getAttribute('data-n'));
+  }
+
+  /** A CPU's bulk queue in one read: the frames it says are waiting, and the slots drawn full. */
+  async bulkState(cpu: number): Promise<{ n: number; full: number }> {
+    return this.bulk(cpu).evaluate((el) => ({ n: Number(el.getAttribute('data-n')), full: el.querySelectorAll('rect.full').length }));
   }
 
   /** A redirect counter's exact value (enqueued, flushed, sent, errors, …). */
@@ -39,9 +49,12 @@ export class RedirectPanel {
     return this.page.getByTestId('ring-redirect-tx');
   }
 
-  async txPointer(name: 'prod' | 'cons'): Promise<number> {
-    const text = (await this.page.getByTestId(`ring-redirect-tx-${name}`).textContent()) ?? '';
-    return Number(text.replace(/\D+/g, ''));
+  /** Whether frames sit on the target's tx ring (its producer is ahead of its consumer), in one read. */
+  async txRingHolds(): Promise<boolean> {
+    return this.txRing().evaluate((el) => {
+      const at = (name: string) => el.querySelector(`[data-testid="ring-redirect-tx-${name}"]`)?.textContent?.replace(/\D+/g, '') ?? '';
+      return at('prod') !== at('cons');
+    });
   }
 
   // ------------------------------------------------------------ driver settings

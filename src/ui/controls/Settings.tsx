@@ -97,7 +97,7 @@ export function Settings() {
         <button onClick={() => void loadPcap(null)}>Use generated traffic</button>
       </fieldset>
       <fieldset>
-        <legend data-testid="driver-legend">Driver: {driver.nic} on {profile ? profile.cpu : driver.model}</legend>
+        <legend data-testid="driver-legend" title={profile ? `${profile.cpu}; ${profile.nic}` : undefined}>Driver: {driver.nic} on {driver.model}</legend>
         <label>Driver model
           <select value={driver.nic} data-testid="nic" onChange={(e) => chooseNic(e.target.value as NicModel)}>
             {NICS.map((n) => <option key={n.id} value={n.id}>{n.label}</option>)}

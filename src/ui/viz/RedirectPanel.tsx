@@ -10,6 +10,7 @@ import { memo } from 'react';
 import { useApp } from '../../store';
 import type { BulkQueueView, RedirectView } from '../../engine';
 import { RingCanvas } from './RingCanvas';
+import { Legend } from './Legend';
 import { Counters } from './Counters';
 import { fmtCount } from './format';
 
@@ -83,7 +84,12 @@ export const RedirectPanel = memo(function RedirectPanel() {
           {view.bulk.map((q) => <BulkQueue key={q.cpu} q={q} />)}
           <EntryProgram v={view} />
         </div>
-        {view.txRing && <RingCanvas ring={view.txRing} size={120} />}
+        {view.txRing && (
+          <div className="redirect-ring">
+            <RingCanvas ring={view.txRing} size={120} />
+            <Legend rings={[view.txRing]} />
+          </div>
+        )}
         <FlushHistogram sizes={view.flushSizes} />
         <Counters title="redirect" rows={view.counters} testid="redirect-counters" />
       </div>

@@ -14,7 +14,7 @@ import { Legend } from './Legend';
 import { Counters } from './Counters';
 import { fmtCount } from './format';
 
-const SLOT = 14;
+const SLOT = 12;
 const GAP = 2;
 
 const BulkQueue = memo(function BulkQueue({ q }: { q: BulkQueueView }) {
@@ -90,8 +90,10 @@ export const RedirectPanel = memo(function RedirectPanel() {
             <Legend rings={[view.txRing]} />
           </div>
         )}
-        <FlushHistogram sizes={view.flushSizes} />
-        <Counters title="redirect" rows={view.counters} testid="redirect-counters" />
+        <div className="redirect-stats">
+          <FlushHistogram sizes={view.flushSizes} />
+          <Counters title="redirect" rows={view.counters} testid="redirect-counters" />
+        </div>
       </div>
     </section>
   );

@@ -74,3 +74,18 @@ test('driver model: vmxnet3 shows its page_pool and runs; a devmap target on it 
   const d1 = await lab.sim.counter('actions', 'DROP');
   await expect.poll(() => lab.sim.counter('actions', 'DROP')).toBeGreaterThan(d1 + 100);
 });
+
+test('xdp_redirect_cpu: a cpumap on vmxnet3, bulks of 8 handed to the remote CPU', async ({ page }) => {
+  const lab = new LabPage(page);
+  const redirect = new RedirectPanel(page);
+  await lab.open();
+  await lab.examples.selectOption('xdp_redirect_cpu');
+  await expect(page.getByTestId('attached')).toContainText('XDP: xdp_redirect_cpu_prog', { timeout: 20_000 });
+  await expect(redirect.root).toHaveAttribute('data-kind', 'cpumap');
+  await expect(redirect.bulk(0)).toHaveAttribute('data-size', '8');
+  await expect(redirect.txRing()).toHaveCount(0);
+  await lab.sim.run();
+  await expect.poll(() => redirect.counter('remote_dropped')).toBeGreaterThan(100);
+  expect(await redirect.framesFlushed()).toBeGreaterThan(0);
+  expect(await redirect.counter('errors')).toBe(0);
+});

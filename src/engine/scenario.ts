@@ -83,6 +83,7 @@ export function checkSettings(x: unknown): SimSettings | undefined {
       xdpMode: oneOf(s.driver?.xdpMode, ['native', 'generic'] as const, d.driver.xdpMode),
       redirect: oneOf(s.driver?.redirect, ['none', 'cpumap-drop', 'devmap-port', 'devmap-i40e', 'devmap-veth'] as const, d.driver.redirect),
       xsk: oneOf(s.driver?.xsk, ['off', 'zc', 'copy', 'skb'] as const, d.driver.xsk),
+      entryProg: oneOf(s.driver?.entryProg, ['none', 'flush', 'enqueue'] as const, d.driver.entryProg ?? 'none'),
     },
   };
 }

@@ -4,7 +4,7 @@
  * are sampled in virtual time so the charts show what the machine did, not
  * how fast the browser happened to run it.
  */
-import { Simulation, HARDWARE_PROFILES, SEED2016_E5, type SimConfig, type SimSnapshot as DriverSnapshot, type TraceEvent } from '../sim';
+import { Simulation, HARDWARE_PROFILES, SEED2016_E5, resolveConfig, type SimConfig, type SimSnapshot as DriverSnapshot, type TraceEvent } from '../sim';
 import type { FlowSourceSpec, PcapRecord, TrafficSpec } from '../net';
 import type { ParsedSpec } from '../isa';
 import type { Attach, SimPort } from './toolchain';
@@ -12,14 +12,19 @@ import { RUNS_KEPT, type ProgramInstance } from './vmHook';
 import { replayRun, type PacketDetail } from './inspect';
 import type { MapView } from './simTypes';
 import { hexToBytes } from '../isa';
-import { redirectView } from './views/redirect';
+import { redirectCounts, redirectView } from './views/redirect';
+import { installRedirectEntries, loadTargetPrograms, type TargetPrograms } from './redirectSetup';
 import { xskView } from './views/xsk';
 import { XSK_TEACHING, xsk_socket__update_xskmap } from './xskSocket';
 import { pageMapView } from './views/pages';
 import type { CounterView, GaugeView, RingView, SeriesPoint, SimSettings, SimSnapshot, SlotLegend, StepUnit } from './simTypes';
 
-/** Turns a verified program into something the driver can run (the VM); null when none has landed. */
-export type HookFactory = ((program: ParsedSpec) => ProgramInstance | { error: string }) | null;
+/**
+ * Turns a verified program into something the driver can run (the VM); null
+ * when none has landed. nCpus: the machine's CPUs, so per-CPU maps get a
+ * slot for each.
+ */
+export type HookFactory = ((program: ParsedSpec, nCpus: number) => ProgramInstance | { error: string }) | null;
 
 /** Points kept for the rate chart. */
 export const SERIES_POINTS = 240;
@@ -90,6 +95,8 @@ export function simConfig(settings: SimSettings, pcap: Uint8Array[] | null): Sim
     pageCache: d.pageCache,
     xdpMode: d.xdpMode,
     redirectTarget: d.redirect,
+    devmapProg: (d.entryProg ?? 'none') !== 'none',
+    devmapFlushPatch: d.entryProg !== 'enqueue',
     xsk: d.xsk === 'off' ? undefined : { mode: d.xsk, ...XSK_TEACHING },
     traffic: trafficSpec(settings, hw.linkGbps, pcap),
     trace: true,
@@ -97,13 +104,48 @@ export function simConfig(settings: SimSettings, pcap: Uint8Array[] | null): Sim
   };
 }
 
-/** The machine the settings describe; when they describe an impossible one, the default machine and the reason. */
-function buildSimulation(settings: SimSettings, pcap: Uint8Array[] | null): { sim: Simulation; error: string | null } {
+/** The machine shape of DEFAULT_SETTINGS (driver model, queues, XDP mode, redirect target, AF_XDP socket). */
+function defaultMachine(settings: SimSettings): SimSettings {
+  return { ...settings, driver: { ...settings.driver, model: SEED2016_E5.name, nic: 'mlx4', xdpMode: 'native', redirect: 'none', entryProg: 'none', xsk: 'off', queues: 1 } };
+}
+
+/** The CPUs a machine built from these settings has (one per queue; an AF_XDP socket adds its application's). */
+function machineCpus(settings: SimSettings): number {
+  return settings.driver.queues + (settings.driver.xsk === 'off' ? 0 : 1);
+}
+
+/** The full configuration: the settings' plus the redirect target's programs. Throws Error with one line. */
+function machineConfig(settings: SimSettings, pcap: Uint8Array[] | null, targets: TargetPrograms): SimConfig {
+  // The simulator builds this machine, but only vmxnet3 has a cpumap: elsewhere every redirect would fail unexplained.
+  if (settings.driver.redirect === 'cpumap-drop' && settings.driver.nic !== 'vmxnet3') throw new Error("redirect target 'cpumap-drop' is modelled on the vmxnet3 driver only");
+  return { ...simConfig(settings, pcap), devmapProgram: targets.devmapProgram?.hook, vethPeerProgram: targets.vethPeerProgram?.hook };
+}
+
+/**
+ * The machine the settings describe; when they describe an impossible one
+ * (resolveConfig's one-line reason), the default machine, the reason, and
+ * the settings actually running.
+ */
+function buildSimulation(settings: SimSettings, pcap: Uint8Array[] | null, load: HookFactory): { sim: Simulation; settings: SimSettings; targets: TargetPrograms; error: string | null } {
   try {
-    return { sim: new Simulation(simConfig(settings, pcap)), error: null };
+    const targets = loadTargetPrograms(settings.driver, load, machineCpus(settings));
+    if ('error' in targets) throw new Error(targets.error);
+    return { sim: new Simulation(machineConfig(settings, pcap, targets)), settings, targets, error: null };
   } catch (e) {
-    const fallback = { ...settings, driver: { ...settings.driver, nic: 'mlx4' as const, xdpMode: 'native' as const, redirect: 'none' as const, xsk: 'off' as const, queues: 1 } };
-    return { sim: new Simulation(simConfig(fallback, pcap)), error: `the machine cannot be built as set: ${(e as Error).message}` };
+    const fallback = defaultMachine(settings);
+    return { sim: new Simulation(simConfig(fallback, pcap)), settings: fallback, targets: {}, error: `the machine cannot be built as set: ${(e as Error).message}` };
+  }
+}
+
+/** Why the simulator would refuse these settings (resolveConfig's one line), or null when it would build them. */
+export function refuseSettings(settings: SimSettings, load: HookFactory): string | null {
+  try {
+    const targets = loadTargetPrograms(settings.driver, load, machineCpus(settings));
+    if ('error' in targets) return targets.error;
+    resolveConfig(machineConfig(settings, null, targets));
+    return null;
+  } catch (e) {
+    return (e as Error).message.split('\n')[0]!;
   }
 }
 
@@ -115,8 +157,11 @@ export class DriverSim implements SimPort {
   private detachedReason = 'no program';
   /** Why the machine the settings describe could not be built (the default machine runs instead). */
   private setupError: string | null = null;
+  /** The redirect target's programs (the devmap entry's, the veth peer's), loaded like the user's. */
+  private targets: TargetPrograms = {};
   private series: SeriesPoint[] = [];
-  private cacheHistory: number[] = [];
+  /** Per rx ring: its page cache / page_pool level at each sample. */
+  private cacheHistory: number[][] = [];
   private freeHistory: number[] = [];
   private last = { ns: 0, processed: 0, dropped: 0 };
   /** Counters at the previous sample, and each counter's rate over the last sample period. */
@@ -128,10 +173,16 @@ export class DriverSim implements SimPort {
 
   constructor(private readonly hook: HookFactory) {}
 
+  /** Why these settings would be refused (the running machine is left alone), or null. */
+  check(settings: SimSettings): string | null {
+    return refuseSettings(settings, this.hook);
+  }
+
   reset(settings: SimSettings, attach: Attach, pcap: Uint8Array[] | null): void {
-    this.settings = settings;
-    const built = buildSimulation(settings, pcap);
+    const built = buildSimulation(settings, pcap, this.hook);
     this.sim = built.sim;
+    this.settings = built.settings;
+    this.targets = built.targets;
     this.setupError = built.error;
     this.attachedName = null;
     this.program = null;
@@ -139,9 +190,11 @@ export class DriverSim implements SimPort {
     else if ('reason' in attach) this.detachedReason = attach.reason;
     else if (!this.hook) this.detachedReason = 'the eBPF VM (src/vm) is not available yet, so the program cannot run';
     else {
-      const inst = this.hook(attach.program);
+      const inst = this.hook(attach.program, this.sim.machine.cpus.length);
       if ('error' in inst) this.detachedReason = `the program could not be loaded: ${inst.error}`;
       else {
+        // What the setup's user space installs before attaching (xdp_redirect_map: tx_port[0] = ifindex_out).
+        installRedirectEntries(inst.maps, this.settings.driver.redirect);
         const r = this.sim.attach(inst.hook);
         if (r.ok) {
           this.attachedName = inst.hook.name;
@@ -188,17 +241,17 @@ export class DriverSim implements SimPort {
     const dt = nowNs - this.last.ns;
     if (dt > 0) {
       this.series.push({ t: nowNs, pps: ((processed - this.last.processed) * 1e9) / dt, dropPps: ((dropped - this.last.dropped) * 1e9) / dt });
-      const q = this.sim.nic.rings[0];
-      if (q) this.cacheHistory.push(q.cacheCount);
+      this.sim.nic.rings.forEach((r, i) => (this.cacheHistory[i] ??= []).push(this.sim.nic.cacheView(r.index).level));
       this.freeHistory.push(this.sim.machine.alloc.freePages);
       const now: Record<string, number> = { ...c, offered: this.sim.offered };
+      for (const [k, v] of Object.entries(redirectCounts(this.sim))) now[`redirect.${k}`] = v;
       for (const k of Object.keys(now)) this.rates[k] = ((now[k]! - (this.lastCounters[k] ?? 0)) * 1e9) / dt;
       this.lastCounters = now;
     }
     if (this.series.length > SERIES_POINTS) {
       // Keep the whole run on the chart: halve the resolution, double the period.
       this.series = this.series.filter((_, i) => i % 2 === 1);
-      this.cacheHistory = this.cacheHistory.filter((_, i) => i % 2 === 1);
+      this.cacheHistory = this.cacheHistory.map((h) => h.filter((_, i) => i % 2 === 1));
       this.freeHistory = this.freeHistory.filter((_, i) => i % 2 === 1);
       this.sampleNs *= 2;
     }
@@ -296,7 +349,7 @@ export class DriverSim implements SimPort {
       recent: this.sim.events(Math.max(0, d.traceCount - RECENT)).map((e) => ({ seq: e.seq, text: describe(e, this.sim.machine.cyclesPerNs), packetId: e.packet >= 0 ? e.packet : undefined })),
       settings: this.settings,
       canStepBack: d.steps > 0,
-      redirect: redirectView(this.sim),
+      redirect: redirectView(this.sim, { entryRuns: this.targets.devmapProgram?.runs.count, rate: (name) => per(`redirect.${name}`) }),
       xsk: xskView(this.sim),
       pageMap: pageMapView(this.sim),
     };
@@ -336,10 +389,22 @@ function rings(d: DriverSnapshot): RingView[] {
   return out;
 }
 
-function gauges(d: DriverSnapshot, cache: number[], free: number[]): GaugeView[] {
-  const q = d.queues[0];
+/**
+ * One recycling gauge per rx ring (mlx4's page cache, or the page_pool), labelled by ring and CPU,
+ * then host memory. Ring 0 keeps the plain id ('page-cache' / 'page-pool'); ring n gets '-n'.
+ */
+function gauges(d: DriverSnapshot, cache: number[][], free: number[]): GaugeView[] {
   const out: GaugeView[] = [];
-  if (q) out.push({ id: 'page-cache', label: 'page cache (ring 0)', value: q.cache.level, capacity: q.cache.size, history: cache });
+  for (const q of d.queues) {
+    const pool = q.cache.kind === 'page_pool';
+    out.push({
+      id: `${pool ? 'page-pool' : 'page-cache'}${q.index ? `-${q.index}` : ''}`,
+      label: `${pool ? 'page_pool' : 'page cache'} (rx ring ${q.index}, CPU ${q.cpu})`,
+      value: q.cache.level,
+      capacity: q.cache.size,
+      history: cache[q.index] ?? [],
+    });
+  }
   out.push({ id: 'free-pages', label: 'free pages', value: d.pages.free, capacity: d.pages.total, history: free });
   return out;
 }

@@ -64,10 +64,14 @@ export class SimSession {
   }
 
   configure(patch: { traffic?: Partial<SimSettings['traffic']>; driver?: Partial<SimSettings['driver']> }): SimReply {
-    this.settings = {
+    const next = {
       traffic: { ...this.settings.traffic, ...patch.traffic },
       driver: { ...this.settings.driver, ...patch.driver },
     };
+    // A machine the simulator cannot build is refused with its reason; the running one carries on.
+    const refused = this.sim()?.check?.(next);
+    if (refused) return { ok: false, reason: `these settings are refused: ${refused}` };
+    this.settings = next;
     return this.reset();
   }
 

@@ -92,6 +92,8 @@ export interface SimSettings {
     /** Native (in the driver) or generic (skb mode) XDP; generic is modelled on vmxnet3 and i40e. */
     xdpMode: 'native' | 'generic';
     redirect: RedirectSetup;
+    /** A program on the devmap entry (BPF_XDP_DEVMAP, seed 002): run at flush (after the 2021 patch) or at enqueue (before); absent: none. */
+    entryProg?: 'none' | 'flush' | 'enqueue';
     xsk: XskSetup;
   };
 }
@@ -181,7 +183,7 @@ export interface XskView {
 
 export const DEFAULT_SETTINGS: SimSettings = {
   traffic: { profile: 'steady', ratePps: 2_000_000, frameSize: 60, mix: { udp: 1, tcp: 0, icmp: 0, ipv6: 0 } },
-  driver: { model: 'seed2016-e5-1630v3-cx3', nic: 'mlx4', queues: 1, ringSize: 128, pageCache: true, mtu: 1500, xdpMode: 'native', redirect: 'none', xsk: 'off' },
+  driver: { model: 'seed2016-e5-1630v3-cx3', nic: 'mlx4', queues: 1, ringSize: 128, pageCache: true, mtu: 1500, xdpMode: 'native', redirect: 'none', xsk: 'off', entryProg: 'none' },
 };
 
 /** Traffic profiles the settings offer (shapes in simAdapter.ts). */

@@ -68,7 +68,7 @@ export const landedToolchain: Toolchain = {
     return { spec: r.spec ?? null, diagnostics: r.diagnostics.map(toDiagnostic) };
   },
   disassemble,
-  examples: EXAMPLES.map((e) => ({ name: e.id, title: e.title, source: e.source })),
+  examples: EXAMPLES.map((e) => ({ name: e.id, title: e.title, source: e.source, ...(e.setup ? { setup: e.setup } : {}) })),
   readPcap: (file) => {
     try {
       return { frames: readPcap(file).records.map((r) => r.data) };

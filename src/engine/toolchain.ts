@@ -12,6 +12,7 @@ import type { Insn, ParsedSpec, ProgramSpec } from '../isa';
 import type { Diagnostic, InsnState } from './types';
 import type { MapView, SimSettings, SimSnapshot, StepUnit } from './simTypes';
 import type { PacketDetail } from './inspect';
+import type { ExampleSetup } from '../examples';
 
 export interface CompileOutput {
   spec: ProgramSpec | null;
@@ -31,6 +32,8 @@ export interface Example {
   name: string;
   title: string;
   source: string;
+  /** The machine the example is meant for (absent: the default mlx4 machine); see src/examples ExampleSetup. */
+  setup?: ExampleSetup;
 }
 
 export interface Toolchain {
@@ -50,6 +53,8 @@ export interface Toolchain {
  * how the engine steps back (reset, then replay to one event earlier).
  */
 export interface SimPort {
+  /** Why the simulator would refuse these settings (one line), or null; the running machine is not touched. */
+  check?(settings: SimSettings): string | null;
   /** Start over with these settings, and the program to attach (or why there is none). */
   reset(settings: SimSettings, attach: Attach, pcap: Uint8Array[] | null): void;
   /** Run up to `count` units; returns how many completed (fewer if nothing is left to do). */

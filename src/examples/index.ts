@@ -6,7 +6,10 @@
 
 /**
  * The machine an example is meant for, applied when it is chosen from the
- * menu (fields as in the engine's SimSettings.driver; absent: unchanged).
+ * menu (fields as in the engine's SimSettings.driver). A field left out, or
+ * no setup at all, means the default machine's value (mlx4, one queue,
+ * native XDP, no redirect target, no AF_XDP socket): choosing an example
+ * always gives the machine it was written for, whatever ran before.
  */
 export interface ExampleSetup {
   model?: string;
@@ -240,6 +243,117 @@ int xdp_prog2(struct xdp_md *ctx)
 char _license[] SEC("license") = "GPL";
 `;
 
+const xdpRedirectMap = `/* xdp_redirect_map: forward every frame out of another port.
+ *
+ * Swap the MAC addresses, count the frame, and redirect it through slot 0
+ * of a DEVMAP. User space (samples/bpf's loader; here the lab) puts the
+ * egress port's ifindex in tx_port[0]. Redirected frames wait in a per-CPU
+ * bulk queue (16 frames) until xdp_do_flush, at the end of the NAPI poll,
+ * hands each bulk to the target with one ndo_xdp_xmit.
+ * Machine: i40e, redirect target a second i40e port.
+ */
+#include <linux/bpf.h>
+#include <linux/if_ether.h>
+#include <bpf/bpf_helpers.h>
+
+struct {
+	__uint(type, BPF_MAP_TYPE_DEVMAP);
+	__uint(key_size, sizeof(int));
+	__uint(value_size, sizeof(int));
+	__uint(max_entries, 1);
+} tx_port SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__type(key, __u32);
+	__type(value, long);
+	__uint(max_entries, 1);
+} rxcnt SEC(".maps");
+
+/* Swap the two 6-byte MAC addresses, 16 bits at a time. */
+static __always_inline void swap_src_dst_mac(void *data)
+{
+	unsigned short *p = data;
+	unsigned short dst[3];
+
+	dst[0] = p[0];
+	dst[1] = p[1];
+	dst[2] = p[2];
+	p[0] = p[3];
+	p[1] = p[4];
+	p[2] = p[5];
+	p[3] = dst[0];
+	p[4] = dst[1];
+	p[5] = dst[2];
+}
+
+SEC("xdp")
+int xdp_redirect_map_prog(struct xdp_md *ctx)
+{
+	void *data_end = (void *)(long)ctx->data_end;
+	void *data = (void *)(long)ctx->data;
+	struct ethhdr *eth = data;
+	__u32 key = 0;
+	long *value;
+
+	if ((void *)(eth + 1) > data_end)
+		return XDP_DROP;
+	swap_src_dst_mac(data);
+	value = bpf_map_lookup_elem(&rxcnt, &key);
+	if (value)
+		*value += 1;
+	/* An empty slot makes this return the flags' action: 0, XDP_ABORTED. */
+	return bpf_redirect_map(&tx_port, 0, 0);
+}
+
+char _license[] SEC("license") = "GPL";
+`;
+
+const xdpRedirectCpu = `/* xdp_redirect_cpu: hand every frame to another CPU.
+ *
+ * Count the frame, then redirect it into a CPUMAP entry: the frame waits
+ * in this CPU's bulk queue (8 frames) until xdp_do_flush moves the bulk
+ * onto the remote CPU's ptr_ring, where its kthread builds the skb (here,
+ * as with xdp_redirect_cpu -e drop, it drops them). User space (the lab)
+ * gives every CPU an entry with a 192-frame queue (--qsize).
+ * Machine: vmxnet3, redirect target a cpumap whose CPU drops.
+ */
+#include <linux/bpf.h>
+#include <bpf/bpf_helpers.h>
+
+#define MAX_CPUS 64
+/* The CPU whose kthread receives the frames (xdp_redirect_cpu -c). */
+#define DEST_CPU 1
+
+struct {
+	__uint(type, BPF_MAP_TYPE_CPUMAP);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, sizeof(__u32));
+	__uint(max_entries, MAX_CPUS);
+} cpu_map SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__type(key, __u32);
+	__type(value, long);
+	__uint(max_entries, 1);
+} rx_cnt SEC(".maps");
+
+SEC("xdp")
+int xdp_redirect_cpu_prog(struct xdp_md *ctx)
+{
+	__u32 key = 0;
+	long *rec;
+
+	rec = bpf_map_lookup_elem(&rx_cnt, &key);
+	if (rec)
+		*rec += 1;
+	return bpf_redirect_map(&cpu_map, DEST_CPU, 0);
+}
+
+char _license[] SEC("license") = "GPL";
+`;
+
 const missingBoundsCheck = `/* A verifier error, on purpose: the Ethernet header is read without
  * first checking that the packet is long enough to hold it.
  *
@@ -367,6 +481,8 @@ char _license[] SEC("license") = "GPL";
 export const EXAMPLES: Example[] = [
   { id: 'xdp1', title: 'xdp1: per-protocol drop counter', description: 'Parse Ethernet (+VLAN/QinQ), IPv4/IPv6; count packets per IP protocol in a per-CPU array; drop everything.', source: xdp1 },
   { id: 'xdp2', title: 'xdp2: swap MACs and XDP_TX UDP', description: 'Like xdp1, but UDP packets get their MAC addresses swapped and are bounced back out with XDP_TX.', source: xdp2 },
+  { id: 'xdp_redirect_map', title: 'xdp_redirect_map: forward through a DEVMAP', description: 'Swap MACs, count, and XDP_REDIRECT through a devmap slot to a second i40e port; frames travel in bulks of 16 flushed at xdp_do_flush.', source: xdpRedirectMap, setup: { nic: 'i40e', model: 'seed2021-i40e-10g', redirect: 'devmap-i40e' } },
+  { id: 'xdp_redirect_cpu', title: 'xdp_redirect_cpu: hand frames to another CPU', description: 'Count and XDP_REDIRECT into a CPUMAP entry; bulks of 8 go to the remote CPU, whose kthread drops them (vmxnet3).', source: xdpRedirectCpu, setup: { nic: 'vmxnet3', model: 'seed2023-esxi-vmxnet3', redirect: 'cpumap-drop' } },
   { id: 'xdp-pass-count', title: 'Count and pass', description: 'The smallest useful program: an array map counter and XDP_PASS.', source: passCount },
   { id: 'missing-bounds-check', title: 'Verifier error: missing bounds check', description: 'Reads the Ethernet header without checking data_end; the verifier rejects it. Fix it!', source: missingBoundsCheck },
   { id: 'unchecked-map-value', title: 'Verifier error: unchecked map value', description: 'Dereferences a map lookup result without a NULL check; the verifier rejects it.', source: uncheckedMapValue },

@@ -93,6 +93,8 @@ export class DevmapTarget {
   errors = 0;
   /** Frames per flush, for the UI and tests (the last 1024). */
   readonly flushSizes: number[] = [];
+  /** Every flush by bulk size (index 0..DEV_MAP_BULK_SIZE), unbounded: the UI's histogram. */
+  readonly flushHist = new Float64Array(DEV_MAP_BULK_SIZE + 1);
   private warned = false;
 
   constructor(
@@ -198,6 +200,7 @@ export class DevmapTarget {
     m.charge(cpu, S.devmap_xmit);
     this.flushes++;
     if (this.flushSizes.length < 1024) this.flushSizes.push(q.n);
+    this.flushHist[q.n]++;
     let n = q.n;
     if (this.opts.devProg && this.opts.runProgAtFlush) {
       let kept = 0;

@@ -7,6 +7,7 @@ import { EngineClient } from '../worker/client';
 import EngineWorker from '../worker/worker.ts?worker';
 import { appendConsole, mergeFromWorker, setApp, useApp } from '../store';
 import type { BuildResult, SimSettings } from '../engine';
+import { DEFAULT_SETTINGS } from '../engine/simTypes';
 
 /** Short enough that results land ~100 ms after the last keystroke. */
 export const BUILD_DEBOUNCE_MS = 60;
@@ -92,7 +93,15 @@ export function loadExample(name: string): void {
   const ex = useApp.getState().examples.find((e) => e.name === name);
   if (!ex) return;
   setApp({ source: ex.source, exampleName: ex.name, selectedPc: null, selectedLine: null });
-  requestBuild(0);
+  // The machine the example was written for (no setup: the default machine), then the program on it.
+  const d = DEFAULT_SETTINGS.driver;
+  const s = ex.setup ?? {};
+  const machine = { model: s.model ?? d.model, nic: s.nic ?? d.nic, queues: s.queues ?? d.queues, xdpMode: s.xdpMode ?? d.xdpMode, redirect: s.redirect ?? d.redirect, entryProg: 'none' as const, xsk: s.xsk ?? d.xsk };
+  void engine()
+    .call('simConfigure', { driver: machine })
+    .then((r) => (r.ok ? mergeFromWorker({ sim: r.snapshot, simMessage: null }) : setApp({ simMessage: r.reason })))
+    .catch((e: unknown) => setApp({ notice: `applying the example's machine failed: ${(e as Error).message}` }))
+    .finally(() => requestBuild(0));
 }
 
 function requestBuild(delay: number): void {

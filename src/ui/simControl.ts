@@ -49,9 +49,12 @@ export async function reset(): Promise<void> {
   if (r) fold(r);
 }
 
-export async function configure(patch: { traffic?: Partial<SimSettings['traffic']>; driver?: Partial<SimSettings['driver']> }): Promise<void> {
+/** Restart the machine with these settings; the reason when the engine refuses them (the running machine carries on), else null. */
+export async function configure(patch: { traffic?: Partial<SimSettings['traffic']>; driver?: Partial<SimSettings['driver']> }): Promise<string | null> {
   const r = await guarded('settings', () => engine().call('simConfigure', patch));
-  if (r) fold(r);
+  if (!r) return 'the settings could not be sent to the engine';
+  fold(r);
+  return r.ok ? null : r.reason;
 }
 
 export async function loadPcap(file: File | null): Promise<void> {

@@ -77,6 +77,8 @@ export class Vmxnet3 implements NicDriver {
   private readonly cpumap: boolean;
   /** Per ring: the cpumap bulk queue (pages, packets). */
   private readonly bq: { pages: Int32Array; packets: Float64Array; n: number }[];
+  /** Every cpumap flush by bulk size (index 0..CPU_MAP_BULK_SIZE): the UI's histogram. */
+  readonly cpumapFlushHist = new Float64Array(CPU_MAP_BULK_SIZE + 1);
   private readonly xdp = new XdpBuff();
   private txWireFree = 0;
   private readonly wireCyclesPerByte: number;
@@ -716,6 +718,11 @@ export class Vmxnet3 implements NicDriver {
 
   // ---------------------------------------------------------------- cpumap
 
+  /** The per-ring cpumap bulk queues (read only, for the UI), or null when XDP_REDIRECT has no cpumap target. */
+  get cpumapBulk(): readonly { readonly pages: Int32Array; readonly packets: Float64Array; readonly n: number }[] | null {
+    return this.cpumap ? this.bq : null;
+  }
+
   private bqEnqueue(cpu: Cpu, r: RxRing, page: number, packet: number): void {
     const q = this.bq[r.index]!;
     q.pages[q.n] = page;
@@ -729,6 +736,7 @@ export class Vmxnet3 implements NicDriver {
   private bqFlush(cpu: Cpu, r: RxRing): void {
     const q = this.bq[r.index]!;
     if (q.n === 0) return;
+    this.cpumapFlushHist[q.n]++;
     this.m.charge(cpu, S.cpumap_flush, q.n);
     for (let k = 0; k < q.n; k++) this.remoteConsume(r, q.pages[k]!, true);
     q.n = 0;

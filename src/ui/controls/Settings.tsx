@@ -1,20 +1,63 @@
 /**
  * Traffic (profile, rate, frame size, protocol mix, pcap upload) and driver
- * (model, ring size, page cache, MTU) settings. Each change restarts the
- * machine with the new settings; invalid numbers are refused with a reason.
+ * (driver model and hardware profile, rx queues, XDP mode, redirect target,
+ * ring size, page cache, MTU) settings. Each change restarts the machine
+ * with the new settings; invalid numbers are refused with a reason, and a
+ * machine the simulator cannot build is refused with the simulator's reason
+ * (the running machine carries on).
  */
 import { useState } from 'react';
 import { useApp } from '../../store';
 import { configure, loadPcap } from '../simControl';
-import { TRAFFIC_PROFILE_LABELS } from '../../engine/simTypes';
+import { TRAFFIC_PROFILE_LABELS, type NicModel, type RedirectSetup, type SimSettings } from '../../engine/simTypes';
+import { HARDWARE_PROFILES, type HardwareProfile } from '../../sim/hw';
 
 const RING_SIZES = [64, 128, 256, 512, 1024, 2048, 4096, 8192];
+const QUEUES = [1, 2, 4, 8];
+const NICS: { id: NicModel; label: string }[] = [
+  { id: 'mlx4', label: 'mlx4 (ConnectX-3; page cache)' },
+  { id: 'vmxnet3', label: 'vmxnet3 (paravirtual; page_pool)' },
+  { id: 'i40e', label: 'i40e (XL710/XXV710; page reuse)' },
+];
+const REDIRECTS: { id: RedirectSetup; label: string }[] = [
+  { id: 'none', label: 'none (XDP_REDIRECT fails)' },
+  { id: 'cpumap-drop', label: 'cpumap: another CPU, which drops' },
+  { id: 'devmap-port', label: 'devmap: a second port of this NIC' },
+  { id: 'devmap-i40e', label: 'devmap: an i40e port' },
+  { id: 'devmap-veth', label: 'devmap: a veth (peer runs XDP_DROP)' },
+];
+const ENTRY_PROGS: { id: NonNullable<SimSettings['driver']['entryProg']>; label: string }[] = [
+  { id: 'none', label: 'none' },
+  { id: 'flush', label: 'run at flush (after the 2021 patch)' },
+  { id: 'enqueue', label: 'run at enqueue (before it)' },
+];
+
+/** Which driver a hardware profile's NIC is driven by. */
+export function profileNic(p: HardwareProfile): NicModel {
+  if (/vmxnet3/i.test(p.nic)) return 'vmxnet3';
+  if (/i40e/i.test(p.nic)) return 'i40e';
+  return 'mlx4';
+}
+
+/** The hardware profiles whose NIC this driver drives. */
+function profilesFor(nic: NicModel): HardwareProfile[] {
+  return Object.values(HARDWARE_PROFILES).filter((p) => profileNic(p) === nic);
+}
 
 export function Settings() {
   const settings = useApp((s) => s.sim?.settings);
   const [error, setError] = useState<string | null>(null);
   if (!settings) return null;
   const { traffic, driver } = settings;
+  /** Apply a driver change; a refusal (the simulator's reason) is shown here and the controls keep the running machine's values. */
+  const setDriver = async (patch: Partial<SimSettings['driver']>) => setError(await configure({ driver: patch }));
+  const chooseNic = (nic: NicModel) => {
+    const fits = profilesFor(nic);
+    const model = fits.some((p) => p.name === driver.model) ? driver.model : fits[0]?.name ?? driver.model;
+    void setDriver({ nic, model });
+  };
+  const profile = HARDWARE_PROFILES[driver.model];
+  const devmap = driver.redirect.startsWith('devmap');
   const num = (v: string, lo: number, hi: number, what: string): number | null => {
     const n = Number(v);
     if (!Number.isFinite(n) || n < lo || n > hi) {
@@ -54,7 +97,42 @@ export function Settings() {
         <button onClick={() => void loadPcap(null)}>Use generated traffic</button>
       </fieldset>
       <fieldset>
-        <legend>Driver: mlx4 on {driver.model}</legend>
+        <legend data-testid="driver-legend" title={profile ? `${profile.cpu}; ${profile.nic}` : undefined}>Driver: {driver.nic} on {driver.model}</legend>
+        <label>Driver model
+          <select value={driver.nic} data-testid="nic" onChange={(e) => chooseNic(e.target.value as NicModel)}>
+            {NICS.map((n) => <option key={n.id} value={n.id}>{n.label}</option>)}
+          </select>
+        </label>
+        <label>Hardware profile
+          <select value={driver.model} data-testid="hw-profile" onChange={(e) => void setDriver({ model: e.target.value })}>
+            {profilesFor(driver.nic).map((p) => <option key={p.name} value={p.name} title={`${p.cpu}, ${p.nic}`}>{p.name}</option>)}
+          </select>
+        </label>
+        <label>rx queues
+          <select value={driver.queues} data-testid="queues" onChange={(e) => void setDriver({ queues: Number(e.target.value) })}>
+            {QUEUES.map((n) => <option key={n} value={n}>{n} (one per CPU)</option>)}
+          </select>
+        </label>
+        <label>XDP mode
+          <select value={driver.xdpMode} data-testid="xdp-mode" disabled={driver.nic === 'mlx4'}
+            title={driver.nic === 'mlx4' ? 'generic (skb-mode) XDP is modelled on vmxnet3 and i40e' : undefined}
+            onChange={(e) => void setDriver({ xdpMode: e.target.value as 'native' | 'generic' })}>
+            <option value="native">native (in the driver)</option>
+            <option value="generic">generic (skb mode)</option>
+          </select>
+        </label>
+        <label>Redirect target
+          <select value={driver.redirect} data-testid="redirect" onChange={(e) => void setDriver({ redirect: e.target.value as RedirectSetup })}>
+            {REDIRECTS.map((r) => <option key={r.id} value={r.id}>{r.label}</option>)}
+          </select>
+        </label>
+        {devmap && (
+          <label>devmap entry program
+            <select value={driver.entryProg ?? 'none'} data-testid="entry-prog" onChange={(e) => void setDriver({ entryProg: e.target.value as SimSettings['driver']['entryProg'] })}>
+              {ENTRY_PROGS.map((r) => <option key={r.id} value={r.id}>{r.label}</option>)}
+            </select>
+          </label>
+        )}
         <label>Ring size
           <select value={driver.ringSize} data-testid="ring-size" onChange={(e) => void configure({ driver: { ringSize: Number(e.target.value) } })}>
             {RING_SIZES.map((n) => <option key={n} value={n}>{n}</option>)}
@@ -69,7 +147,7 @@ export function Settings() {
             onBlur={(e) => { const n = num(e.target.value, 68, 9000, 'MTU'); if (n !== null && n !== driver.mtu) void configure({ driver: { mtu: n } }); }} />
         </label>
       </fieldset>
-      {error && <p className="field-error" role="alert">{error}</p>}
+      {error && <p className="field-error" role="alert" data-testid="settings-error">{error}</p>}
     </details>
   );
 }

@@ -6,6 +6,7 @@
  * attaches the program in generic mode, as xdpsock -S does. When the
  * simulator refuses the machine, its one-line reason is shown here.
  */
+import { useState } from 'react';
 import { useApp } from '../../store';
 import { configure } from '../simControl';
 import type { XskSetup } from '../../engine/simTypes';
@@ -20,7 +21,8 @@ const MODES: { value: XskSetup; label: string }[] = [
   { value: 'skb', label: 'SKB mode (XDP_SKB, generic XDP)' },
 ];
 
-export function setXskMode(mode: XskSetup, current: { nic: string; model: string }): Promise<void> {
+/** Resolves to the simulator's refusal, or null when the machine was rebuilt. */
+export function setXskMode(mode: XskSetup, current: { nic: string; model: string }): Promise<string | null> {
   if (mode === 'off') return configure({ driver: { xsk: 'off', xdpMode: 'native' } });
   return configure({
     driver: {
@@ -37,13 +39,14 @@ export function XskSettings() {
   const driver = useApp((s) => s.sim?.settings.driver);
   const hasSocket = useApp((s) => !!s.sim?.xsk);
   const attached = useApp((s) => s.sim?.attached);
+  const [refusal, setRefusal] = useState<string | null>(null);
   if (!driver) return null;
-  // The settings ask for a socket but the machine running has none: the simulator refused it (the default machine runs instead).
-  const refused = driver.xsk !== 'off' && !hasSocket && attached && !attached.ok ? attached.reason : null;
+  // Refused before the restart (the settings stay as they were), or saved settings that could not be built (the default machine runs instead).
+  const refused = refusal ?? (driver.xsk !== 'off' && !hasSocket && attached && !attached.ok ? attached.reason : null);
   return (
     <div className="xsk-settings">
       <label>AF_XDP socket (xdpsock l2fwd on queue 0)
-        <select value={driver.xsk} data-testid="xsk-mode" onChange={(e) => void setXskMode(e.target.value as XskSetup, driver)}>
+        <select value={driver.xsk} data-testid="xsk-mode" onChange={(e) => void setXskMode(e.target.value as XskSetup, driver).then(setRefusal)}>
           {MODES.map((m) => <option key={m.value} value={m.value}>{m.label}</option>)}
         </select>
       </label>

@@ -6,14 +6,17 @@
  * are seen flowing ring → program → tx ring → cache → ring. After a single
  * step (no further snapshots) the pages that step moved stay lit.
  *
- * Cheap at 60 snapshots a second: one canvas, cells batched into one path
- * per (location, brightness) — at most a few dozen fills for 4096 pages —
- * and nothing drawn while the section is closed or scrolled out of view.
+ * Cheap at 60 snapshots a second: one canvas whose pixels are rewritten
+ * only for the cells that changed (see GridPainter), and nothing drawn
+ * while the section is closed or scrolled out of view.
  */
 import { memo, useEffect, useRef, useState, type MouseEvent, type RefObject } from 'react';
 import type { PageMapView } from '../../engine';
 import { useApp, type Theme } from '../../store';
 import { pageLocColors } from './palette';
+
+/** Exact counts with thousands separators; one formatter, since toLocaleString builds one per call (slow at 60 Hz). */
+const fmtInt = new Intl.NumberFormat('en-US').format;
 
 /** Snapshots a moved page stays lit for (it dims one step per snapshot). */
 const HEAT_MAX = 3;
@@ -50,27 +53,66 @@ function updateHeat(heat: Uint8Array, prev: Uint8Array | null, pages: Uint8Array
   }
 }
 
-function drawGrid(ctx: CanvasRenderingContext2D, l: Layout, pages: Uint8Array, heat: Uint8Array, colors: string[]): void {
-  ctx.clearRect(0, 0, l.width, l.height);
-  // One gap pixel between cells once they are big enough to afford it.
-  const side = l.cell > 3 ? l.cell - 1 : l.cell;
-  const nb = colors.length * (HEAT_MAX + 1);
-  const paths: Path2D[] = [];
-  const used = new Uint8Array(nb);
-  for (let b = 0; b < nb; b++) paths.push(new Path2D());
-  for (let p = 0; p < pages.length; p++) {
-    const b = pages[p]! * (HEAT_MAX + 1) + heat[p]!;
-    if (b >= nb) continue;
-    paths[b]!.rect((p % l.cols) * l.cell, Math.floor(p / l.cols) * l.cell, side, side);
-    used[b] = 1;
+/** '#rrggbb' at opacity `a` as one ImageData pixel (Uint32, the platform's byte order). */
+const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
+function pixel(hex: string, a: number): number {
+  const v = parseInt(hex.slice(1, 7), 16) || 0;
+  const r = v >> 16, g = (v >> 8) & 255, b = v & 255, al = Math.round(a * 255);
+  return (LITTLE_ENDIAN ? (al << 24) | (b << 16) | (g << 8) | r : (r << 24) | (g << 16) | (b << 8) | al) >>> 0;
+}
+
+const NOT_DRAWN = 255;
+
+/**
+ * Paints the grid into one ImageData and repaints only the cells whose
+ * style (location, brightness) changed since the last paint: most pages sit
+ * still between snapshots, and per-cell canvas paths cost far more than
+ * writing a few pixels (4096 Path2D.rect calls a frame were the page map's
+ * main cost). The canvas is in device pixels; gaps stay transparent.
+ */
+class GridPainter {
+  private img: ImageData | null = null;
+  private px = new Uint32Array(0);
+  /** Style drawn per page (NOT_DRAWN: paint it next time). */
+  private drawn = new Uint8Array(0);
+  private styles: number[] = [];
+  private key = '';
+
+  paint(c: HTMLCanvasElement, l: Layout, pages: Uint8Array, heat: Uint8Array, colors: string[]): void {
+    const dpr = globalThis.devicePixelRatio || 1;
+    const cell = Math.max(1, Math.round(l.cell * dpr));
+    // One gap pixel between cells once they are big enough to afford it.
+    const side = cell > 3 ? cell - 1 : cell;
+    const w = l.cols * cell, h = l.rows * cell;
+    const key = `${w}x${h}:${cell}:${colors.join()}`;
+    if (key !== this.key || !this.img || this.drawn.length !== pages.length) {
+      this.key = key;
+      if (c.width !== w || c.height !== h) {
+        c.width = w;
+        c.height = h;
+      }
+      this.img = new ImageData(w, h);
+      this.px = new Uint32Array(this.img.data.buffer);
+      this.drawn = new Uint8Array(pages.length).fill(NOT_DRAWN);
+      this.styles = [];
+      for (const col of colors) for (const a of ALPHA) this.styles.push(pixel(col, a));
+    }
+    const ctx = c.getContext('2d');
+    if (!ctx) return;
+    const { px, drawn, styles } = this;
+    let top = h, bottom = -1;
+    for (let p = 0; p < pages.length; p++) {
+      const st = pages[p]! * (HEAT_MAX + 1) + heat[p]!;
+      if (drawn[p] === st) continue;
+      drawn[p] = st;
+      const x0 = (p % l.cols) * cell, y0 = Math.floor(p / l.cols) * cell;
+      const v = styles[st] ?? 0;
+      for (let y = y0; y < y0 + side; y++) px.fill(v, y * w + x0, y * w + x0 + side);
+      if (y0 < top) top = y0;
+      if (y0 > bottom) bottom = y0;
+    }
+    if (bottom >= 0) ctx.putImageData(this.img!, 0, 0, 0, top, w, bottom - top + cell);
   }
-  for (let b = 0; b < nb; b++) {
-    if (!used[b]) continue;
-    ctx.globalAlpha = ALPHA[b % (HEAT_MAX + 1)]!;
-    ctx.fillStyle = colors[Math.floor(b / (HEAT_MAX + 1))]!;
-    ctx.fill(paths[b]!);
-  }
-  ctx.globalAlpha = 1;
 }
 
 /** Whether the element is on screen (an element scrolled out of the simulation view is not redrawn). */
@@ -109,6 +151,7 @@ const PageGrid = memo(function PageGrid({ view, colors, onHover }: { view: PageM
   const n = view.pages.length;
   const layout = layoutFor(n, width);
   const motion = useRef<{ prev: Uint8Array | null; heat: Uint8Array }>({ prev: null, heat: new Uint8Array(0) });
+  const painter = useRef<GridPainter | null>(null);
 
   // Out of view, motion is not tracked; coming back starts afresh rather than flashing everything that moved meanwhile.
   useEffect(() => {
@@ -125,15 +168,8 @@ const PageGrid = memo(function PageGrid({ view, colors, onHover }: { view: PageM
     }
     if (m.prev !== view.pages) updateHeat(m.heat, m.prev && m.prev.length === n ? m.prev : null, view.pages);
     m.prev = view.pages;
-    const dpr = globalThis.devicePixelRatio || 1;
-    if (c.width !== layout.width * dpr || c.height !== layout.height * dpr) {
-      c.width = layout.width * dpr;
-      c.height = layout.height * dpr;
-    }
-    const ctx = c.getContext('2d');
-    if (!ctx) return;
-    ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
-    drawGrid(ctx, layout, view.pages, m.heat, colors);
+    painter.current ??= new GridPainter();
+    painter.current.paint(c, layout, view.pages, m.heat, colors);
   }, [view, colors, visible, n, layout.width, layout.height, layout.cols, layout.cell]);
 
   const pageAt = (e: MouseEvent<HTMLCanvasElement>): number | null => {
@@ -167,7 +203,7 @@ function Legend({ view, colors }: { view: PageMapView; colors: string[] }) {
       {view.locations.map((l, i) => (
         <li key={l.id} data-testid={`page-map-count-${l.id}`} data-count={l.count} className={l.count === 0 ? 'empty' : undefined}>
           <span className="swatch" style={{ background: colors[i] }} />
-          {l.label} <span className="count">{l.count.toLocaleString('en-US')}</span>
+          {l.label} <span className="count">{fmtInt(l.count)}</span>
         </li>
       ))}
     </ul>
@@ -177,7 +213,7 @@ function Legend({ view, colors }: { view: PageMapView; colors: string[] }) {
 function hoverText(view: PageMapView, page: number | null): string {
   if (page === null || page >= view.pages.length) return 'Hover a cell to see which page it is and where it is.';
   const where = view.locations[view.pages[page]!]?.label ?? 'unknown';
-  return `page ${page} (pfn 0x${page.toString(16)}, ${(page * 4).toLocaleString('en-US')} KiB in): ${where}`;
+  return `page ${page} (pfn 0x${page.toString(16)}, ${fmtInt(page * 4)} KiB in): ${where}`;
 }
 
 export const PageMap = memo(function PageMap() {
@@ -192,7 +228,7 @@ export const PageMap = memo(function PageMap() {
   return (
     <details className="page-map" data-testid="page-map" data-total={view.pages.length} open={open} onToggle={(e) => setOpen(e.currentTarget.open)}>
       <summary>
-        Page map <small>{view.pages.length.toLocaleString('en-US')} pages of host memory (4 KiB each), by where each page is</small>
+        Page map <small>{fmtInt(view.pages.length)} pages of host memory (4 KiB each), by where each page is</small>
       </summary>
       {open && (
         <>

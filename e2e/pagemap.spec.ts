@@ -43,6 +43,20 @@ test('the page map shows every page by location, and its counts move with the tr
   await lab.screenshot(testInfo, 'page-map-in-app');
  
 
+  // Step event by event until a page changes place (the legend's counts change: rx ring → driver/program
+  // → page cache → rx ring); that snapshot draws the cells that moved at full brightness. (A whole NAPI
+  // poll can bring every page back where it was, so single events are stepped.)
+  const counts0 = JSON.stringify(await map.counts());
+  let moved = false;
+  for (let i = 0; i < 80 && !moved; i++) {
+    const events = await lab.sim.events();
+    await lab.sim.stepEvent.click();
+    await expect.poll(() => lab.sim.events()).toBeGreaterThan(events);
+    moved = JSON.stringify(await map.counts()) !== counts0;
+  }
+  expect(moved).toBe(true);
+  await expect.poll(async () => (await map.pixels()).lit).toBeGreaterThan(0);
+
   // Closed, it keeps its place but draws nothing.
   await map.root.locator('summary').click();
   await expect(map.canvas).toHaveCount(0);

@@ -51,6 +51,19 @@ export class PageMap {
     });
   }
 
+  /** A fingerprint of the canvas pixels and how many are drawn at full brightness (pages that just moved). */
+  async pixels(): Promise<{ hash: number; lit: number }> {
+    return this.canvas.evaluate((c: HTMLCanvasElement) => {
+      const d = c.getContext('2d')!.getImageData(0, 0, c.width, c.height).data;
+      let hash = 0, lit = 0;
+      for (let i = 0; i < d.length; i += 4) {
+        hash = (Math.imul(hash, 31) + (d[i]! ^ (d[i + 1]! << 8) ^ (d[i + 2]! << 16) ^ (d[i + 3]! << 24))) | 0;
+        if (d[i + 3] === 255) lit++;
+      }
+      return { hash, lit };
+    });
+  }
+
   async screenshot(): Promise<Buffer> {
     return this.root.screenshot();
   }

@@ -162,6 +162,22 @@ export class PageAllocator {
     return n;
   }
 
+  /**
+   * Every page's location into `out` (length totalPages), tails resolved to
+   * their head's: a compound block (free or allocated) is aligned and
+   * contiguous, and only its head is marked, so a tail's head is the nearest
+   * page before it that is not a tail. Read-only; one pass, no allocation.
+   */
+  resolvedLocations(out: Uint8Array): Uint8Array {
+    let head = PageLoc.FREE as number;
+    for (let pfn = 0; pfn < this.totalPages; pfn++) {
+      const l = this.loc[pfn]!;
+      if (l !== PageLoc.TAIL) head = l;
+      out[pfn] = head;
+    }
+    return out;
+  }
+
   bytesOf(pfn: number): number {
     return PAGE_SIZE << this.order[pfn]!;
   }

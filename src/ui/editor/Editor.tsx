@@ -5,6 +5,7 @@
  */
 import { useEffect, useRef } from 'react';
 import { monaco } from './monaco';
+import { registerHeaderCompletion } from './completion';
 import { markMilestone, setSource } from '../controller';
 import { monacoTheme } from '../theme';
 import { setApp, useApp } from '../../store';
@@ -40,6 +41,7 @@ export function Editor() {
   const selectedPc = useApp((s) => s.selectedPc);
 
   useEffect(() => {
+    registerHeaderCompletion();
     const e = monaco.editor.create(host.current!, {
       value: useApp.getState().source,
       language: 'c',

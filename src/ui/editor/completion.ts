@@ -50,7 +50,8 @@ export function registerHeaderCompletion(): void {
       }
       return {
         suggestions: names.map((n) => ({
-          label: { label: n.label, description: n.kind === 'field' ? n.struct : undefined },
+          // A plain label: Monaco shows `detail` (the prototype, the field's type) beside it.
+          label: n.label,
           kind: KIND[n.kind],
           detail: n.detail,
           documentation: n.documentation,

@@ -21,6 +21,9 @@ import 'monaco-editor/features/toggleTabFocusMode/register';
 import 'monaco-editor/features/indentation/register';
 import 'monaco-editor/features/gotoLine/register';
 import 'monaco-editor/features/suggest/register';
+// features/suggest/register brings only the inline-completions bridge; the
+// suggestion widget itself is the SuggestController contribution.
+import 'monaco-editor/editor/contrib/suggest/browser/suggestController';
 import EditorWorker from 'monaco-editor/editor/editor.worker?worker';
 
 (self as unknown as { MonacoEnvironment: unknown }).MonacoEnvironment = {

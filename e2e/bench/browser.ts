@@ -127,7 +127,11 @@ async function main(): Promise<void> {
     if (EDIT_REPS > 0) await editLoop(page);
     await browser.close();
   } finally {
-    if (server.pid) process.kill(-server.pid);
+    try {
+      if (server.pid) process.kill(-server.pid);
+    } catch {
+      /* the preview server has already exited */
+    }
   }
 }
 

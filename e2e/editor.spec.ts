@@ -1,6 +1,7 @@
-/** The editing loop: compile as you type, markers on the right line, disassembly linked to the C source, examples. */
+/** The editing loop: compile as you type, markers on the right line, disassembly linked to the C source, completion of the headers' names. */
 import { expect, test } from '@playwright/test';
 import { LabPage } from './pages/LabPage';
+import { Suggestions } from './pages/Suggestions';
 
 test('a compile error shows as a marker on its line, and fixing it clears it', async ({ page }, testInfo) => {
   const lab = new LabPage(page);
@@ -41,4 +42,33 @@ test('clicking an instruction highlights its C line, and a C line highlights its
   await lab.gotoLine(line);
   await expect(page.locator(`.disasm .insn.linked[data-line="${line}"]`).first()).toBeVisible();
   await lab.screenshot(testInfo, 'disassembly-linked');
+});
+
+test('completion offers the headers\' names: bpf_map_lo → bpf_map_lookup_elem with its prototype; ctx-> → xdp_md\'s fields', async ({ page }, testInfo) => {
+  const lab = new LabPage(page);
+  const suggest = new Suggestions(page);
+  await lab.open();
+  await expect(lab.buildStatus).toContainText('insns');
+  const lines = (await lab.source()).split('\n');
+  const at = lines.lastIndexOf('\treturn rc;') + 1; // 1-based
+  expect(at).toBeGreaterThan(0);
+  await lab.gotoLine(at);
+  await page.keyboard.press('End');
+  await page.keyboard.press('Enter');
+  await page.keyboard.type('bpf_map_lo', { delay: 30 });
+  const lookup = suggest.row('bpf_map_lookup_elem');
+  await expect(lookup).toBeVisible();
+  await expect(suggest.focused).toContainText('void *bpf_map_lookup_elem(void *map, const void *key)');
+  await lab.screenshot(testInfo, 'completion-helper');
+  await suggest.accept();
+  await expect.poll(async () => (await lab.source()).split('\n')[at]).toBe('\tbpf_map_lookup_elem');
+
+  // After ctx-> (declared `struct xdp_md *ctx`): xdp_md's fields, with their types.
+  await page.keyboard.press('End');
+  await page.keyboard.press('Enter');
+  await page.keyboard.type('ctx->', { delay: 30 });
+  await expect(suggest.row('ingress_ifindex')).toBeVisible();
+  await expect(suggest.row('data_end')).toContainText('__u32 data_end');
+  await expect(suggest.row('h_proto')).toHaveCount(0); // ethhdr's, not xdp_md's
+  await page.keyboard.press('Escape');
 });

@@ -5,15 +5,21 @@
  *
  * Prints: time from navigation to a running default example (first
  * simulated packet on screen), frames per second and the longest
- * main-thread task during 10 s of full-speed simulation.
+ * main-thread task during 10 s of full-speed simulation; then the editing
+ * loop: with the simulation still at full speed, real keystrokes into
+ * Monaco (change a constant, introduce a verifier error, fix it — in xdp1
+ * and xdp2), and the time from the last keystroke to the build result in
+ * the store, to Monaco's markers, and to the program attached in the
+ * engine, for that exact source (the app's window.__xdpLab.timeline).
  */
-import { chromium } from '@playwright/test';
+import { chromium, type Page } from '@playwright/test';
 import { spawn, execSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 
 const PORT = Number(process.env.XDP_LAB_BENCH_PORT ?? 4174);
 const SECONDS = Number(process.env.XDP_LAB_BENCH_SECONDS ?? 10);
 const exe = process.env.XDP_LAB_CHROMIUM ?? (existsSync('/usr/bin/chromium') ? '/usr/bin/chromium' : undefined);
+const EDIT_REPS = Number(process.env.XDP_LAB_BENCH_EDIT_REPS ?? 10);
 const ARGS = ['--no-sandbox', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'];
 
 async function waitForServer(url: string): Promise<void> {
@@ -118,10 +124,108 @@ async function main(): Promise<void> {
     console.log(`    longest main-thread task:            ${m.longTasks.length ? `${longest.toFixed(0)} ms (${m.longTasks.length} tasks over 50 ms)` : 'none over 50 ms'}`);
     console.log(`    longest gap between frames:          ${m.worstFrameMs.toFixed(1)} ms`);
     if (m.packets !== null) console.log(`    simulated: ${m.packets.toLocaleString('en')} packets, ${m.events!.toLocaleString('en')} events (${(m.events! / m.elapsed).toFixed(0)} events/s wall)`);
+    if (EDIT_REPS > 0) await editLoop(page);
     await browser.close();
   } finally {
-    if (server.pid) process.kill(-server.pid);
+    try {
+      if (server.pid) process.kill(-server.pid);
+    } catch {
+      /* the preview server has already exited */
+    }
   }
+}
+
+type Milestone = 'store' | 'markers' | 'attached';
+type Lab = { __xdpLab: { source(): string; state(): { build: { source: string } | null }; timeline?: { kind: Milestone; t: number; source: string }[] }; __bench: { lastKey: number } };
+
+/** One edit: keystrokes at a line (found by its text), typed like a person (40 ms between keys). */
+interface Edit {
+  name: string;
+  /** Text on the line to edit (first match). */
+  at: string;
+  keys: (page: Page) => Promise<void>;
+}
+
+const typed = (text: string) => (page: Page) => page.keyboard.type(text, { delay: 40 });
+const backspaces = (n: number) => async (page: Page) => {
+  for (let i = 0; i < n; i++) {
+    await page.keyboard.press('Backspace');
+    await page.waitForTimeout(40);
+  }
+};
+
+/**
+ * Per repetition: the counter increment's constant flips (1 ↔ 2), then the
+ * null check after bpf_map_lookup_elem is defeated (`if (value || 1)`: the
+ * verifier rejects the dereference of map_value_or_null), then fixed again.
+ */
+function edits(rep: number): Edit[] {
+  const [from, to] = rep % 2 === 0 ? ['1', '2'] : ['2', '1'];
+  return [
+    { name: 'change a constant', at: `*value += ${from};`, keys: async (p) => { await p.keyboard.press('ArrowLeft'); await backspaces(1)(p); await typed(to)(p); } },
+    { name: 'introduce a verifier error', at: 'if (value)', keys: async (p) => { await p.keyboard.press('ArrowLeft'); await typed(' || 1')(p); } },
+    { name: 'fix it', at: 'if (value || 1)', keys: async (p) => { await p.keyboard.press('ArrowLeft'); await backspaces(5)(p); } },
+  ];
+}
+
+async function editLoop(page: Page): Promise<void> {
+  await page.evaluate(() => {
+    const w = window as unknown as Lab;
+    w.__bench.lastKey = 0;
+    window.addEventListener('keydown', () => { w.__bench.lastKey = performance.now(); }, true);
+  });
+  const src = () => page.evaluate(() => (window as unknown as Lab).__xdpLab.source());
+  console.log(`  edit → result, simulation at full speed (${EDIT_REPS} repetitions; ms from the last keystroke, median / worst):`);
+  console.log('    example  edit                         result in store   markers set     program attached');
+  for (const example of ['xdp1', 'xdp2']) {
+    await page.selectOption('[data-testid=examples]', example);
+    await page.waitForFunction(() => {
+      const l = (window as unknown as Lab).__xdpLab;
+      return l.state().build?.source === l.source() && (l.timeline ?? []).some((e) => e.kind === 'attached' && e.source === l.source());
+    }, null, { timeout: 20_000 });
+    await page.waitForTimeout(500);
+    const times = new Map<string, Record<Milestone, number[]>>();
+    for (let rep = 0; rep < EDIT_REPS; rep++) {
+      for (const e of edits(rep)) {
+        const lines = (await src()).split('\n');
+        const line = lines.findIndex((l) => l.includes(e.at)) + 1;
+        if (line === 0) throw new Error(`${example}: no line with '${e.at}' to edit`);
+        await page.locator('[data-testid=editor] .view-lines').click();
+        await page.keyboard.press('Control+g');
+        await page.keyboard.type(String(line));
+        await page.keyboard.press('Enter');
+        await page.keyboard.press('End');
+        await e.keys(page);
+        const r = await page.waitForFunction(() => {
+          const w = window as unknown as Lab;
+          const want = w.__xdpLab.source();
+          const after = (w.__xdpLab.timeline ?? []).filter((x) => x.source === want && x.t >= w.__bench.lastKey);
+          const first = (k: Milestone) => after.find((x) => x.kind === k)?.t;
+          const [s, m, a] = [first('store'), first('markers'), first('attached')];
+          return s !== undefined && m !== undefined && a !== undefined ? { store: s - w.__bench.lastKey, markers: m - w.__bench.lastKey, attached: a - w.__bench.lastKey } : null;
+        }, null, { timeout: 20_000, polling: 50 });
+        const d = (await r.jsonValue()) as Record<Milestone, number>;
+        const row = times.get(e.name) ?? { store: [], markers: [], attached: [] };
+        for (const k of ['store', 'markers', 'attached'] as const) row[k].push(d[k]);
+        if (process.env.XDP_LAB_BENCH_TRACE) console.log(await page.evaluate(() => {
+          const w = window as unknown as Lab;
+          const want = w.__xdpLab.source();
+          return (w.__xdpLab.timeline ?? []).filter((x) => x.t >= w.__bench.lastKey - 400).map((x) => `${x.kind}${x.source === want ? '*' : ''}@${(x.t - w.__bench.lastKey).toFixed(0)}`).join(' ');
+        }));
+        times.set(e.name, row);
+        await page.waitForTimeout(150);
+      }
+    }
+    for (const [name, row] of times) {
+      const cell = (xs: number[]) => `${median(xs).toFixed(0).padStart(4)} / ${Math.max(...xs).toFixed(0).padStart(4)}`.padEnd(16);
+      console.log(`    ${example.padEnd(8)} ${name.padEnd(28)} ${cell(row.store)}  ${cell(row.markers)}${cell(row.attached)}`);
+    }
+  }
+}
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[s.length >> 1]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
 }
 
 main().catch((e) => {

@@ -12,7 +12,7 @@ import { disasmInsn, type Insn } from '../isa';
 import { readPcap } from '../net';
 import { DriverSim } from './simAdapter';
 import { loadProgram } from './vmHook';
-import { verify, type StateView } from '../verifier';
+import { verify, type FirstStateText } from '../verifier';
 import type { Toolchain } from './toolchain';
 import type { Diagnostic, InsnState } from './types';
 
@@ -45,22 +45,18 @@ function disassemble(insns: readonly Insn[]): string[] {
 }
 
 /** The verifier's state before an instruction, in the kernel's words (its first visit). */
-function stateView(pc: number, s: StateView): InsnState {
+export function stateView(s: FirstStateText): InsnState {
   return {
-    pc,
+    pc: s.idx,
     regs: s.regs.map((r) => ({ name: `R${r.regno}`, text: r.text })),
-    stack: s.stack.map((sl) => ({ name: `fp${sl.off}`, text: sl.spilled ? `${sl.spilled.text} (spilled)` : sl.types })),
+    stack: s.stack.map((sl) => ({ name: `fp${sl.off}`, text: sl.spilled !== undefined ? `${sl.spilled} (spilled)` : sl.types })),
   };
 }
 
 export const landedToolchain: Toolchain = {
   verify: (parsed) => {
-    const v = verify(parsed, { logLevel: 2 });
-    const states: InsnState[] = [];
-    for (const s of v.states) {
-      const first = s.visits[0];
-      if (first) states.push(stateView(s.idx, first.before));
-    }
+    const v = verify(parsed, { logLevel: 2, states: 'first' });
+    const states = (v.firstStates ?? []).map(stateView);
     return { accepted: v.accepted, log: v.log, error: v.error, errorPc: v.errorPc, states, processed: v.insnsProcessed };
   },
   compile: (source) => {

@@ -120,6 +120,9 @@ function flush(): void {
   const p = pending ?? {};
   pending = null;
   if (p.sim) p.sim = share(useApp.getState().sim, p.sim);
+  // A rebuild after a small edit repeats most disassembly lines and states:
+  // sharing them lets the panes' memoised rows skip what did not change.
+  if (p.build) p.build = share(useApp.getState().build, p.build);
   if (pendingConsole.length) {
     const all = [...useApp.getState().consoleLines, ...pendingConsole];
     p.consoleLines = all.slice(-500);

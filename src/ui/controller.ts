@@ -1,6 +1,6 @@
 /**
  * The UI's one link to the engine: owns the EngineClient, sends the program
- * (debounced while typing), and folds worker answers into the store. React
+ * as it is typed, and folds worker answers into the store. React
  * components call these functions; they never talk to the worker directly.
  */
 import { EngineClient } from '../worker/client';
@@ -9,9 +9,6 @@ import { appendConsole, mergeFromWorker, setApp, useApp } from '../store';
 import type { BuildResult, SimSettings } from '../engine';
 import { DEFAULT_SETTINGS } from '../engine/simTypes';
 
-/** Short enough that results land ~100 ms after the last keystroke. */
-export const BUILD_DEBOUNCE_MS = 60;
-
 let client: EngineClient | null = null;
 /** Compiles and verifies, separately from the simulation, so a slow build can be stopped alone. */
 let buildClient: EngineClient | null = null;
@@ -19,6 +16,22 @@ let buildClient: EngineClient | null = null;
 /** A build (compile + verify) taking longer than this is stopped: it is a bug in the lab, not the program. */
 export const BUILD_TIMEOUT_MS = 8_000;
 let debounce: ReturnType<typeof setTimeout> | null = null;
+
+/**
+ * The editing loop's milestones for one source text (result in the store,
+ * markers set, program attached), with their times, for the browser
+ * benchmark and e2e tests: window.__xdpLab.timeline, the last 64 entries.
+ */
+export type Milestone = 'requested' | 'answered' | 'store' | 'markers' | 'attached';
+const TIMELINE_MAX = 64;
+export function markMilestone(kind: Milestone, source: string, seq: number): void {
+  const w = window as unknown as { __xdpLab?: { timeline?: { kind: Milestone; t: number; seq: number; source: string }[] } };
+  if (!w.__xdpLab) return;
+  const tl = (w.__xdpLab.timeline ??= []);
+  tl.push({ kind, t: performance.now(), seq, source });
+  if (tl.length > TIMELINE_MAX) tl.splice(0, tl.length - TIMELINE_MAX);
+}
+
 let inFlight = false;
 let queued: string | null = null;
 
@@ -42,6 +55,9 @@ export async function startEngine(settings: SimSettings | null = null, painted: 
     inFlight = false;
     setApp({ notice: `${reason}. That is a bug in XDP Lab, not in your program; the build worker was restarted and your program is kept.` });
   };
+  useApp.subscribe((s, prev) => {
+    if (s.build && s.build !== prev.build) markMilestone('store', s.build.source, s.build.seq);
+  });
   client.onEvent = (e) => {
     if (e.type === 'log') appendConsole([e.text]);
     else if (e.type === 'snapshot') mergeFromWorker({ sim: e.snapshot });
@@ -83,10 +99,17 @@ async function helloAndBuild(): Promise<void> {
   firstStart = false;
 }
 
-/** The user edited the program. */
+/**
+ * The user edited the program. The build starts on the keystroke when none
+ * is running; while one runs, only the newest text waits for it. So the
+ * result for the last keystroke never waits for a timer, and fast typing
+ * costs at most one build per build time, not one per key.
+ */
 export function setSource(source: string): void {
   setApp({ source, exampleName: null });
-  requestBuild(BUILD_DEBOUNCE_MS);
+  if (debounce) clearTimeout(debounce);
+  debounce = null;
+  void build(source);
 }
 
 export function loadExample(name: string): void {
@@ -123,10 +146,20 @@ async function build(source: string): Promise<void> {
   try {
     const b = buildClient!;
     await b.ready();
+    markMilestone('requested', source, -1);
     const { result, attach } = await b.call('check', source);
+    markMilestone('answered', source, result.seq);
+    // A result for text that has changed since is dropped unseen: the newer
+    // build is already queued, and rendering this one would only delay it.
     if (useApp.getState().source === source) {
       mergeFromWorker({ build: result });
-      await engine().call('attach', attach);
+      // Not awaited: the next build need not wait for the simulation to
+      // take this program. The engine worker handles attaches in order; if
+      // it restarts, it rebuilds and re-attaches by itself (onRestart).
+      engine().call('attach', attach).then(
+        () => markMilestone('attached', source, result.seq),
+        () => {},
+      );
     }
   } catch (e) {
     const message = (e as Error).message;

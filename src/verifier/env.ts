@@ -19,8 +19,13 @@ export interface VerifyOptions {
   strictAlignment?: boolean;
   /** Processed-instruction limit (the kernel's BPF_COMPLEXITY_LIMIT_INSNS). */
   insnLimit?: number;
-  /** Record per-instruction states for the UI (default true; off for bulk runs). */
-  states?: boolean;
+  /**
+   * Record per-instruction states for the UI (default true; off for bulk
+   * runs). 'first': only the state before each instruction's first visit,
+   * as text (VerifyResult.firstStates) — what the app shows, at a fraction
+   * of the cost.
+   */
+  states?: boolean | 'first';
 }
 
 export class Reject extends Error {}

@@ -56,6 +56,15 @@ export interface StateView {
   stack: SlotView[];
 }
 
+/** The state before an instruction's first visit, as the kernel would print it (states: 'first'). */
+export interface FirstStateText {
+  idx: number;
+  frame: number;
+  regs: { regno: number; text: string }[];
+  /** Stack slots in use: byte types, and the spilled register's text when the slot holds one. */
+  stack: { off: number; types: string; spilled?: string }[];
+}
+
 export interface InsnStates {
   idx: number;
   /** One entry per time the instruction was explored (capped). */
@@ -70,6 +79,8 @@ export interface VerifyResult {
   log: string;
   insnsProcessed: number;
   states: InsnStates[];
+  /** With states: 'first' (and then `states` is empty). */
+  firstStates?: FirstStateText[];
   errorPc?: number;
   /** The pcs of the path that led to the error, first to last. */
   errorPath?: number[];
@@ -118,6 +129,23 @@ function stateView(env: Env, f: Frame, frame: number): StateView {
   return { frame, regs, stack };
 }
 
+function firstStateText(env: Env, f: Frame, idx: number, frame: number): FirstStateText {
+  const regs: FirstStateText['regs'] = [];
+  for (let i = 0; i < f.regs.length; i++) {
+    const r = f.regs[i]!;
+    if (r.type !== 'not_init') regs.push({ regno: i, text: formatReg(r, env.maps) });
+  }
+  const stack: FirstStateText['stack'] = [];
+  for (let spi = 0; spi < f.stack.length; spi++) {
+    const sl = f.stack[spi]!;
+    if (sl.types.every((t) => t === 0)) continue;
+    const sv: FirstStateText['stack'][number] = { off: -(spi + 1) * 8, types: sl.types.map((t) => SLOT_CHAR[t]).join('') };
+    if (sl.types[7] === STACK_SPILL) sv.spilled = formatReg(sl.spilled, env.maps);
+    stack.push(sv);
+  }
+  return { idx, frame, regs, stack };
+}
+
 /** Source text for each line_info entry: "<code> @ file:line". */
 function lineInfoTexts(parsed: ParsedSpec): LineInfoEntry[] {
   const li = parsed.spec.line_info;
@@ -139,7 +167,14 @@ export function verify(parsed: ParsedSpec, opts: VerifyOptions = {}): VerifyResu
   const env = new Env(parsed.insns, maps, mapOfInsn, lineInfoTexts(parsed), opts);
   const states: (InsnStates | undefined)[] = new Array(parsed.insns.length);
   const full: Uint8Array = new Uint8Array(parsed.insns.length);
-  if (opts.states !== false) env.onInsn = (e, idx, phase) => {
+  const first: (FirstStateText | undefined)[] = [];
+  // The structured views (bigint bounds as strings, before and after every
+  // visit) cost more than the verification itself; the app only shows the
+  // first visit's state before each instruction, so it asks for just that.
+  if (opts.states === 'first') env.onInsn = (e, idx, phase) => {
+    if (phase === 'before' && !first[idx]) first[idx] = firstStateText(e, curFrame(e.cur), idx, e.cur.frames.length - 1);
+  };
+  else if (opts.states !== false) env.onInsn = (e, idx, phase) => {
     if (full[idx]) return;
     let s = states[idx];
     if (!s) states[idx] = s = { idx, visits: [] };
@@ -175,6 +210,7 @@ export function verify(parsed: ParsedSpec, opts: VerifyOptions = {}): VerifyResu
     log: env.log.level ? env.log.text : '',
     insnsProcessed: env.insnProcessed,
     states: states.filter((s): s is InsnStates => s !== undefined),
+    ...(opts.states === 'first' ? { firstStates: first.filter((s): s is FirstStateText => s !== undefined) } : {}),
     stats: { maxStatesPerInsn: env.maxStatesPerInsn, totalStates: env.totalStates, peakStates: env.peakStates },
   };
   if (!accepted) {

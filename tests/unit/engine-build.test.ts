@@ -5,7 +5,11 @@
  */
 import { describe, expect, it } from 'vitest';
 import { bytesToHex, encodeProgram, insn, type ProgramSpec } from '../../src/isa';
-import { createEngine, type Toolchain } from '../../src/engine';
+import { createEngine, landedToolchain, type Toolchain } from '../../src/engine';
+import { compile } from '../../src/cc';
+import { parseSpec } from '../../src/isa';
+import { verify } from '../../src/verifier';
+import { EXAMPLES } from '../../src/examples';
 
 // r0 = 2 (XDP_PASS); exit — written by hand so this test needs no compiler.
 const PASS = bytesToHex(encodeProgram([insn(0xb7, 0, 0, 0, 2), insn(0x95)]));
@@ -68,5 +72,42 @@ describe('engine build', () => {
     const r = createEngine(tc).build('src');
     expect(r.compile.status).toBe('failed');
     expect(r.diagnostics[0].message).toMatch(/^compiler produced an invalid program: spec.insns/);
+  });
+
+  // The app asks the verifier only for the first visit's state before each
+  // instruction, as text: it must be exactly what the full per-visit views
+  // say, and the verdict and log must not change with what is recorded.
+  const rejected = EXAMPLES.find((x) => x.id === 'xdp1')!.source.replace('if (value)', 'if (value || 1)');
+  it.each([
+    ['xdp1', EXAMPLES.find((x) => x.id === 'xdp1')!.source],
+    ['xdp2', EXAMPLES.find((x) => x.id === 'xdp2')!.source],
+    ['xdp1 without its null check', rejected],
+  ])('records the same first-visit states as the full views, cheaply (%s)', (_name, source) => {
+    const c = compile(source, { file: 'prog.c' });
+    const parsed = parseSpec(c.spec!);
+    if ('error' in parsed) throw new Error(parsed.error);
+    const full = verify(parsed, { logLevel: 2 });
+    const first = verify(parsed, { logLevel: 2, states: 'first' });
+    expect(first.accepted).toBe(full.accepted);
+    expect(full.accepted).toBe(source !== rejected);
+    expect(first.log).toBe(full.log);
+    expect(first.error).toBe(full.error);
+    expect(first.states).toEqual([]);
+    const fromFull = full.states.map((s) => ({
+      idx: s.idx,
+      frame: s.visits[0]!.before.frame,
+      regs: s.visits[0]!.before.regs.map((r) => ({ regno: r.regno, text: r.text })),
+      stack: s.visits[0]!.before.stack.map((sl) => (sl.spilled ? { off: sl.off, types: sl.types, spilled: sl.spilled.text } : { off: sl.off, types: sl.types })),
+    }));
+    expect(first.firstStates).toEqual(fromFull);
+    expect(fromFull.length).toBeGreaterThan(20);
+    // And what the panes receive from the landed toolchain is that state.
+    const v = landedToolchain.verify!(parsed);
+    const at = fromFull.find((s) => s.stack.length > 0)!;
+    expect(v.states.find((s) => s.pc === at.idx)).toEqual({
+      pc: at.idx,
+      regs: at.regs.map((r) => ({ name: `R${r.regno}`, text: r.text })),
+      stack: at.stack.map((sl) => ({ name: `fp${sl.off}`, text: sl.spilled !== undefined ? `${sl.spilled} (spilled)` : sl.types })),
+    });
   });
 });

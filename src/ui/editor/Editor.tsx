@@ -5,7 +5,8 @@
  */
 import { useEffect, useRef } from 'react';
 import { monaco } from './monaco';
-import { setSource } from '../controller';
+import { registerHeaderCompletion } from './completion';
+import { markMilestone, setSource } from '../controller';
 import { monacoTheme } from '../theme';
 import { setApp, useApp } from '../../store';
 import type { Diagnostic } from '../../engine';
@@ -40,6 +41,7 @@ export function Editor() {
   const selectedPc = useApp((s) => s.selectedPc);
 
   useEffect(() => {
+    registerHeaderCompletion();
     const e = monaco.editor.create(host.current!, {
       value: useApp.getState().source,
       language: 'c',
@@ -86,6 +88,7 @@ export function Editor() {
     if (!model) return;
     const diags = build && build.source === model.getValue() ? build.diagnostics : [];
     monaco.editor.setModelMarkers(model, OWNER, diags.map(toMarker));
+    if (build && build.source === model.getValue()) markMilestone('markers', build.source, build.seq);
   }, [build]);
 
   // An instruction was picked elsewhere: highlight the C line it came from.

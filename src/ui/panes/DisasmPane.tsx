@@ -2,9 +2,33 @@
  * The disassembly, llvm-objdump -S style: C lines between the instructions
  * they produced. Clicking an instruction selects it (and the editor shows its
  * C line); a C line selected in the editor highlights its instructions.
+ * Rows are memoised: a rebuild re-renders only the lines that changed (the
+ * store shares unchanged line objects between builds), a selection only the
+ * rows whose highlight changed.
  */
+import { memo } from 'react';
 import { setApp, useApp } from '../../store';
+import type { DisasmLine } from '../../engine';
 import { Unavailable } from './Unavailable';
+
+const select = (pc: number) => setApp({ selectedPc: pc, selectedLine: null });
+
+const InsnRow = memo(function InsnRow({ l, selected, linked, error }: { l: Extract<DisasmLine, { kind: 'insn' }>; selected: boolean; linked: boolean; error: boolean }) {
+  const cls = ['insn', selected ? 'selected' : '', linked ? 'linked' : '', error ? 'error' : ''].join(' ');
+  return (
+    <div className={cls} role="option" aria-selected={selected} tabIndex={0} data-testid={`insn-${l.pc}`} data-line={l.line}
+      onClick={() => select(l.pc)}
+      onKeyDown={(e) => { if (e.key === 'Enter' || e.key === ' ') select(l.pc); }}>
+      <span className="pc">{String(l.pc).padStart(4)}:</span>
+      <span className="hex">{l.hex.replace(/(..)/g, '$1 ').trim()}</span>
+      <span className="text">{l.text}</span>
+    </div>
+  );
+});
+
+const SourceRow = memo(function SourceRow({ l, linked }: { l: Extract<DisasmLine, { kind: 'source' }>; linked: boolean }) {
+  return <div className={`src-line ${linked ? 'linked' : ''}`}>; {l.text.trim()} <span className="lineno">:{l.line}</span></div>;
+});
 
 export function DisasmPane() {
   const build = useApp((s) => s.build);
@@ -17,18 +41,9 @@ export function DisasmPane() {
   return (
     <div className="disasm" data-testid="disasm" role="listbox" aria-label="Disassembly">
       {d.lines.map((l, i) => {
-        if (l.kind === 'source') return <div key={i} className={`src-line ${selectedLine === l.line ? 'linked' : ''}`}>; {l.text.trim()} <span className="lineno">:{l.line}</span></div>;
+        if (l.kind === 'source') return <SourceRow key={i} l={l} linked={selectedLine === l.line} />;
         if (l.kind === 'label') return <div key={i} className="fn-label">{l.text}</div>;
-        const cls = ['insn', selectedPc === l.pc ? 'selected' : '', selectedLine !== null && l.line === selectedLine ? 'linked' : '', errorPc === l.pc ? 'error' : ''].join(' ');
-        return (
-          <div key={i} className={cls} role="option" aria-selected={selectedPc === l.pc} tabIndex={0} data-testid={`insn-${l.pc}`} data-line={l.line}
-            onClick={() => setApp({ selectedPc: l.pc, selectedLine: null })}
-            onKeyDown={(e) => { if (e.key === 'Enter' || e.key === ' ') setApp({ selectedPc: l.pc, selectedLine: null }); }}>
-            <span className="pc">{String(l.pc).padStart(4)}:</span>
-            <span className="hex">{l.hex.replace(/(..)/g, '$1 ').trim()}</span>
-            <span className="text">{l.text}</span>
-          </div>
-        );
+        return <InsnRow key={i} l={l} selected={selectedPc === l.pc} linked={selectedLine !== null && l.line === selectedLine} error={errorPc === l.pc} />;
       })}
     </div>
   );

@@ -1,15 +1,38 @@
 /**
  * The verifier's verdict: the kernel-format log, and beside it the abstract
- * register and stack state before the selected instruction.
+ * register and stack state before the selected instruction. The log is split
+ * once per build (not per render) and its lines are memoised, so selecting
+ * an instruction re-renders two lines, not the whole log.
  */
+import { memo, useMemo } from 'react';
 import { setApp, useApp } from '../../store';
 import { Unavailable } from './Unavailable';
+
+const select = (pc: number) => setApp({ selectedPc: pc, selectedLine: null });
+
+const LogLine = memo(function LogLine({ text, pc, selected }: { text: string; pc: number | null; selected: boolean }) {
+  return (
+    <div className={selected ? 'selected' : ''} onClick={pc !== null ? () => select(pc) : undefined}>
+      {text || ' '}
+    </div>
+  );
+});
+
+/** The log's lines, each with the instruction it starts with ("12: (bf) r1 = r6"). */
+function logLines(log: string): { text: string; pc: number | null }[] {
+  return log.split('\n').map((text) => {
+    const m = /^(\d+): /.exec(text);
+    return { text, pc: m ? Number(m[1]) : null };
+  });
+}
 
 export function VerifierPane() {
   const build = useApp((s) => s.build);
   const selectedPc = useApp((s) => s.selectedPc);
-  if (!build) return <div className="pane-empty">building…</div>;
-  const v = build.verify;
+  const v = build?.verify;
+  const log = v?.status === 'ok' ? v.log : '';
+  const lines = useMemo(() => logLines(log), [log]);
+  if (!build || !v) return <div className="pane-empty">building…</div>;
   if (v.status !== 'ok') return <Unavailable what="verifier" why={v.message} />;
   const pc = selectedPc ?? v.errorPc ?? null;
   const state = pc === null ? undefined : v.states.find((s) => s.pc === pc);
@@ -20,15 +43,7 @@ export function VerifierPane() {
       </div>
       <div className="verifier-split">
         <pre className="verifier-log" data-testid="verifier-log">
-          {v.log.split('\n').map((line, i) => {
-            const m = /^(\d+): /.exec(line);
-            const linePc = m ? Number(m[1]) : null;
-            return (
-              <div key={i} className={linePc !== null && linePc === pc ? 'selected' : ''} onClick={linePc !== null ? () => setApp({ selectedPc: linePc, selectedLine: null }) : undefined}>
-                {line || ' '}
-              </div>
-            );
-          })}
+          {lines.map((l, i) => <LogLine key={i} text={l.text} pc={l.pc} selected={l.pc !== null && l.pc === pc} />)}
         </pre>
         <div className="abstract-state" data-testid="abstract-state">
           {pc === null ? <p>Select an instruction to see the verifier's state before it.</p> : !state ? <p>No state recorded for insn {pc} (not reached, or pruned).</p> : (

@@ -20,9 +20,12 @@ import { XdpBuff, type XdpHook } from '../program';
 import { SocketQueue } from '../stack';
 import type { AttachResult, MtuResult, NicDriver, RedirectHandler } from './driver';
 import { DevmapTarget } from '../devmap';
-import { frameWireCycles, wireCyclesPerByte } from '../wire';
+import { TxWire, wireCyclesPerByte } from '../wire';
+import { XdpTxRing, XdpXmit } from './xdp_tx_ring';
 
 export type { RedirectHandler } from './driver';
+/** The tx ring moved to ./xdp_tx_ring.ts; importers from here keep working. */
+export { XdpTxRing } from './xdp_tx_ring';
 
 // Module-local copies of imported constants: on the per-packet path a
 // cross-module binding is a getter call when the module is transpiled on
@@ -117,31 +120,6 @@ export function newRingCounters(): RingCounters {
   };
 }
 
-/** The dedicated XDP tx ring of one rx ring (no locks: only its NAPI context posts to it). */
-export class XdpTxRing {
-  readonly mask: number;
-  readonly slotPage: Int32Array;
-  readonly slotData: Int32Array;
-  readonly slotLen: Int32Array;
-  readonly slotPkt: Float64Array;
-  /** When the NIC finishes sending (Infinity until the doorbell is rung). */
-  readonly slotDone: Float64Array;
-  /** Descriptors written. */
-  prod = 0;
-  /** Descriptors the NIC has been told about (doorbell). */
-  db = 0;
-  /** Completions processed. */
-  cons = 0;
-  constructor(readonly size: number) {
-    this.mask = size - 1;
-    this.slotPage = new Int32Array(size).fill(-1);
-    this.slotData = new Int32Array(size);
-    this.slotLen = new Int32Array(size);
-    this.slotPkt = new Float64Array(size).fill(-1);
-    this.slotDone = new Float64Array(size).fill(Infinity);
-  }
-}
-
 export class RxRing {
   readonly mask: number;
   readonly slotPage: Int32Array;
@@ -210,10 +188,8 @@ export class Mlx4En implements NicDriver {
   redirect: RedirectHandler | null = null;
   /** XDP_REDIRECT's devmap target (a second port), when configured. */
   readonly devmap: DevmapTarget | null;
-  /** The port's tx wire: when it is free again (cycles). */
-  private txWireFree = 0;
-  private readonly wireCyclesPerByte: number;
-  private readonly txLatency: number;
+  /** XDP_TX on each rx ring's tx ring, out of this port's wire. */
+  private readonly xdpTx: XdpXmit;
   private readonly coalFrames: number;
   private readonly coalCycles: number;
   /** Per-packet-ending callback (the simulation counts finished packets for stepping). */
@@ -224,8 +200,14 @@ export class Mlx4En implements NicDriver {
     this.mtu = cfg.mtu;
     this.rings = m.cpus.map((cpu, i) => new RxRing(i, cfg.rxRingSize, cfg.txRingSize, cpu));
     this.sockets = cfg.stack.kind === 'socket' ? new SocketQueue(cfg.stack, cfg.hw.clockHz / cfg.stack.appPps) : null;
-    this.wireCyclesPerByte = wireCyclesPerByte(cfg.hw.linkGbps, m.cyclesPerNs);
-    this.txLatency = cfg.hw.txLatencyNs * m.cyclesPerNs;
+    this.xdpTx = new XdpXmit(m, {
+      wire: new TxWire(wireCyclesPerByte(cfg.hw.linkGbps, m.cyclesPerNs)),
+      latency: cfg.hw.txLatencyNs * m.cyclesPerNs,
+      doorbellBudget: MLX4_EN_DOORBELL_BUDGET,
+      postStep: S.tx_post,
+      completeStep: S.tx_complete,
+      complete: (cpu, r, page, packet) => this.mlx4_en_recycle_tx_desc(cpu, r, page, packet),
+    });
     this.coalFrames = cfg.rxCoalFrames;
     this.coalCycles = cfg.rxCoalUsecs * 1000 * m.cyclesPerNs;
     this.kind = cfg.driver === 'i40e' ? 'i40e' : 'mlx4';
@@ -297,8 +279,7 @@ export class Mlx4En implements NicDriver {
     for (const r of this.rings) {
       for (let i = r.cons; i < r.prod; i++) visit(r.slotPage[i & r.mask]!, PageLoc.RX_RING, `rx ring ${r.index} slot ${i & r.mask}`);
       for (let i = 0; i < r.cacheCount; i++) visit(r.cache[i]!, PageLoc.PAGE_CACHE, `page cache ${r.index}`);
-      const tx = r.tx;
-      for (let i = tx.cons; i < tx.prod; i++) visit(tx.slotPage[i & tx.mask]!, PageLoc.TX_RING, `xdp tx ring ${r.index} slot ${i & tx.mask}`);
+      r.tx.forEachPage((page, s) => visit(page, PageLoc.TX_RING, `xdp tx ring ${r.index} slot ${s}`));
       if (r.fragPage >= 0) visit(r.fragPage, PageLoc.FRAGS, `ring ${r.index} fragment allocator`);
     }
     this.devmap?.forEachPageRef(visit);
@@ -354,16 +335,7 @@ export class Mlx4En implements NicDriver {
   /** Release every buffer: frames not yet processed are lost (rx_flushed). */
   private mlx4_en_stop_port(): void {
     for (const r of this.rings) {
-      const tx = r.tx;
-      for (; tx.cons < tx.prod; tx.cons++) {
-        const s = tx.cons & tx.mask;
-        this.freePage(r, tx.slotPage[s]!);
-        tx.slotPage[s] = -1;
-        tx.slotPkt[s] = -1;
-        tx.slotDone[s] = Infinity;
-        r.c.tx_flushed++;
-      }
-      tx.db = tx.prod;
+      this.xdpTx.stop(r);
       for (let i = r.cons; i < r.prod; i++) {
         const s = i & r.mask;
         if (i < r.hw) r.c.rx_flushed++;
@@ -467,7 +439,7 @@ export class Mlx4En implements NicDriver {
         } else cpu.state = CpuState.POLL_END;
         return;
       case CpuState.POLL_END: {
-        if (r.tx.prod !== r.tx.db) this.mlx4_en_xmit_doorbell(cpu, r);
+        this.xdpTx.flush(cpu, r); // mlx4_en_xmit_doorbell for what the batching left pending
         this.xdp_do_flush(cpu, r);
         if (this.devmap) {
           // The flush scheduled the veth peer's NAPI on this CPU; net_rx_action runs it next.
@@ -498,8 +470,8 @@ export class Mlx4En implements NicDriver {
     r.firstCqeAt = r.cqeSinceArm > 0 ? cpu.now : Infinity;
     cpu.wakeAt = r.cqeSinceArm >= this.coalFrames ? cpu.now : r.firstCqeAt + this.coalCycles;
     // XDP tx completions still outstanding raise their own (moderated) interrupt.
-    const tx = r.tx;
-    if (tx.cons < tx.db) cpu.wakeAt = Math.min(cpu.wakeAt, Math.max(cpu.now, tx.slotDone[tx.cons & tx.mask]!) + this.coalCycles);
+    const txDone = r.tx.nextDone();
+    if (txDone < Infinity) cpu.wakeAt = Math.min(cpu.wakeAt, Math.max(cpu.now, txDone) + this.coalCycles);
     // So do the redirect target's completions.
     if (this.devmap && this.devmap.nextDone() < Infinity) cpu.wakeAt = Math.min(cpu.wakeAt, Math.max(cpu.now, this.devmap.nextDone()) + this.coalCycles);
     // The socket's application frees pages later; wake to reap them if nothing else will.
@@ -922,75 +894,24 @@ export class Mlx4En implements NicDriver {
 
   // ---------------------------------------------------------------- XDP_TX
 
-  /** mlx4_en_xmit_frame: post the page on the ring's XDP tx ring; full ring → tx_dropped, recycle. */
+  /** mlx4_en_xmit_frame: post the page on the ring's XDP tx ring (a doorbell every MLX4_EN_DOORBELL_BUDGET); full ring → tx_dropped, recycle. */
   private mlx4_en_xmit_frame(cpu: Cpu, r: RxRing, page: number, packet: number, data: number, len: number): void {
-    const tx = r.tx;
-    const m = this.m;
-    const tr = m.trace;
-    if (tx.prod - tx.cons >= tx.size) {
-      r.c.tx_dropped++;
-      if (tr.on) tr.emit(K.tx_dropped, cpu.now, cpu.id, r.index, -1, packet, page, 0);
-      this.dropBuffer(cpu, r, page, packet);
-      return;
-    }
-    const s = tx.prod & tx.mask;
-    m.charge(cpu, S.tx_post);
-    tx.slotPage[s] = page;
-    tx.slotData[s] = data;
-    tx.slotLen[s] = len;
-    tx.slotPkt[s] = packet;
-    tx.slotDone[s] = Infinity;
-    m.alloc.loc[page] = PageLoc.TX_RING;
-    m.alloc.owner[page] = r.index;
-    tx.prod++;
-    if (tr.on) tr.emit(K.tx_post, cpu.now, cpu.id, r.index, s, packet, page, len);
-    if (tx.prod - tx.db >= MLX4_EN_DOORBELL_BUDGET || tx.prod - tx.cons >= tx.size) this.mlx4_en_xmit_doorbell(cpu, r);
-  }
-
-  /** The MMIO doorbell: the NIC fetches the pending descriptors and sends them at wire speed. */
-  private mlx4_en_xmit_doorbell(cpu: Cpu, r: RxRing): void {
-    const tx = r.tx;
-    const m = this.m;
-    m.charge(cpu, S.tx_doorbell);
-    const frames = tx.prod - tx.db;
-    let t = cpu.now + this.txLatency;
-    for (; tx.db < tx.prod; tx.db++) {
-      const s = tx.db & tx.mask;
-      const start = Math.max(t, this.txWireFree);
-      const done = start + frameWireCycles(tx.slotLen[s]!, this.wireCyclesPerByte);
-      tx.slotDone[s] = done;
-      this.txWireFree = done;
-      t = start;
-    }
-    r.c.tx_doorbells++;
-    if (m.trace.on) m.trace.emit(K.tx_doorbell, cpu.now, cpu.id, r.index, -1, -1, -1, frames);
+    if (this.xdpTx.xmit(cpu, r, page, packet, data, len)) this.m.alloc.owner[page] = r.index;
+    else this.dropBuffer(cpu, r, page, packet);
   }
 
   /** mlx4_en_process_tx_cq for the XDP tx ring: completed frames' pages go back to the rx ring's cache. */
   private mlx4_en_process_tx_cq(cpu: Cpu, r: RxRing): void {
-    const tx = r.tx;
-    if (tx.cons === tx.db || tx.slotDone[tx.cons & tx.mask]! > cpu.now) return;
+    this.xdpTx.process_tx_cq(cpu, r);
+  }
+
+  /** mlx4_en_recycle_tx_desc: into the originating rx ring's cache, else free. */
+  private mlx4_en_recycle_tx_desc(cpu: Cpu, r: RxRing, page: number, packet: number): void {
+    if (this.mlx4_en_rx_recycle(cpu, r, page, packet)) return;
     const m = this.m;
-    const tr = m.trace;
-    m.charge(cpu, S.tx_cq_poll);
-    while (tx.cons < tx.db && tx.slotDone[tx.cons & tx.mask]! <= cpu.now) {
-      const s = tx.cons & tx.mask;
-      const page = tx.slotPage[s]!;
-      const packet = tx.slotPkt[s]!;
-      m.charge(cpu, S.tx_complete);
-      tx.slotPage[s] = -1;
-      tx.slotPkt[s] = -1;
-      tx.slotDone[s] = Infinity;
-      tx.cons++;
-      r.c.tx_packets++;
-      if (tr.on) tr.emit(K.tx_done, cpu.now, cpu.id, r.index, s, packet, page, 0);
-      // mlx4_en_recycle_tx_desc: into the originating rx ring's cache, else free.
-      if (!this.mlx4_en_rx_recycle(cpu, r, page, packet)) {
-        m.charge(cpu, S.dma_unmap);
-        m.charge(cpu, S.free_order0);
-        this.traceFree(cpu, r, page, packet, 0);
-        m.alloc.free(page);
-      }
-    }
+    m.charge(cpu, S.dma_unmap);
+    m.charge(cpu, S.free_order0);
+    this.traceFree(cpu, r, page, packet, 0);
+    m.alloc.free(page);
   }
 }

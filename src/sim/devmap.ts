@@ -30,11 +30,14 @@ import { PAGE_SIZE, PageLoc as PageLocEnum } from './page_alloc';
 import { XdpBuff, XDP_ABORTED, XDP_PASS, XDP_REDIRECT, type XdpHook } from './program';
 import { TxWire, wireCyclesPerByte } from './wire';
 import { XdpTxRing } from './nic/xdp_tx_ring';
+import { bpf_prog_run_xdp as runXdp, xdp_prepare_buff as prepareBuff } from './nic/xdp_run';
 
 const S = { ...CostSteps };
 const K = { ...TraceKinds };
 const LOC_REDIRECT = PageLocEnum.REDIRECT;
 const LOC_TX = PageLocEnum.TX_RING;
+const bpf_prog_run_xdp = runXdp;
+const xdp_prepare_buff = prepareBuff;
 
 /** DEV_MAP_BULK_SIZE. */
 export const DEV_MAP_BULK_SIZE = 16;
@@ -149,22 +152,9 @@ export class DevmapTarget {
     const prog = this.opts.devProg!;
     const m = this.m;
     const x = this.x;
-    x.mem = m.alloc.memory;
-    x.hardStart = page * PAGE_SIZE;
-    x.data = data;
-    x.dataMeta = data;
-    x.dataEnd = data + len;
-    x.frameSz = PAGE_SIZE;
-    x.insns = 0;
-    x.mapLookups = 0;
-    x.redirectIfindex = -1;
-    x.redirectMap = -1;
-    x.redirectKey = -1;
-    x.fault = undefined;
-    let act = prog.run(x) >>> 0;
-    m.charge(cpu, S.xdp_run);
-    if (x.insns) m.charge(cpu, S.xdp_insn, x.insns);
-    if (x.mapLookups) m.charge(cpu, S.map_lookup, x.mapLookups);
+    // The devmap's own xdp_buff: rx_queue_index 0 (no rx queue of this device).
+    xdp_prepare_buff(x, m.alloc.memory, page * PAGE_SIZE, data, len, PAGE_SIZE, 0);
+    let act = bpf_prog_run_xdp(m, cpu, prog, x);
     if (x.fault !== undefined) act = XDP_ABORTED;
     if (act === XDP_PASS) return true;
     // Anything else drops the frame (the kernel warns on TX/REDIRECT from a devmap program).
@@ -315,20 +305,9 @@ export class DevmapTarget {
       const prog = this.opts.peerProg;
       let act = XDP_PASS;
       if (prog) {
-        const x = this.x;
-        x.mem = m.alloc.memory;
-        x.hardStart = page * PAGE_SIZE;
-        x.data = tx.slotData[s]!;
-        x.dataMeta = x.data;
-        x.dataEnd = x.data + tx.slotLen[s]!;
-        x.frameSz = PAGE_SIZE;
-        x.insns = 0;
-        x.mapLookups = 0;
-        x.fault = undefined;
-        act = prog.run(x) >>> 0;
-        m.charge(cpu, S.xdp_run);
-        if (x.insns) m.charge(cpu, S.xdp_insn, x.insns);
-        if (x.mapLookups) m.charge(cpu, S.map_lookup, x.mapLookups);
+        // The peer's verdict is all that counts here: a fault is not told apart.
+        xdp_prepare_buff(this.x, m.alloc.memory, page * PAGE_SIZE, tx.slotData[s]!, tx.slotLen[s]!, PAGE_SIZE, 0);
+        act = bpf_prog_run_xdp(m, cpu, prog, this.x);
       }
       if (tr.on) tr.emit(K.xdp_drop, cpu.now, cpu.id, -1, s, packet, page, act);
       // The peer's verdict ends the frame here either way: the model has no stack behind the veth.

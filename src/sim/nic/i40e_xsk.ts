@@ -50,10 +50,15 @@ import {
 import type { XskConfig } from '../config';
 import { TxWire, wireCyclesPerByte } from '../wire';
 import { XdpTxRing } from './xdp_tx_ring';
+import { bpf_prog_run_xdp as runXdp, xdp_prepare_buff as prepareBuff } from './xdp_run';
+import { napi_schedule_irq as irq } from './napi';
 
 const S = { ...CostSteps };
 const K = { ...TraceKinds };
 const CpuState = { IDLE: CpuStateEnum.IDLE, POLL_BEGIN: CpuStateEnum.POLL_BEGIN, POLL_RX: CpuStateEnum.POLL_RX, POLL_END: CpuStateEnum.POLL_END } as const;
+const bpf_prog_run_xdp = runXdp;
+const xdp_prepare_buff = prepareBuff;
+const napi_schedule_irq = irq;
 const SlotState = { EMPTY: SlotStateEnum.EMPTY, HW: SlotStateEnum.HW, SW: SlotStateEnum.SW } as const;
 /** XDP_PACKET_HEADROOM: in zero-copy mode the frame starts this far after the UMEM headroom. */
 const XDP_PACKET_HEADROOM = 256;
@@ -214,18 +219,9 @@ export class I40eXsk implements NicDriver {
   private i40e_napi_poll_step(cpu: Cpu): void {
     const r = this.rings[0]!;
     const m = this.m;
-    const tr = m.trace;
     switch (cpu.state) {
       case CpuState.IDLE:
-        m.chargeIdle(cpu, cpu.idleSince, cpu.wakeAt);
-        cpu.now = Math.max(cpu.now, cpu.wakeAt);
-        cpu.wakeAt = Infinity;
-        m.charge(cpu, S.idle_wake);
-        m.charge(cpu, S.irq);
-        r.armed = false;
-        r.c.interrupts++;
-        if (tr.on) tr.emit(K.irq, cpu.now, cpu.id, 0, -1, -1, -1, r.hw - r.cons);
-        cpu.state = CpuState.POLL_BEGIN;
+        napi_schedule_irq(m, cpu, r);
         return;
       case CpuState.POLL_BEGIN:
         m.charge(cpu, S.napi_poll);
@@ -295,23 +291,9 @@ export class I40eXsk implements NicDriver {
     const prog = this.prog_;
     let act = XDP_PASS;
     if (prog) {
-      x.mem = zc ? this.umem.data : this.slotBuf[s]!;
-      x.hardStart = zc ? chunk + this.umem.headroom : 0;
-      x.data = x.hardStart + XDP_PACKET_HEADROOM;
-      x.dataMeta = x.data;
-      x.dataEnd = x.data + len;
-      x.frameSz = this.umem.chunkSize;
-      x.rxQueueIndex = 0;
-      x.insns = 0;
-      x.mapLookups = 0;
-      x.redirectIfindex = -1;
-      x.redirectMap = -1;
-      x.redirectKey = -1;
-      x.fault = undefined;
-      act = prog.run(x) >>> 0;
-      m.charge(cpu, S.xdp_run);
-      if (x.insns) m.charge(cpu, S.xdp_insn, x.insns);
-      if (x.mapLookups) m.charge(cpu, S.map_lookup, x.mapLookups);
+      const hardStart = zc ? chunk + this.umem.headroom : 0;
+      xdp_prepare_buff(x, zc ? this.umem.data : this.slotBuf[s]!, hardStart, hardStart + XDP_PACKET_HEADROOM, len, this.umem.chunkSize, 0);
+      act = bpf_prog_run_xdp(m, cpu, prog, x);
       if (x.fault !== undefined) act = XDP_ABORTED;
     }
     if (tr.on) tr.emit(K.xdp_run, cpu.now, cpu.id, 0, s, packet, -1, act);

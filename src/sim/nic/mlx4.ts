@@ -22,6 +22,8 @@ import type { AttachResult, MtuResult, NicDriver, RedirectHandler } from './driv
 import { DevmapTarget } from '../devmap';
 import { TxWire, wireCyclesPerByte } from '../wire';
 import { XdpTxRing, XdpXmit } from './xdp_tx_ring';
+import { bpf_prog_run_xdp as runXdp, xdp_prepare_buff as prepareBuff } from './xdp_run';
+import { napi_schedule_irq as irq } from './napi';
 
 export type { RedirectHandler } from './driver';
 /** The tx ring moved to ./xdp_tx_ring.ts; importers from here keep working. */
@@ -49,6 +51,9 @@ const XDP_DROP = xdpActions.XDP_DROP;
 const XDP_PASS = xdpActions.XDP_PASS;
 const XDP_TX = xdpActions.XDP_TX;
 const XDP_REDIRECT = xdpActions.XDP_REDIRECT;
+const bpf_prog_run_xdp = runXdp;
+const xdp_prepare_buff = prepareBuff;
+const napi_schedule_irq = irq;
 
 /** NAPI weight (NAPI_POLL_WEIGHT). */
 export const NAPI_BUDGET = 64;
@@ -407,18 +412,9 @@ export class Mlx4En implements NicDriver {
     const m = this.m;
     const tr = m.trace;
     switch (cpu.state) {
-      case CpuState.IDLE: {
-        m.chargeIdle(cpu, cpu.idleSince, cpu.wakeAt);
-        cpu.now = Math.max(cpu.now, cpu.wakeAt);
-        cpu.wakeAt = Infinity;
-        m.charge(cpu, S.idle_wake);
-        m.charge(cpu, S.irq);
-        r.armed = false;
-        r.c.interrupts++;
-        if (tr.on) tr.emit(K.irq, cpu.now, cpu.id, r.index, -1, -1, -1, r.hw - r.cons);
-        cpu.state = CpuState.POLL_BEGIN;
+      case CpuState.IDLE:
+        napi_schedule_irq(m, cpu, r);
         return;
-      }
       case CpuState.POLL_BEGIN:
         m.charge(cpu, S.napi_poll);
         r.c.polls++;
@@ -509,23 +505,8 @@ export class Mlx4En implements NicDriver {
       return;
     }
     const x = this.xdp;
-    x.mem = m.alloc.memory;
-    x.hardStart = base;
-    x.data = base + this.headroom;
-    x.dataMeta = x.data;
-    x.dataEnd = x.data + len;
-    x.frameSz = this.mode === 'order0' ? PAGE_SIZE : this.fragStride;
-    x.rxQueueIndex = r.index;
-    x.insns = 0;
-    x.mapLookups = 0;
-    x.redirectIfindex = -1;
-    x.redirectMap = -1;
-    x.redirectKey = -1;
-    x.fault = undefined;
-    let act = prog.run(x) >>> 0;
-    m.charge(cpu, S.xdp_run);
-    if (x.insns) m.charge(cpu, S.xdp_insn, x.insns);
-    if (x.mapLookups) m.charge(cpu, S.map_lookup, x.mapLookups);
+    xdp_prepare_buff(x, m.alloc.memory, base, base + this.headroom, len, this.mode === 'order0' ? PAGE_SIZE : this.fragStride, r.index);
+    let act = bpf_prog_run_xdp(m, cpu, prog, x);
     if (x.fault !== undefined) {
       this.warnOnce(-2, `program fault: ${x.fault} (treated as XDP_ABORTED)`);
       act = XDP_ABORTED;
@@ -595,23 +576,8 @@ export class Mlx4En implements NicDriver {
     m.charge(cpu, S.pskb_expand_head);
     m.charge(cpu, S.copy_line, (len + 63) >> 6);
     const x = this.xdp;
-    x.mem = m.alloc.memory;
-    x.hardStart = base;
-    x.data = base + this.headroom;
-    x.dataMeta = x.data;
-    x.dataEnd = x.data + len;
-    x.frameSz = PAGE_SIZE;
-    x.rxQueueIndex = r.index;
-    x.insns = 0;
-    x.mapLookups = 0;
-    x.redirectIfindex = -1;
-    x.redirectMap = -1;
-    x.redirectKey = -1;
-    x.fault = undefined;
-    let act = prog.run(x) >>> 0;
-    m.charge(cpu, S.xdp_run);
-    if (x.insns) m.charge(cpu, S.xdp_insn, x.insns);
-    if (x.mapLookups) m.charge(cpu, S.map_lookup, x.mapLookups);
+    xdp_prepare_buff(x, m.alloc.memory, base, base + this.headroom, len, PAGE_SIZE, r.index);
+    let act = bpf_prog_run_xdp(m, cpu, prog, x);
     if (x.fault !== undefined) {
       this.warnOnce(-2, `program fault: ${x.fault} (treated as XDP_ABORTED)`);
       act = XDP_ABORTED;

@@ -26,6 +26,8 @@ import { RxRing, SlotState, XDP_PACKET_HEADROOM, NAPI_BUDGET } from './mlx4';
 import type { AttachResult, MtuResult, NicDriver, RedirectHandler } from './driver';
 import { TxWire, wireCyclesPerByte } from '../wire';
 import { XdpXmit } from './xdp_tx_ring';
+import { bpf_prog_run_xdp as runXdp, xdp_prepare_buff as prepareBuff } from './xdp_run';
+import { napi_schedule_irq as irq } from './napi';
 
 const S = { ...CostSteps };
 const K = { ...TraceKinds };
@@ -44,6 +46,9 @@ const XDP_DROP = xdpActions.XDP_DROP;
 const XDP_PASS = xdpActions.XDP_PASS;
 const XDP_TX = xdpActions.XDP_TX;
 const XDP_REDIRECT = xdpActions.XDP_REDIRECT;
+const bpf_prog_run_xdp = runXdp;
+const xdp_prepare_buff = prepareBuff;
+const napi_schedule_irq = irq;
 
 /** VMXNET3_DEF_RXDATA_DESC_SIZE: frames up to this size arrive in the data ring. */
 export const VMXNET3_RXDATA_DESC_SIZE = 128;
@@ -242,15 +247,7 @@ export class Vmxnet3 implements NicDriver {
     const tr = m.trace;
     switch (cpu.state) {
       case ST.IDLE:
-        m.chargeIdle(cpu, cpu.idleSince, cpu.wakeAt);
-        cpu.now = Math.max(cpu.now, cpu.wakeAt);
-        cpu.wakeAt = Infinity;
-        m.charge(cpu, S.idle_wake);
-        m.charge(cpu, S.irq);
-        r.armed = false;
-        r.c.interrupts++;
-        if (tr.on) tr.emit(K.irq, cpu.now, cpu.id, r.index, -1, -1, -1, r.hw - r.cons);
-        cpu.state = ST.POLL_BEGIN;
+        napi_schedule_irq(m, cpu, r);
         return;
       case ST.POLL_BEGIN:
         m.charge(cpu, S.napi_poll);
@@ -372,23 +369,8 @@ export class Vmxnet3 implements NicDriver {
   private run(cpu: Cpu, r: RxRing, prog: XdpHook, hardStart: number, data: number, len: number, s: number, page: number, packet: number): number {
     const m = this.m;
     const x = this.xdp;
-    x.mem = m.alloc.memory;
-    x.hardStart = hardStart;
-    x.data = data;
-    x.dataMeta = data;
-    x.dataEnd = data + len;
-    x.frameSz = PAGE_SIZE;
-    x.rxQueueIndex = r.index;
-    x.insns = 0;
-    x.mapLookups = 0;
-    x.redirectIfindex = -1;
-    x.redirectMap = -1;
-    x.redirectKey = -1;
-    x.fault = undefined;
-    let act = prog.run(x) >>> 0;
-    m.charge(cpu, S.xdp_run);
-    if (x.insns) m.charge(cpu, S.xdp_insn, x.insns);
-    if (x.mapLookups) m.charge(cpu, S.map_lookup, x.mapLookups);
+    xdp_prepare_buff(x, m.alloc.memory, hardStart, data, len, PAGE_SIZE, r.index);
+    let act = bpf_prog_run_xdp(m, cpu, prog, x);
     if (x.fault !== undefined) {
       this.warnOnce(-2, `program fault: ${x.fault} (treated as XDP_ABORTED)`);
       act = XDP_ABORTED;

@@ -51,7 +51,7 @@ import type { XskConfig } from '../config';
 import { TxWire, wireCyclesPerByte } from '../wire';
 import { XdpTxRing } from './xdp_tx_ring';
 import { bpf_prog_run_xdp as runXdp, xdp_prepare_buff as prepareBuff } from './xdp_run';
-import { napi_schedule_irq as irq } from './napi';
+import { napi_complete_arm as arm, napi_schedule_irq as irq, rx_irq_moderate as moderate } from './napi';
 
 const S = { ...CostSteps };
 const K = { ...TraceKinds };
@@ -59,6 +59,8 @@ const CpuState = { IDLE: CpuStateEnum.IDLE, POLL_BEGIN: CpuStateEnum.POLL_BEGIN,
 const bpf_prog_run_xdp = runXdp;
 const xdp_prepare_buff = prepareBuff;
 const napi_schedule_irq = irq;
+const rx_irq_moderate = moderate;
+const napi_complete_arm = arm;
 const SlotState = { EMPTY: SlotStateEnum.EMPTY, HW: SlotStateEnum.HW, SW: SlotStateEnum.SW } as const;
 /** XDP_PACKET_HEADROOM: in zero-copy mode the frame starts this far after the UMEM headroom. */
 const XDP_PACKET_HEADROOM = 256;
@@ -201,12 +203,8 @@ export class I40eXsk implements NicDriver {
     r.c.rx_packets++;
     r.c.rx_bytes += frame.length;
     if (tr.on) tr.emit(K.nic_rx, t, r.cpu.id, 0, s, packet, -1, frame.length);
-    if (r.armed) {
-      r.cqeSinceArm++;
-      if (r.cqeSinceArm === 1) r.firstCqeAt = t;
-      const at = r.firstCqeAt + this.coalCycles;
-      if (at < r.cpu.wakeAt) r.cpu.wakeAt = at;
-    }
+    // No rx-frames limit on this model's i40e: rx-usecs alone.
+    rx_irq_moderate(r, t, Infinity, this.coalCycles);
   }
 
   // ---------------------------------------------------------------- CPUs
@@ -250,10 +248,7 @@ export class I40eXsk implements NicDriver {
           return;
         }
         m.charge(cpu, S.napi_complete);
-        r.armed = true;
-        r.cqeSinceArm = r.hw - r.cons;
-        r.firstCqeAt = r.cqeSinceArm > 0 ? cpu.now : Infinity;
-        cpu.wakeAt = r.firstCqeAt + this.coalCycles;
+        napi_complete_arm(r, cpu, Infinity, this.coalCycles);
         // Pending tx completions, or zero-copy tx work the application kicked, raise their own interrupt.
         const txDone = this.hwTx.nextDone();
         if (txDone < Infinity) cpu.wakeAt = Math.min(cpu.wakeAt, Math.max(cpu.now, txDone) + this.coalCycles);

@@ -23,7 +23,7 @@ import { DevmapTarget } from '../devmap';
 import { TxWire, wireCyclesPerByte } from '../wire';
 import { XdpTxRing, XdpXmit } from './xdp_tx_ring';
 import { bpf_prog_run_xdp as runXdp, xdp_prepare_buff as prepareBuff } from './xdp_run';
-import { napi_schedule_irq as irq } from './napi';
+import { napi_complete_arm as arm, napi_schedule_irq as irq, rx_irq_moderate as moderate } from './napi';
 
 export type { RedirectHandler } from './driver';
 /** The tx ring moved to ./xdp_tx_ring.ts; importers from here keep working. */
@@ -54,6 +54,8 @@ const XDP_REDIRECT = xdpActions.XDP_REDIRECT;
 const bpf_prog_run_xdp = runXdp;
 const xdp_prepare_buff = prepareBuff;
 const napi_schedule_irq = irq;
+const rx_irq_moderate = moderate;
+const napi_complete_arm = arm;
 
 /** NAPI weight (NAPI_POLL_WEIGHT). */
 export const NAPI_BUDGET = 64;
@@ -392,13 +394,7 @@ export class Mlx4En implements NicDriver {
     r.c.rx_packets++;
     r.c.rx_bytes += frame.length;
     if (tr.on) tr.emit(K.nic_rx, t, r.cpu.id, r.index, s, packet, page, frame.length);
-    if (r.armed) {
-      // Interrupt moderation: fire after rx-frames completions or rx-usecs after the first.
-      r.cqeSinceArm++;
-      if (r.cqeSinceArm === 1) r.firstCqeAt = t;
-      const at = r.cqeSinceArm >= this.coalFrames ? t : r.firstCqeAt + this.coalCycles;
-      if (at < r.cpu.wakeAt) r.cpu.wakeAt = at;
-    }
+    rx_irq_moderate(r, t, this.coalFrames, this.coalCycles);
   }
 
   // ---------------------------------------------------------------- NAPI
@@ -461,10 +457,7 @@ export class Mlx4En implements NicDriver {
 
   /** mlx4_en_arm_cq: completions already pending count toward moderation at once. */
   private armCq(r: RxRing, cpu: Cpu): void {
-    r.armed = true;
-    r.cqeSinceArm = r.hw - r.cons;
-    r.firstCqeAt = r.cqeSinceArm > 0 ? cpu.now : Infinity;
-    cpu.wakeAt = r.cqeSinceArm >= this.coalFrames ? cpu.now : r.firstCqeAt + this.coalCycles;
+    napi_complete_arm(r, cpu, this.coalFrames, this.coalCycles);
     // XDP tx completions still outstanding raise their own (moderated) interrupt.
     const txDone = r.tx.nextDone();
     if (txDone < Infinity) cpu.wakeAt = Math.min(cpu.wakeAt, Math.max(cpu.now, txDone) + this.coalCycles);

@@ -29,3 +29,28 @@ export function napi_schedule_irq(m: Machine, cpu: Cpu, r: RxRing): void {
   if (m.trace.on) m.trace.emit(K.irq, cpu.now, cpu.id, r.index, -1, -1, -1, r.hw - r.cons);
   cpu.state = POLL_BEGIN;
 }
+
+/**
+ * Interrupt moderation as a completion is written at `t` while the ring's
+ * interrupt is armed: it fires after `coalFrames` completions (rx-frames;
+ * Infinity: no frame limit) or `coalCycles` after the first (rx-usecs).
+ */
+export function rx_irq_moderate(r: RxRing, t: number, coalFrames: number, coalCycles: number): void {
+  if (!r.armed) return;
+  r.cqeSinceArm++;
+  if (r.cqeSinceArm === 1) r.firstCqeAt = t;
+  const at = r.cqeSinceArm >= coalFrames ? t : r.firstCqeAt + coalCycles;
+  if (at < r.cpu.wakeAt) r.cpu.wakeAt = at;
+}
+
+/**
+ * napi_complete_done re-arming the ring's interrupt: completions already
+ * pending count toward moderation at once. Sets when the CPU wakes next
+ * for rx; the driver may bring it forward for its other work.
+ */
+export function napi_complete_arm(r: RxRing, cpu: Cpu, coalFrames: number, coalCycles: number): void {
+  r.armed = true;
+  r.cqeSinceArm = r.hw - r.cons;
+  r.firstCqeAt = r.cqeSinceArm > 0 ? cpu.now : Infinity;
+  cpu.wakeAt = r.cqeSinceArm >= coalFrames ? cpu.now : r.firstCqeAt + coalCycles;
+}

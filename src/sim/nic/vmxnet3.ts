@@ -27,7 +27,7 @@ import type { AttachResult, MtuResult, NicDriver, RedirectHandler } from './driv
 import { TxWire, wireCyclesPerByte } from '../wire';
 import { XdpXmit } from './xdp_tx_ring';
 import { bpf_prog_run_xdp as runXdp, xdp_prepare_buff as prepareBuff } from './xdp_run';
-import { napi_schedule_irq as irq } from './napi';
+import { napi_complete_arm as arm, napi_schedule_irq as irq, rx_irq_moderate as moderate } from './napi';
 
 const S = { ...CostSteps };
 const K = { ...TraceKinds };
@@ -49,6 +49,8 @@ const XDP_REDIRECT = xdpActions.XDP_REDIRECT;
 const bpf_prog_run_xdp = runXdp;
 const xdp_prepare_buff = prepareBuff;
 const napi_schedule_irq = irq;
+const rx_irq_moderate = moderate;
+const napi_complete_arm = arm;
 
 /** VMXNET3_DEF_RXDATA_DESC_SIZE: frames up to this size arrive in the data ring. */
 export const VMXNET3_RXDATA_DESC_SIZE = 128;
@@ -231,12 +233,7 @@ export class Vmxnet3 implements NicDriver {
     r.c.rx_packets++;
     r.c.rx_bytes += len;
     if (tr.on) tr.emit(K.nic_rx, t, r.cpu.id, r.index, s, packet, page, len);
-    if (r.armed) {
-      r.cqeSinceArm++;
-      if (r.cqeSinceArm === 1) r.firstCqeAt = t;
-      const at = r.cqeSinceArm >= this.coalFrames ? t : r.firstCqeAt + this.coalCycles;
-      if (at < r.cpu.wakeAt) r.cpu.wakeAt = at;
-    }
+    rx_irq_moderate(r, t, this.coalFrames, this.coalCycles);
   }
 
   // ---------------------------------------------------------------- NAPI (vmxnet3_poll_rx_only)
@@ -275,10 +272,7 @@ export class Vmxnet3 implements NicDriver {
         }
         m.charge(cpu, S.napi_complete);
         if (tr.on) tr.emit(K.napi_complete, cpu.now, cpu.id, r.index, -1, -1, -1, cpu.pollDone);
-        r.armed = true;
-        r.cqeSinceArm = r.hw - r.cons;
-        r.firstCqeAt = r.cqeSinceArm > 0 ? cpu.now : Infinity;
-        cpu.wakeAt = r.cqeSinceArm >= this.coalFrames ? cpu.now : r.firstCqeAt + this.coalCycles;
+        napi_complete_arm(r, cpu, this.coalFrames, this.coalCycles);
         const txDone = r.tx.nextDone();
         if (txDone < Infinity) cpu.wakeAt = Math.min(cpu.wakeAt, Math.max(cpu.now, txDone) + this.coalCycles);
         else if (this.sockets && this.sockets.length > 0) cpu.wakeAt = Math.min(cpu.wakeAt, Math.max(cpu.now, this.sockets.freeAt[this.sockets.head]!));

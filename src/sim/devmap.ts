@@ -28,12 +28,16 @@ import { S as CostSteps } from './cost';
 import { K as TraceKinds } from './trace';
 import { PAGE_SIZE, PageLoc as PageLocEnum } from './page_alloc';
 import { XdpBuff, XDP_ABORTED, XDP_PASS, XDP_REDIRECT, type XdpHook } from './program';
-import { frameWireCycles, wireCyclesPerByte } from './wire';
+import { TxWire, wireCyclesPerByte } from './wire';
+import { XdpTxRing } from './nic/xdp_tx_ring';
+import { bpf_prog_run_xdp as runXdp, xdp_prepare_buff as prepareBuff } from './nic/xdp_run';
 
 const S = { ...CostSteps };
 const K = { ...TraceKinds };
 const LOC_REDIRECT = PageLocEnum.REDIRECT;
 const LOC_TX = PageLocEnum.TX_RING;
+const bpf_prog_run_xdp = runXdp;
+const xdp_prepare_buff = prepareBuff;
 
 /** DEV_MAP_BULK_SIZE. */
 export const DEV_MAP_BULK_SIZE = 16;
@@ -65,19 +69,10 @@ export interface DevmapTargetOptions {
 export class DevmapTarget {
   /** Per CPU: the bulk queue (pages, packets, frame data offsets in memory, lengths). */
   readonly bq: { pages: Int32Array; packets: Float64Array; datas: Float64Array; lens: Int32Array; n: number }[];
-  /** The target port's tx ring ('nic'), or the veth peer's ptr_ring ('veth'). */
-  readonly txPage: Int32Array;
-  readonly txPkt: Float64Array;
-  readonly txDone: Float64Array;
-  /** veth: where each frame's data starts and its length (the peer's program runs on it). */
-  readonly txData: Float64Array;
-  readonly txLen: Int32Array;
-  txProd = 0;
-  txCons = 0;
-  readonly txSize: number;
-  readonly mask: number;
-  private wireFree = 0;
-  private readonly cyclesPerByte: number;
+  /** The target port's XDP tx ring ('nic'), or the veth peer's ptr_ring ('veth': a frame is there once posted). */
+  readonly tx: XdpTxRing;
+  /** The target port's wire. */
+  private readonly wire: TxWire;
   private readonly latency: number;
   private readonly x = new XdpBuff();
   readonly opts: DevmapTargetOptions;
@@ -103,7 +98,7 @@ export class DevmapTarget {
     opts: Partial<DevmapTargetOptions> = {},
   ) {
     this.opts = { kind: 'nic', name: 'port 2', xdpCapable: true, devProg: null, runProgAtFlush: true, peerProg: null, ...opts };
-    this.txSize = this.opts.kind === 'veth' ? VETH_RING_SIZE : txSize;
+    this.tx = new XdpTxRing(this.opts.kind === 'veth' ? VETH_RING_SIZE : txSize);
     this.bq = m.cpus.map(() => ({
       pages: new Int32Array(DEV_MAP_BULK_SIZE),
       packets: new Float64Array(DEV_MAP_BULK_SIZE),
@@ -111,14 +106,37 @@ export class DevmapTarget {
       lens: new Int32Array(DEV_MAP_BULK_SIZE),
       n: 0,
     }));
-    this.txPage = new Int32Array(this.txSize).fill(-1);
-    this.txPkt = new Float64Array(this.txSize).fill(-1);
-    this.txDone = new Float64Array(this.txSize).fill(Infinity);
-    this.txData = new Float64Array(this.txSize);
-    this.txLen = new Int32Array(this.txSize);
-    this.mask = this.txSize - 1;
-    this.cyclesPerByte = wireCyclesPerByte(m.cfg.hw.linkGbps, m.cyclesPerNs);
+    this.wire = new TxWire(wireCyclesPerByte(m.cfg.hw.linkGbps, m.cyclesPerNs));
     this.latency = m.cfg.hw.txLatencyNs * m.cyclesPerNs;
+  }
+
+  // The ring's fields under the names they had before the ring was shared (read-only views).
+  get txPage(): Int32Array {
+    return this.tx.slotPage;
+  }
+  get txPkt(): Float64Array {
+    return this.tx.slotPkt;
+  }
+  get txDone(): Float64Array {
+    return this.tx.slotDone;
+  }
+  get txData(): Float64Array {
+    return this.tx.slotData;
+  }
+  get txLen(): Int32Array {
+    return this.tx.slotLen;
+  }
+  get txProd(): number {
+    return this.tx.prod;
+  }
+  get txCons(): number {
+    return this.tx.cons;
+  }
+  get txSize(): number {
+    return this.tx.size;
+  }
+  get mask(): number {
+    return this.tx.mask;
   }
 
   /** xdp_return_frame: the page goes back to its owner (the rx ring's recycling, or the allocator). */
@@ -136,22 +154,9 @@ export class DevmapTarget {
     const prog = this.opts.devProg!;
     const m = this.m;
     const x = this.x;
-    x.mem = m.alloc.memory;
-    x.hardStart = page * PAGE_SIZE;
-    x.data = data;
-    x.dataMeta = data;
-    x.dataEnd = data + len;
-    x.frameSz = PAGE_SIZE;
-    x.insns = 0;
-    x.mapLookups = 0;
-    x.redirectIfindex = -1;
-    x.redirectMap = -1;
-    x.redirectKey = -1;
-    x.fault = undefined;
-    let act = prog.run(x) >>> 0;
-    m.charge(cpu, S.xdp_run);
-    if (x.insns) m.charge(cpu, S.xdp_insn, x.insns);
-    if (x.mapLookups) m.charge(cpu, S.map_lookup, x.mapLookups);
+    // The devmap's own xdp_buff: rx_queue_index 0 (no rx queue of this device).
+    xdp_prepare_buff(x, m.alloc.memory, page * PAGE_SIZE, data, len, PAGE_SIZE, 0);
+    let act = bpf_prog_run_xdp(m, cpu, prog, x);
     if (x.fault !== undefined) act = XDP_ABORTED;
     if (act === XDP_PASS) return true;
     // Anything else drops the frame (the kernel warns on TX/REDIRECT from a devmap program).
@@ -244,27 +249,22 @@ export class DevmapTarget {
   private ndo_xdp_xmit_nic(cpu: Cpu, q: DevmapTarget['bq'][number], n: number): void {
     const m = this.m;
     const tr = m.trace;
-    let t = cpu.now + this.latency;
+    const tx = this.tx;
+    // The NIC fetches the whole bulk from when the driver starts writing it.
+    const at = cpu.now + this.latency;
     for (let k = 0; k < n; k++) {
       const page = q.pages[k]!;
-      if (this.txProd - this.txCons >= this.txSize) {
+      if (tx.full()) {
         this.xmitDropped++;
         this.finished++;
         this.returnFrame(cpu, page);
         continue;
       }
       m.charge(cpu, S.devmap_xmit_frame);
-      const s = this.txProd & this.mask;
-      const start = Math.max(t, this.wireFree);
-      const done = start + frameWireCycles(q.lens[k]!, this.cyclesPerByte);
-      this.wireFree = done;
-      t = start;
-      this.txPage[s] = page;
-      this.txPkt[s] = q.packets[k]!;
-      this.txDone[s] = done;
+      tx.post(page, q.packets[k]!, q.datas[k]!, q.lens[k]!);
       m.alloc.loc[page] = LOC_TX;
-      this.txProd++;
     }
+    tx.ring(this.wire, at);
     m.charge(cpu, S.tx_doorbell);
     if (tr.on) tr.emit(K.tx_doorbell, cpu.now, cpu.id, -1, -1, -1, -1, n);
   }
@@ -272,23 +272,19 @@ export class DevmapTarget {
   /** veth_xdp_xmit: frames onto the peer's ptr_ring (full → dropped), then __veth_xdp_flush schedules its NAPI. */
   private veth_xdp_xmit(cpu: Cpu, q: DevmapTarget['bq'][number], n: number): void {
     const m = this.m;
+    const tx = this.tx;
     for (let k = 0; k < n; k++) {
       const page = q.pages[k]!;
-      if (this.txProd - this.txCons >= this.txSize) {
+      if (tx.full()) {
         this.xmitDropped++;
         this.finished++;
         this.returnFrame(cpu, page);
         continue;
       }
       m.charge(cpu, S.veth_xdp_xmit_frame);
-      const s = this.txProd & this.mask;
-      this.txPage[s] = page;
-      this.txPkt[s] = q.packets[k]!;
-      this.txDone[s] = cpu.now;
-      this.txData[s] = q.datas[k]!;
-      this.txLen[s] = q.lens[k]!;
+      tx.post(page, q.packets[k]!, q.datas[k]!, q.lens[k]!);
+      tx.ready(cpu.now);
       m.alloc.loc[page] = LOC_REDIRECT;
-      this.txProd++;
     }
   }
 
@@ -298,40 +294,27 @@ export class DevmapTarget {
    * the peer's program on each. Returns frames finished.
    */
   veth_poll(cpu: Cpu): number {
-    if (this.opts.kind !== 'veth' || this.txCons === this.txProd) return 0;
+    const tx = this.tx;
+    if (this.opts.kind !== 'veth' || tx.cons === tx.prod) return 0;
     const m = this.m;
     const tr = m.trace;
     m.charge(cpu, S.veth_poll);
     let n = 0;
-    while (this.txCons < this.txProd && n < VETH_NAPI_BUDGET) {
-      const s = this.txCons & this.mask;
-      const page = this.txPage[s]!;
-      const packet = this.txPkt[s]!;
+    while (tx.cons < tx.prod && n < VETH_NAPI_BUDGET) {
+      const s = tx.cons & tx.mask;
+      const page = tx.slotPage[s]!;
+      const packet = tx.slotPkt[s]!;
       m.charge(cpu, S.veth_xdp_rcv_one);
       const prog = this.opts.peerProg;
       let act = XDP_PASS;
       if (prog) {
-        const x = this.x;
-        x.mem = m.alloc.memory;
-        x.hardStart = page * PAGE_SIZE;
-        x.data = this.txData[s]!;
-        x.dataMeta = x.data;
-        x.dataEnd = x.data + this.txLen[s]!;
-        x.frameSz = PAGE_SIZE;
-        x.insns = 0;
-        x.mapLookups = 0;
-        x.fault = undefined;
-        act = prog.run(x) >>> 0;
-        m.charge(cpu, S.xdp_run);
-        if (x.insns) m.charge(cpu, S.xdp_insn, x.insns);
-        if (x.mapLookups) m.charge(cpu, S.map_lookup, x.mapLookups);
+        // The peer's verdict is all that counts here: a fault is not told apart.
+        xdp_prepare_buff(this.x, m.alloc.memory, page * PAGE_SIZE, tx.slotData[s]!, tx.slotLen[s]!, PAGE_SIZE, 0);
+        act = bpf_prog_run_xdp(m, cpu, prog, this.x);
       }
       if (tr.on) tr.emit(K.xdp_drop, cpu.now, cpu.id, -1, s, packet, page, act);
       // The peer's verdict ends the frame here either way: the model has no stack behind the veth.
-      this.txPage[s] = -1;
-      this.txPkt[s] = -1;
-      this.txDone[s] = Infinity;
-      this.txCons++;
+      tx.retire();
       this.sent++;
       this.finished++;
       this.returnFrame(cpu, page);
@@ -342,22 +325,12 @@ export class DevmapTarget {
 
   /** The target's tx completions up to `now` (i40e_clean_tx_irq): frames returned. */
   complete(cpu: Cpu): number {
-    if (this.opts.kind === 'veth') return 0;
-    let n = 0;
-    while (this.txCons < this.txProd && this.txDone[this.txCons & this.mask]! <= cpu.now) {
-      const s = this.txCons & this.mask;
-      const page = this.txPage[s]!;
-      this.txPage[s] = -1;
-      this.txPkt[s] = -1;
-      this.txDone[s] = Infinity;
-      this.txCons++;
+    if (this.opts.kind === 'veth' || !this.tx.completed(cpu.now)) return 0;
+    return this.tx.reap(this.m, cpu, S.tx_complete, (page) => {
       this.sent++;
       this.finished++;
-      this.m.charge(cpu, S.tx_complete);
       this.returnFrame(cpu, page);
-      n++;
-    }
-    return n;
+    });
   }
 
   /**
@@ -380,35 +353,30 @@ export class DevmapTarget {
       return;
     }
     m.charge(cpu, S.generic_dev_xmit);
-    if (this.txProd - this.txCons >= this.txSize) {
+    const tx = this.tx;
+    if (tx.full()) {
       this.xmitDropped++;
       this.finished++;
       m.charge(cpu, S.skb_free);
       this.returnFrame(cpu, page);
       return;
     }
-    const s = this.txProd & this.mask;
-    const start = Math.max(cpu.now + this.latency, this.wireFree);
-    const done = start + frameWireCycles(len, this.cyclesPerByte);
-    this.wireFree = done;
-    this.txPage[s] = page;
-    this.txPkt[s] = packet;
-    this.txDone[s] = done;
+    tx.post(page, packet, -1, len);
+    tx.ring(this.wire, cpu.now + this.latency);
     m.alloc.loc[page] = LOC_TX;
-    this.txProd++;
     m.charge(cpu, S.tx_doorbell);
     if (tr.on) tr.emit(K.tx_doorbell, cpu.now, cpu.id, -1, -1, packet, page, 1);
   }
 
   /** Frames queued, on the target's ring, or on the veth peer's ring. */
   inTransit(): number {
-    return this.bq.reduce((a, q) => a + q.n, 0) + (this.txProd - this.txCons);
+    return this.bq.reduce((a, q) => a + q.n, 0) + (this.tx.prod - this.tx.cons);
   }
 
   /** The earliest pending tx completion (for the interrupt that reaps it); veth work is done in the poll. */
   nextDone(): number {
     if (this.opts.kind === 'veth') return Infinity;
-    return this.txCons < this.txProd ? this.txDone[this.txCons & this.mask]! : Infinity;
+    return this.tx.nextDone();
   }
 
   forEachPageRef(visit: (page: number, loc: PageLocEnum, what: string) => void): void {
@@ -416,8 +384,6 @@ export class DevmapTarget {
       for (let k = 0; k < q.n; k++) visit(q.pages[k]!, LOC_REDIRECT, `devmap bulk queue cpu ${c}`);
     });
     const veth = this.opts.kind === 'veth';
-    for (let i = this.txCons; i < this.txProd; i++) {
-      visit(this.txPage[i & this.mask]!, veth ? LOC_REDIRECT : LOC_TX, `${this.opts.name} ${veth ? 'peer ptr_ring' : 'tx ring'} slot ${i & this.mask}`);
-    }
+    this.tx.forEachPage((page, s) => visit(page, veth ? LOC_REDIRECT : LOC_TX, `${this.opts.name} ${veth ? 'peer ptr_ring' : 'tx ring'} slot ${s}`));
   }
 }

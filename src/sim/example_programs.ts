@@ -40,17 +40,43 @@ export function exampleSpec(id: string): ParsedSpec {
   return p;
 }
 
+// The samples below share their boilerplate through these fragments, so each
+// program's text is only what makes it that sample. The fragments expand to
+// the same tokens the samples had written out, so the bytecode is the same.
+
+/** The headers: every sample includes the BPF ones; those reading the Ethernet header include linux/if_ether.h too. */
+const includes = (ether = false): string =>
+  `#include <linux/bpf.h>\n${ether ? '#include <linux/if_ether.h>\n' : ''}#include <bpf/bpf_helpers.h>\n`;
+
+/** A map in the BTF style libbpf reads from the ".maps" section. */
+const mapDef = (name: string, type: string, keySize: string, valueSize: string | number, maxEntries: string | number): string => `struct {
+	__uint(type, BPF_MAP_TYPE_${type});
+	__uint(key_size, ${keySize});
+	__uint(value_size, ${valueSize});
+	__uint(max_entries, ${maxEntries});
+} ${name} SEC(".maps");
+`;
+
+/** The packet pointers, as every sample that reads the packet opens. */
+const XDP_DATA = `	void *data_end = (void *)(long)ctx->data_end;
+	void *data = (void *)(long)ctx->data;
+`;
+
+/** C statements, one a line, each indented by `indent` (tabs: the nesting where they go). */
+const stmts = (indent: string, ...lines: string[]): string => lines.map((l) => `${indent}${l}\n`).join('');
+
+/** The Ethernet header's bounds check (what the verifier asks before the header is read); `verdict` when it is short. */
+const ethCheck = (indent: string, verdict: string): string => stmts(indent, 'if (data + sizeof(struct ethhdr) > data_end)', `\treturn ${verdict};`);
+
+/** Swap the Ethernet addresses (p: the frame as __u16 *; d0..d2 declared by the program). */
+const swapMacs = (indent: string): string =>
+  stmts(indent, '/* Three 16-bit words each way: the destination becomes the source. */', 'd0 = p[0];', 'd1 = p[1];', 'd2 = p[2];', 'p[0] = p[3];', 'p[1] = p[4];', 'p[2] = p[5];', 'p[3] = d0;', 'p[4] = d1;', 'p[5] = d2;');
+
+const LICENSE = 'char _license[] SEC("license") = "GPL";\n';
+
 /** What xdpsock loads: the socket's XSKMAP slot is its rx queue index. */
-const XDPSOCK_C = `#include <linux/bpf.h>
-#include <bpf/bpf_helpers.h>
-
-struct {
-	__uint(type, BPF_MAP_TYPE_XSKMAP);
-	__uint(key_size, sizeof(int));
-	__uint(value_size, sizeof(int));
-	__uint(max_entries, 4);
-} xsks_map SEC(".maps");
-
+const XDPSOCK_C = `${includes()}
+${mapDef('xsks_map', 'XSKMAP', 'sizeof(int)', 'sizeof(int)', 4)}
 SEC("xdp")
 int xdp_sock_prog(struct xdp_md *ctx)
 {
@@ -61,66 +87,32 @@ int xdp_sock_prog(struct xdp_md *ctx)
 		return bpf_redirect_map(&xsks_map, index, 0);
 	return XDP_PASS;
 }
-char _license[] SEC("license") = "GPL";
-`;
+${LICENSE}`;
 
 /** What xdp_redirect_map loads on the ingress port: swap MACs, count, send to devmap slot 0. */
-const XDP_REDIRECT_MAP_C = `#include <linux/bpf.h>
-#include <linux/if_ether.h>
-#include <bpf/bpf_helpers.h>
-
-struct {
-	__uint(type, BPF_MAP_TYPE_DEVMAP);
-	__uint(key_size, sizeof(int));
-	__uint(value_size, sizeof(int));
-	__uint(max_entries, 1);
-} tx_port SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(key_size, sizeof(__u32));
-	__uint(value_size, sizeof(long));
-	__uint(max_entries, 1);
-} rxcnt SEC(".maps");
-
+const XDP_REDIRECT_MAP_C = `${includes(true)}
+${mapDef('tx_port', 'DEVMAP', 'sizeof(int)', 'sizeof(int)', 1)}
+${mapDef('rxcnt', 'PERCPU_ARRAY', 'sizeof(__u32)', 'sizeof(long)', 1)}
 SEC("xdp")
 int xdp_redirect_map_prog(struct xdp_md *ctx)
 {
-	void *data_end = (void *)(long)ctx->data_end;
-	void *data = (void *)(long)ctx->data;
-	__u16 *p = data;
+${XDP_DATA}	__u16 *p = data;
 	__u16 d0, d1, d2;
 	__u32 key = 0;
 	long *value;
 
-	if (data + sizeof(struct ethhdr) > data_end)
-		return XDP_DROP;
-	/* Three 16-bit words each way: the destination becomes the source. */
-	d0 = p[0];
-	d1 = p[1];
-	d2 = p[2];
-	p[0] = p[3];
-	p[1] = p[4];
-	p[2] = p[5];
-	p[3] = d0;
-	p[4] = d1;
-	p[5] = d2;
-	value = bpf_map_lookup_elem(&rxcnt, &key);
+${ethCheck('\t', 'XDP_DROP')}${swapMacs('\t')}	value = bpf_map_lookup_elem(&rxcnt, &key);
 	if (value)
 		*value += 1;
 	return bpf_redirect_map(&tx_port, 0, 0);
 }
-char _license[] SEC("license") = "GPL";
-`;
+${LICENSE}`;
 
 /**
  * What xdp_rxq_info loads: count per CPU and per rx queue, then return the
  * action user space put in config_map (-a), swapping MACs for XDP_TX.
  */
-const XDP_RXQ_INFO_C = `#include <linux/bpf.h>
-#include <linux/if_ether.h>
-#include <bpf/bpf_helpers.h>
-
+const XDP_RXQ_INFO_C = `${includes(true)}
 /* What user space sets with -a ACTION (and --swapmac for XDP_TX). */
 struct config {
 	__u32 action;
@@ -129,34 +121,14 @@ struct config {
 };
 #define SWAP_MAC 1
 
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(key_size, sizeof(int));
-	__uint(value_size, sizeof(struct config));
-	__uint(max_entries, 1);
-} config_map SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(key_size, sizeof(__u32));
-	__uint(value_size, sizeof(long));
-	__uint(max_entries, 1);
-} stats_global_map SEC(".maps");
-
+${mapDef('config_map', 'ARRAY', 'sizeof(int)', 'sizeof(struct config)', 1)}
+${mapDef('stats_global_map', 'PERCPU_ARRAY', 'sizeof(__u32)', 'sizeof(long)', 1)}
 #define MAX_RXQs 64
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(key_size, sizeof(__u32));
-	__uint(value_size, sizeof(long));
-	__uint(max_entries, MAX_RXQs + 1);
-} rx_queue_index_map SEC(".maps");
-
+${mapDef('rx_queue_index_map', 'PERCPU_ARRAY', 'sizeof(__u32)', 'sizeof(long)', 'MAX_RXQs + 1')}
 SEC("xdp")
 int xdp_prognum0(struct xdp_md *ctx)
 {
-	void *data_end = (void *)(long)ctx->data_end;
-	void *data = (void *)(long)ctx->data;
-	struct config *config;
+${XDP_DATA}	struct config *config;
 	__u32 key = 0;
 	long *cnt;
 	__u16 *p = data;
@@ -178,51 +150,19 @@ int xdp_prognum0(struct xdp_md *ctx)
 		return XDP_ABORTED;
 	*cnt += 1;
 	if (config->action == XDP_TX && (config->options & SWAP_MAC)) {
-		if (data + sizeof(struct ethhdr) > data_end)
-			return XDP_ABORTED;
-		d0 = p[0];
-		d1 = p[1];
-		d2 = p[2];
-		p[0] = p[3];
-		p[1] = p[4];
-		p[2] = p[5];
-		p[3] = d0;
-		p[4] = d1;
-		p[5] = d2;
-	}
+${ethCheck('\t\t', 'XDP_ABORTED')}${swapMacs('\t\t')}	}
 	return config->action;
 }
-char _license[] SEC("license") = "GPL";
-`;
+${LICENSE}`;
 
 /** What xdp_redirect_cpu loads (the no-touch program): count, then redirect into the cpumap slot of the first available CPU. */
-const XDP_REDIRECT_CPU_C = `#include <linux/bpf.h>
-#include <bpf/bpf_helpers.h>
-
+const XDP_REDIRECT_CPU_C = `${includes()}
 #define MAX_CPUS 64
 
-struct {
-	__uint(type, BPF_MAP_TYPE_CPUMAP);
-	__uint(key_size, sizeof(__u32));
-	__uint(value_size, sizeof(__u32));
-	__uint(max_entries, MAX_CPUS);
-} cpu_map SEC(".maps");
-
+${mapDef('cpu_map', 'CPUMAP', 'sizeof(__u32)', 'sizeof(__u32)', 'MAX_CPUS')}
 /* Which CPUs user space made available (-c): slot 0 is the one used. */
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(key_size, sizeof(__u32));
-	__uint(value_size, sizeof(__u32));
-	__uint(max_entries, MAX_CPUS);
-} cpus_available SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(key_size, sizeof(__u32));
-	__uint(value_size, sizeof(long));
-	__uint(max_entries, 1);
-} rx_cnt SEC(".maps");
-
+${mapDef('cpus_available', 'ARRAY', 'sizeof(__u32)', 'sizeof(__u32)', 'MAX_CPUS')}
+${mapDef('rx_cnt', 'PERCPU_ARRAY', 'sizeof(__u32)', 'sizeof(long)', 1)}
 SEC("xdp")
 int xdp_prognum0_no_touch(struct xdp_md *ctx)
 {
@@ -243,34 +183,20 @@ int xdp_prognum0_no_touch(struct xdp_md *ctx)
 		return XDP_ABORTED;
 	return bpf_redirect_map(&cpu_map, cpu_dest, 0);
 }
-char _license[] SEC("license") = "GPL";
-`;
+${LICENSE}`;
 
 /** What xdp_redirect_map loads on the devmap entry: the egress port's MAC becomes the source, XDP_PASS. */
-const XDP_REDIRECT_MAP_EGRESS_C = `#include <linux/bpf.h>
-#include <linux/if_ether.h>
-#include <bpf/bpf_helpers.h>
-
+const XDP_REDIRECT_MAP_EGRESS_C = `${includes(true)}
 /* The egress port's MAC, installed by user space. */
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(key_size, sizeof(__u32));
-	__uint(value_size, 8);
-	__uint(max_entries, 1);
-} tx_mac SEC(".maps");
-
+${mapDef('tx_mac', 'ARRAY', 'sizeof(__u32)', 8, 1)}
 SEC("xdp")
 int xdp_redirect_map_egress(struct xdp_md *ctx)
 {
-	void *data_end = (void *)(long)ctx->data_end;
-	void *data = (void *)(long)ctx->data;
-	__u16 *p = data;
+${XDP_DATA}	__u16 *p = data;
 	__u16 *mac;
 	__u32 key = 0;
 
-	if (data + sizeof(struct ethhdr) > data_end)
-		return XDP_DROP;
-	mac = bpf_map_lookup_elem(&tx_mac, &key);
+${ethCheck('\t', 'XDP_DROP')}	mac = bpf_map_lookup_elem(&tx_mac, &key);
 	if (mac) {
 		/* The source becomes the egress port's address. */
 		p[3] = mac[0];
@@ -279,20 +205,16 @@ int xdp_redirect_map_egress(struct xdp_md *ctx)
 	}
 	return XDP_PASS;
 }
-char _license[] SEC("license") = "GPL";
-`;
+${LICENSE}`;
 
 /** What seed 002 loads on the veth peer: drop everything (the frames only need a program to arrive). */
-const XDP_DROP_C = `#include <linux/bpf.h>
-#include <bpf/bpf_helpers.h>
-
+const XDP_DROP_C = `${includes()}
 SEC("xdp")
 int xdp_drop(struct xdp_md *ctx)
 {
 	return XDP_DROP;
 }
-char _license[] SEC("license") = "GPL";
-`;
+${LICENSE}`;
 
 const sampleCache = new Map<string, ParsedSpec>();
 

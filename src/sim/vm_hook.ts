@@ -5,7 +5,9 @@
  * adapter translates the xdp_buff (offsets into the page pool) into the
  * VM's frame (offsets into one page), reports the instruction count the
  * cost model charges, and counts map lookups by wrapping the maps' lookup
- * (the VM does not report helper calls).
+ * (the VM does not report helper calls). It is the one run path: the
+ * engine's loadProgram (src/engine/vmHook.ts) adds a bpf_printk sink and a
+ * per-run observer (the packet inspector's records) through the options.
  */
 import type { ParsedSpec } from '../isa/spec';
 import { createMap, type BpfMap } from '../maps';
@@ -18,8 +20,28 @@ export interface VmHook extends XdpHook {
   readonly maps: BpfMap[];
 }
 
+/**
+ * Called after each run with a copy of the frame as it was before (data to
+ * data_end), the xdp_buff as the program left it, and the VM's result
+ * (reused for the next run: copy what you keep).
+ */
+export type XdpRunObserver = (before: Uint8Array, x: XdpBuff, result: Readonly<XdpResult>) => void;
+
+export interface VmHookOptions {
+  /** The hook's name (default: the program's first function). */
+  name?: string;
+  /** CPUs for per-CPU maps. */
+  nCpus?: number;
+  /** Where bpf_printk lines go (default: the VM's own `printed` list). */
+  printk?: (text: string) => void;
+  /** Every run, for a packet inspector; without one the run copies nothing. */
+  observe?: XdpRunObserver;
+  /** Report map lookups to the cost model (default true). */
+  countMapLookups?: boolean;
+}
+
 /** Load a parsed spec into a VM hook; an error string when the maps cannot be created. */
-export function vmHook(parsed: ParsedSpec, opts: { name?: string; nCpus?: number } = {}): VmHook | { error: string } {
+export function vmHook(parsed: ParsedSpec, opts: VmHookOptions = {}): VmHook | { error: string } {
   const maps: BpfMap[] = [];
   for (const spec of parsed.spec.maps ?? []) {
     const m = createMap(spec, { nCpus: opts.nCpus ?? 1 });
@@ -27,14 +49,14 @@ export function vmHook(parsed: ParsedSpec, opts: { name?: string; nCpus?: number
     maps.push(m);
   }
   let lookups = 0;
-  for (const m of maps) {
+  if (opts.countMapLookups ?? true) for (const m of maps) {
     const lookup = m.lookup.bind(m);
     (m as { lookup: BpfMap['lookup'] }).lookup = (key, cpu) => {
       lookups++;
       return lookup(key, cpu);
     };
   }
-  const vm = createVm(parsed, { maps, nCpus: opts.nCpus ?? 1 });
+  const vm = createVm(parsed, { maps, nCpus: opts.nCpus ?? 1, env: opts.printk ? { printk: opts.printk } : undefined });
   if ('error' in vm) return vm;
   // One view per buffer (a page, or an order-3 fragment), made on first use:
   // the VM indexes the frame's own buffer from data_hard_start. Each view
@@ -49,6 +71,7 @@ export function vmHook(parsed: ParsedSpec, opts: { name?: string; nCpus?: number
   // One result object for every run (read before the next run).
   const r: XdpResult = { retval: 0, data: 0, dataEnd: 0, dataMeta: 0, insns: 0, fault: undefined, redirect: undefined };
   const name = opts.name ?? parsed.spec.funcs?.[0]?.name ?? 'xdp program';
+  const observe = opts.observe;
   return {
     name,
     engine: 'vm',
@@ -79,6 +102,7 @@ export function vmHook(parsed: ParsedSpec, opts: { name?: string; nCpus?: number
       frame.ingressIfindex = x.ingressIfindex;
       frame.frameSize = x.frameSz;
       lookups = 0;
+      const before = observe ? x.mem.slice(x.data, x.dataEnd) : empty;
       vm.runXdpInto(frame, r);
       x.insns = r.insns;
       x.mapLookups = lookups;
@@ -93,6 +117,7 @@ export function vmHook(parsed: ParsedSpec, opts: { name?: string; nCpus?: number
           x.redirectKey = r.redirect.key;
         }
       }
+      if (observe) observe(before, x, r);
       return r.retval;
     },
     mapsSummary: () => Object.fromEntries(maps.map((m) => [m.name, m.dump()])),

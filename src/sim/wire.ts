@@ -19,3 +19,25 @@ export function wireCyclesPerByte(linkGbps: number, cyclesPerNs: number): number
 export function frameWireCycles(len: number, cyclesPerByte: number): number {
   return (Math.max(len, ETH_ZLEN) + WIRE_OVERHEAD_BYTES) * cyclesPerByte;
 }
+
+/**
+ * One port's transmitter: frames leave back to back, each no earlier than
+ * it was handed over. `perFrame` is a fixed cost per frame on top of the
+ * bytes (vmxnet3's backend; 0 for a real wire).
+ */
+export class TxWire {
+  /** When the wire is free again (cycles). */
+  free = 0;
+  constructor(
+    readonly cyclesPerByte: number,
+    readonly perFrame = 0,
+  ) {}
+
+  /** Send a frame of `len` bytes handed over at `at`: when its last byte has left. */
+  send(at: number, len: number): number {
+    const start = Math.max(at, this.free);
+    const done = start + this.perFrame + frameWireCycles(len, this.cyclesPerByte);
+    this.free = done;
+    return done;
+  }
+}

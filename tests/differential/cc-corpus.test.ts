@@ -14,8 +14,8 @@ import { compile, formatDiagnostic } from '../../src/cc';
 import { EXAMPLES } from '../../src/examples';
 import { bytesToHex } from '../../src/isa/insn';
 import { Oracle, oracleAvailable, type OracleResult } from './oracle';
-import { clangAvailable, clangCompile } from './cc-clang';
-import { extractProgram } from './cc-elf';
+import { clangAvailable, clangCompile } from '../../src/cli/clang';
+import { extractProgram } from '../../src/cli/bpf_elf';
 import { packetSet, toHex } from './cc-packets';
 
 const here = path.dirname(fileURLToPath(import.meta.url));

@@ -12,8 +12,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { compile, formatDiagnostic } from '../../src/cc';
 import { bytesToHex } from '../../src/isa/insn';
 import { Oracle, oracleAvailable } from './oracle';
-import { clangAvailable, clangCompile } from './cc-clang';
-import { extractProgram } from './cc-elf';
+import { clangAvailable, clangCompile } from '../../src/cli/clang';
+import { extractProgram } from '../../src/cli/bpf_elf';
 import { genProgram } from './cc-exprgen';
 
 const PACKETS = [

@@ -16,8 +16,8 @@ import { parseSpec, type ProgramSpec } from '../../src/isa/spec';
 import { verify } from '../../src/verifier';
 import { kernelFirstErrorLine } from '../cases/verifier/load';
 import { Oracle, oracleAvailable } from './oracle';
-import { clangAvailable, clangCompile } from './cc-clang';
-import { extractProgram } from './cc-elf';
+import { clangAvailable, clangCompile } from '../../src/cli/clang';
+import { extractProgram } from '../../src/cli/bpf_elf';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const corpusDir = path.resolve(here, '../corpus');

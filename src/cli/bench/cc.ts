@@ -15,8 +15,8 @@ import { fileURLToPath } from 'node:url';
 import { compile } from '../../cc';
 import { EXAMPLES } from '../../examples';
 import type { CliIO } from '../io';
-import { CLANG, clangAvailable, clangCompile, headerDir } from '../../../tests/differential/cc-clang';
-import { extractProgram } from '../../../tests/differential/cc-elf';
+import { CLANG, clangAvailable, clangCompile, headerDir } from '../clang';
+import { extractProgram } from '../bpf_elf';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const CORPUS = path.resolve(here, '../../../tests/corpus');

@@ -48,11 +48,19 @@ import {
   type XskAddr,
 } from '../xsk';
 import type { XskConfig } from '../config';
-import { frameWireCycles, wireCyclesPerByte } from '../wire';
+import { TxWire, wireCyclesPerByte } from '../wire';
+import { XdpTxRing } from './xdp_tx_ring';
+import { bpf_prog_run_xdp as runXdp, xdp_prepare_buff as prepareBuff } from './xdp_run';
+import { napi_complete_arm as arm, napi_schedule_irq as irq, rx_irq_moderate as moderate } from './napi';
 
 const S = { ...CostSteps };
 const K = { ...TraceKinds };
 const CpuState = { IDLE: CpuStateEnum.IDLE, POLL_BEGIN: CpuStateEnum.POLL_BEGIN, POLL_RX: CpuStateEnum.POLL_RX, POLL_END: CpuStateEnum.POLL_END } as const;
+const bpf_prog_run_xdp = runXdp;
+const xdp_prepare_buff = prepareBuff;
+const napi_schedule_irq = irq;
+const rx_irq_moderate = moderate;
+const napi_complete_arm = arm;
 const SlotState = { EMPTY: SlotStateEnum.EMPTY, HW: SlotStateEnum.HW, SW: SlotStateEnum.SW } as const;
 /** XDP_PACKET_HEADROOM: in zero-copy mode the frame starts this far after the UMEM headroom. */
 const XDP_PACKET_HEADROOM = 256;
@@ -85,15 +93,9 @@ export class I40eXsk implements NicDriver {
   private readonly slotAddr: Float64Array;
   /** Copy/skb mode: the driver's own rx buffers (recycled in place). */
   private readonly slotBuf: Uint8Array[];
-  /** The HW tx ring: UMEM address (or -1), raw ring address, completion time. */
-  private readonly txAddr: Float64Array;
-  private readonly txRaw: XskAddr[];
-  private readonly txDone: Float64Array;
-  private txProd = 0;
-  private txCons = 0;
-  private readonly txMask: number;
-  private txWireFree = 0;
-  private readonly wireCyclesPerByte: number;
+  /** The HW tx ring: each descriptor's data is the UMEM chunk the completion ring gets back (no allocator page). */
+  private readonly hwTx: XdpTxRing;
+  private readonly wire: TxWire;
   private readonly txLatency: number;
   private readonly coalCycles: number;
   private readonly xdp = new XdpBuff();
@@ -119,11 +121,8 @@ export class I40eXsk implements NicDriver {
     this.cq = new XskQueue('completion', xsk.ringSize);
     this.slotAddr = new Float64Array(cfg.rxRingSize).fill(-1);
     this.slotBuf = xsk.mode === 'zc' ? [] : Array.from({ length: cfg.rxRingSize }, () => new Uint8Array(2048));
-    this.txAddr = new Float64Array(cfg.txRingSize).fill(-1);
-    this.txRaw = Array.from({ length: cfg.txRingSize }, () => ({ hi: 0, lo: 0 }));
-    this.txDone = new Float64Array(cfg.txRingSize).fill(Infinity);
-    this.txMask = cfg.txRingSize - 1;
-    this.wireCyclesPerByte = wireCyclesPerByte(cfg.hw.linkGbps, m.cyclesPerNs);
+    this.hwTx = new XdpTxRing(cfg.txRingSize);
+    this.wire = new TxWire(wireCyclesPerByte(cfg.hw.linkGbps, m.cyclesPerNs));
     this.txLatency = cfg.hw.txLatencyNs * m.cyclesPerNs;
     this.coalCycles = cfg.rxCoalUsecs * 1000 * m.cyclesPerNs;
     // xdpsock: the fill ring gets XSK_RING_PROD__DEFAULT_NUM_DESCS frames (all of them for txonly: its free list).
@@ -160,7 +159,7 @@ export class I40eXsk implements NicDriver {
 
   framesInTransit(): number {
     // Redirected frames not yet finished: on the rx ring, in the application, and (l2fwd) on the tx ring or the HW tx ring.
-    return this.rx.entries + this.inApp + (this.xsk.app === 'l2fwd' ? this.tx.entries + (this.txProd - this.txCons) : 0);
+    return this.rx.entries + this.inApp + (this.xsk.app === 'l2fwd' ? this.tx.entries + (this.hwTx.prod - this.hwTx.cons) : 0);
   }
 
   /** Frames the application holds between taking them from rx and putting them on tx (always 0 between steps). */
@@ -176,7 +175,7 @@ export class I40eXsk implements NicDriver {
     if (this.xsk.mode === 'zc') for (let i = r.cons; i < r.prod; i++) nicRx.push(this.slotAddr[i & r.mask]!);
     nicRx.push(...this.reused);
     const nicTx: number[] = [];
-    for (let i = this.txCons; i < this.txProd; i++) if (this.txAddr[i & this.txMask]! >= 0) nicTx.push(this.txAddr[i & this.txMask]!);
+    this.hwTx.forEachPage((_, s) => nicTx.push(this.hwTx.slotData[s]!));
     return checkUmemChunks(this.umem, { fq: this.fq, rx: this.rx, tx: this.tx, cq: this.cq }, { 'NIC rx ring': nicRx, 'NIC tx ring': nicTx, app: this.appFree }, this.chunksInUse);
   }
 
@@ -204,12 +203,8 @@ export class I40eXsk implements NicDriver {
     r.c.rx_packets++;
     r.c.rx_bytes += frame.length;
     if (tr.on) tr.emit(K.nic_rx, t, r.cpu.id, 0, s, packet, -1, frame.length);
-    if (r.armed) {
-      r.cqeSinceArm++;
-      if (r.cqeSinceArm === 1) r.firstCqeAt = t;
-      const at = r.firstCqeAt + this.coalCycles;
-      if (at < r.cpu.wakeAt) r.cpu.wakeAt = at;
-    }
+    // No rx-frames limit on this model's i40e: rx-usecs alone.
+    rx_irq_moderate(r, t, Infinity, this.coalCycles);
   }
 
   // ---------------------------------------------------------------- CPUs
@@ -222,18 +217,9 @@ export class I40eXsk implements NicDriver {
   private i40e_napi_poll_step(cpu: Cpu): void {
     const r = this.rings[0]!;
     const m = this.m;
-    const tr = m.trace;
     switch (cpu.state) {
       case CpuState.IDLE:
-        m.chargeIdle(cpu, cpu.idleSince, cpu.wakeAt);
-        cpu.now = Math.max(cpu.now, cpu.wakeAt);
-        cpu.wakeAt = Infinity;
-        m.charge(cpu, S.idle_wake);
-        m.charge(cpu, S.irq);
-        r.armed = false;
-        r.c.interrupts++;
-        if (tr.on) tr.emit(K.irq, cpu.now, cpu.id, 0, -1, -1, -1, r.hw - r.cons);
-        cpu.state = CpuState.POLL_BEGIN;
+        napi_schedule_irq(m, cpu, r);
         return;
       case CpuState.POLL_BEGIN:
         m.charge(cpu, S.napi_poll);
@@ -262,12 +248,10 @@ export class I40eXsk implements NicDriver {
           return;
         }
         m.charge(cpu, S.napi_complete);
-        r.armed = true;
-        r.cqeSinceArm = r.hw - r.cons;
-        r.firstCqeAt = r.cqeSinceArm > 0 ? cpu.now : Infinity;
-        cpu.wakeAt = r.firstCqeAt + this.coalCycles;
+        napi_complete_arm(r, cpu, Infinity, this.coalCycles);
         // Pending tx completions, or zero-copy tx work the application kicked, raise their own interrupt.
-        if (this.txCons < this.txProd) cpu.wakeAt = Math.min(cpu.wakeAt, Math.max(cpu.now, this.txDone[this.txCons & this.txMask]!) + this.coalCycles);
+        const txDone = this.hwTx.nextDone();
+        if (txDone < Infinity) cpu.wakeAt = Math.min(cpu.wakeAt, Math.max(cpu.now, txDone) + this.coalCycles);
         if (this.xsk.mode === 'zc' && this.tx.entries > 0) cpu.wakeAt = Math.min(cpu.wakeAt, cpu.now + this.coalCycles);
         cpu.state = CpuState.IDLE;
         cpu.idleSince = cpu.now;
@@ -302,23 +286,9 @@ export class I40eXsk implements NicDriver {
     const prog = this.prog_;
     let act = XDP_PASS;
     if (prog) {
-      x.mem = zc ? this.umem.data : this.slotBuf[s]!;
-      x.hardStart = zc ? chunk + this.umem.headroom : 0;
-      x.data = x.hardStart + XDP_PACKET_HEADROOM;
-      x.dataMeta = x.data;
-      x.dataEnd = x.data + len;
-      x.frameSz = this.umem.chunkSize;
-      x.rxQueueIndex = 0;
-      x.insns = 0;
-      x.mapLookups = 0;
-      x.redirectIfindex = -1;
-      x.redirectMap = -1;
-      x.redirectKey = -1;
-      x.fault = undefined;
-      act = prog.run(x) >>> 0;
-      m.charge(cpu, S.xdp_run);
-      if (x.insns) m.charge(cpu, S.xdp_insn, x.insns);
-      if (x.mapLookups) m.charge(cpu, S.map_lookup, x.mapLookups);
+      const hardStart = zc ? chunk + this.umem.headroom : 0;
+      xdp_prepare_buff(x, zc ? this.umem.data : this.slotBuf[s]!, hardStart, hardStart + XDP_PACKET_HEADROOM, len, this.umem.chunkSize, 0);
+      act = bpf_prog_run_xdp(m, cpu, prog, x);
       if (x.fault !== undefined) act = XDP_ABORTED;
     }
     if (tr.on) tr.emit(K.xdp_run, cpu.now, cpu.id, 0, s, packet, -1, act);
@@ -415,46 +385,36 @@ export class I40eXsk implements NicDriver {
   private i40e_xmit_zc(cpu: Cpu): void {
     const m = this.m;
     let n = 0;
-    while (this.txProd - this.txCons <= this.txMask && n < NAPI_BUDGET) {
+    while (!this.hwTx.full() && n < NAPI_BUDGET) {
       const d = xskq_cons_peek_desc(this.tx, this.umem);
       if (!d) break;
       m.charge(cpu, S.xsk_xmit_zc);
       if (this.umem.unaligned) m.charge(cpu, S.xsk_unaligned_addr);
-      this.postTx(cpu, d.addr, d.raw, d.len);
+      this.postTx(cpu, d.addr, d.len);
       n++;
     }
     if (n) m.charge(cpu, S.tx_doorbell);
   }
 
-  private postTx(cpu: Cpu, addr: number, raw: XskAddr, len: number): void {
-    const s = this.txProd & this.txMask;
-    const start = Math.max(cpu.now + this.txLatency, this.txWireFree);
-    const done = start + frameWireCycles(len, this.wireCyclesPerByte);
-    this.txWireFree = done;
+  /** One descriptor on the HW tx ring, fetched at once (the caller charges the doorbell). */
+  private postTx(cpu: Cpu, addr: number, len: number): void {
     // The completion ring gets the chunk back: the descriptor's address without the frame offset.
-    this.txAddr[s] = addr - (addr % this.umem.chunkSize);
-    this.txRaw[s] = raw;
-    this.txDone[s] = done;
-    this.txProd++;
+    this.hwTx.post(-1, -1, addr - (addr % this.umem.chunkSize), len);
+    this.hwTx.ring(this.wire, cpu.now + this.txLatency);
   }
 
   /** i40e_clean_tx_irq / i40e_clean_xdp_tx_irq: sent frames' chunks onto the completion ring. */
   private i40e_clean_tx_irq(cpu: Cpu): void {
     const m = this.m;
-    const r = this.rings[0]!;
     m.charge(cpu, S.tx_cq_poll);
-    while (this.txCons < this.txProd && this.txDone[this.txCons & this.txMask]! <= cpu.now) {
-      const s = this.txCons & this.txMask;
-      // Copy mode: the skb is consumed here and its destructor (xsk_destruct_skb) completes the address.
-      m.charge(cpu, this.xsk.mode === 'zc' ? S.tx_complete : S.xsk_skb_tx_complete);
-      const addr = this.txAddr[s]!;
-      this.cq.produceAddr(this.ringAddr(addr));
-      this.txAddr[s] = -1;
-      this.txDone[s] = Infinity;
-      this.txCons++;
-      if (this.xsk.app === 'l2fwd') r.c.redirect_done++;
-    }
+    // Copy mode: the skb is consumed here and its destructor (xsk_destruct_skb) completes the address.
+    this.hwTx.reap(m, cpu, this.xsk.mode === 'zc' ? S.tx_complete : S.xsk_skb_tx_complete, this.xsk_tx_completed);
   }
+
+  private readonly xsk_tx_completed = (_page: number, _packet: number, s: number): void => {
+    this.cq.produceAddr(this.ringAddr(this.hwTx.slotData[s]!));
+    if (this.xsk.app === 'l2fwd') this.rings[0]!.c.redirect_done++;
+  };
 
   // ---------------------------------------------------------------- the application
 
@@ -499,17 +459,17 @@ export class I40eXsk implements NicDriver {
   /** xsk_generic_xmit (copy and skb mode, on the sending CPU): an skb per descriptor, a doorbell each. */
   private xsk_generic_xmit(cpu: Cpu): void {
     const m = this.m;
-    for (let n = 0; n < TX_BATCH_SIZE && this.txProd - this.txCons <= this.txMask; n++) {
+    for (let n = 0; n < TX_BATCH_SIZE && !this.hwTx.full(); n++) {
       const d = xskq_cons_peek_desc(this.tx, this.umem);
       if (!d) break;
       m.charge(cpu, S.xsk_generic_xmit);
       m.charge(cpu, S.copy_line, (d.len + 63) >> 6);
       if (this.umem.unaligned) m.charge(cpu, S.xsk_unaligned_addr);
-      this.postTx(cpu, d.addr, d.raw, d.len);
+      this.postTx(cpu, d.addr, d.len);
       m.charge(cpu, S.tx_doorbell);
       // The NAPI CPU reaps the completion.
       const napi = this.rings[0]!.cpu;
-      if (napi.state === CpuState.IDLE) napi.wakeAt = Math.min(napi.wakeAt, this.txDone[(this.txProd - 1) & this.txMask]! + this.coalCycles);
+      if (napi.state === CpuState.IDLE) napi.wakeAt = Math.min(napi.wakeAt, this.hwTx.slotDone[(this.hwTx.prod - 1) & this.hwTx.mask]! + this.coalCycles);
     }
   }
 

@@ -20,9 +20,14 @@ import { XdpBuff, type XdpHook } from '../program';
 import { SocketQueue } from '../stack';
 import type { AttachResult, MtuResult, NicDriver, RedirectHandler } from './driver';
 import { DevmapTarget } from '../devmap';
-import { frameWireCycles, wireCyclesPerByte } from '../wire';
+import { TxWire, wireCyclesPerByte } from '../wire';
+import { XdpTxRing, XdpXmit } from './xdp_tx_ring';
+import { bpf_prog_run_xdp as runXdp, xdp_prepare_buff as prepareBuff } from './xdp_run';
+import { napi_complete_arm as arm, napi_schedule_irq as irq, rx_irq_moderate as moderate } from './napi';
 
 export type { RedirectHandler } from './driver';
+/** The tx ring moved to ./xdp_tx_ring.ts; importers from here keep working. */
+export { XdpTxRing } from './xdp_tx_ring';
 
 // Module-local copies of imported constants: on the per-packet path a
 // cross-module binding is a getter call when the module is transpiled on
@@ -46,6 +51,11 @@ const XDP_DROP = xdpActions.XDP_DROP;
 const XDP_PASS = xdpActions.XDP_PASS;
 const XDP_TX = xdpActions.XDP_TX;
 const XDP_REDIRECT = xdpActions.XDP_REDIRECT;
+const bpf_prog_run_xdp = runXdp;
+const xdp_prepare_buff = prepareBuff;
+const napi_schedule_irq = irq;
+const rx_irq_moderate = moderate;
+const napi_complete_arm = arm;
 
 /** NAPI weight (NAPI_POLL_WEIGHT). */
 export const NAPI_BUDGET = 64;
@@ -117,31 +127,6 @@ export function newRingCounters(): RingCounters {
   };
 }
 
-/** The dedicated XDP tx ring of one rx ring (no locks: only its NAPI context posts to it). */
-export class XdpTxRing {
-  readonly mask: number;
-  readonly slotPage: Int32Array;
-  readonly slotData: Int32Array;
-  readonly slotLen: Int32Array;
-  readonly slotPkt: Float64Array;
-  /** When the NIC finishes sending (Infinity until the doorbell is rung). */
-  readonly slotDone: Float64Array;
-  /** Descriptors written. */
-  prod = 0;
-  /** Descriptors the NIC has been told about (doorbell). */
-  db = 0;
-  /** Completions processed. */
-  cons = 0;
-  constructor(readonly size: number) {
-    this.mask = size - 1;
-    this.slotPage = new Int32Array(size).fill(-1);
-    this.slotData = new Int32Array(size);
-    this.slotLen = new Int32Array(size);
-    this.slotPkt = new Float64Array(size).fill(-1);
-    this.slotDone = new Float64Array(size).fill(Infinity);
-  }
-}
-
 export class RxRing {
   readonly mask: number;
   readonly slotPage: Int32Array;
@@ -210,10 +195,8 @@ export class Mlx4En implements NicDriver {
   redirect: RedirectHandler | null = null;
   /** XDP_REDIRECT's devmap target (a second port), when configured. */
   readonly devmap: DevmapTarget | null;
-  /** The port's tx wire: when it is free again (cycles). */
-  private txWireFree = 0;
-  private readonly wireCyclesPerByte: number;
-  private readonly txLatency: number;
+  /** XDP_TX on each rx ring's tx ring, out of this port's wire. */
+  private readonly xdpTx: XdpXmit;
   private readonly coalFrames: number;
   private readonly coalCycles: number;
   /** Per-packet-ending callback (the simulation counts finished packets for stepping). */
@@ -224,8 +207,14 @@ export class Mlx4En implements NicDriver {
     this.mtu = cfg.mtu;
     this.rings = m.cpus.map((cpu, i) => new RxRing(i, cfg.rxRingSize, cfg.txRingSize, cpu));
     this.sockets = cfg.stack.kind === 'socket' ? new SocketQueue(cfg.stack, cfg.hw.clockHz / cfg.stack.appPps) : null;
-    this.wireCyclesPerByte = wireCyclesPerByte(cfg.hw.linkGbps, m.cyclesPerNs);
-    this.txLatency = cfg.hw.txLatencyNs * m.cyclesPerNs;
+    this.xdpTx = new XdpXmit(m, {
+      wire: new TxWire(wireCyclesPerByte(cfg.hw.linkGbps, m.cyclesPerNs)),
+      latency: cfg.hw.txLatencyNs * m.cyclesPerNs,
+      doorbellBudget: MLX4_EN_DOORBELL_BUDGET,
+      postStep: S.tx_post,
+      completeStep: S.tx_complete,
+      complete: (cpu, r, page, packet) => this.mlx4_en_recycle_tx_desc(cpu, r, page, packet),
+    });
     this.coalFrames = cfg.rxCoalFrames;
     this.coalCycles = cfg.rxCoalUsecs * 1000 * m.cyclesPerNs;
     this.kind = cfg.driver === 'i40e' ? 'i40e' : 'mlx4';
@@ -297,8 +286,7 @@ export class Mlx4En implements NicDriver {
     for (const r of this.rings) {
       for (let i = r.cons; i < r.prod; i++) visit(r.slotPage[i & r.mask]!, PageLoc.RX_RING, `rx ring ${r.index} slot ${i & r.mask}`);
       for (let i = 0; i < r.cacheCount; i++) visit(r.cache[i]!, PageLoc.PAGE_CACHE, `page cache ${r.index}`);
-      const tx = r.tx;
-      for (let i = tx.cons; i < tx.prod; i++) visit(tx.slotPage[i & tx.mask]!, PageLoc.TX_RING, `xdp tx ring ${r.index} slot ${i & tx.mask}`);
+      r.tx.forEachPage((page, s) => visit(page, PageLoc.TX_RING, `xdp tx ring ${r.index} slot ${s}`));
       if (r.fragPage >= 0) visit(r.fragPage, PageLoc.FRAGS, `ring ${r.index} fragment allocator`);
     }
     this.devmap?.forEachPageRef(visit);
@@ -354,16 +342,7 @@ export class Mlx4En implements NicDriver {
   /** Release every buffer: frames not yet processed are lost (rx_flushed). */
   private mlx4_en_stop_port(): void {
     for (const r of this.rings) {
-      const tx = r.tx;
-      for (; tx.cons < tx.prod; tx.cons++) {
-        const s = tx.cons & tx.mask;
-        this.freePage(r, tx.slotPage[s]!);
-        tx.slotPage[s] = -1;
-        tx.slotPkt[s] = -1;
-        tx.slotDone[s] = Infinity;
-        r.c.tx_flushed++;
-      }
-      tx.db = tx.prod;
+      this.xdpTx.stop(r);
       for (let i = r.cons; i < r.prod; i++) {
         const s = i & r.mask;
         if (i < r.hw) r.c.rx_flushed++;
@@ -415,13 +394,7 @@ export class Mlx4En implements NicDriver {
     r.c.rx_packets++;
     r.c.rx_bytes += frame.length;
     if (tr.on) tr.emit(K.nic_rx, t, r.cpu.id, r.index, s, packet, page, frame.length);
-    if (r.armed) {
-      // Interrupt moderation: fire after rx-frames completions or rx-usecs after the first.
-      r.cqeSinceArm++;
-      if (r.cqeSinceArm === 1) r.firstCqeAt = t;
-      const at = r.cqeSinceArm >= this.coalFrames ? t : r.firstCqeAt + this.coalCycles;
-      if (at < r.cpu.wakeAt) r.cpu.wakeAt = at;
-    }
+    rx_irq_moderate(r, t, this.coalFrames, this.coalCycles);
   }
 
   // ---------------------------------------------------------------- NAPI
@@ -435,18 +408,9 @@ export class Mlx4En implements NicDriver {
     const m = this.m;
     const tr = m.trace;
     switch (cpu.state) {
-      case CpuState.IDLE: {
-        m.chargeIdle(cpu, cpu.idleSince, cpu.wakeAt);
-        cpu.now = Math.max(cpu.now, cpu.wakeAt);
-        cpu.wakeAt = Infinity;
-        m.charge(cpu, S.idle_wake);
-        m.charge(cpu, S.irq);
-        r.armed = false;
-        r.c.interrupts++;
-        if (tr.on) tr.emit(K.irq, cpu.now, cpu.id, r.index, -1, -1, -1, r.hw - r.cons);
-        cpu.state = CpuState.POLL_BEGIN;
+      case CpuState.IDLE:
+        napi_schedule_irq(m, cpu, r);
         return;
-      }
       case CpuState.POLL_BEGIN:
         m.charge(cpu, S.napi_poll);
         r.c.polls++;
@@ -467,7 +431,7 @@ export class Mlx4En implements NicDriver {
         } else cpu.state = CpuState.POLL_END;
         return;
       case CpuState.POLL_END: {
-        if (r.tx.prod !== r.tx.db) this.mlx4_en_xmit_doorbell(cpu, r);
+        this.xdpTx.flush(cpu, r); // mlx4_en_xmit_doorbell for what the batching left pending
         this.xdp_do_flush(cpu, r);
         if (this.devmap) {
           // The flush scheduled the veth peer's NAPI on this CPU; net_rx_action runs it next.
@@ -493,13 +457,10 @@ export class Mlx4En implements NicDriver {
 
   /** mlx4_en_arm_cq: completions already pending count toward moderation at once. */
   private armCq(r: RxRing, cpu: Cpu): void {
-    r.armed = true;
-    r.cqeSinceArm = r.hw - r.cons;
-    r.firstCqeAt = r.cqeSinceArm > 0 ? cpu.now : Infinity;
-    cpu.wakeAt = r.cqeSinceArm >= this.coalFrames ? cpu.now : r.firstCqeAt + this.coalCycles;
+    napi_complete_arm(r, cpu, this.coalFrames, this.coalCycles);
     // XDP tx completions still outstanding raise their own (moderated) interrupt.
-    const tx = r.tx;
-    if (tx.cons < tx.db) cpu.wakeAt = Math.min(cpu.wakeAt, Math.max(cpu.now, tx.slotDone[tx.cons & tx.mask]!) + this.coalCycles);
+    const txDone = r.tx.nextDone();
+    if (txDone < Infinity) cpu.wakeAt = Math.min(cpu.wakeAt, Math.max(cpu.now, txDone) + this.coalCycles);
     // So do the redirect target's completions.
     if (this.devmap && this.devmap.nextDone() < Infinity) cpu.wakeAt = Math.min(cpu.wakeAt, Math.max(cpu.now, this.devmap.nextDone()) + this.coalCycles);
     // The socket's application frees pages later; wake to reap them if nothing else will.
@@ -537,23 +498,8 @@ export class Mlx4En implements NicDriver {
       return;
     }
     const x = this.xdp;
-    x.mem = m.alloc.memory;
-    x.hardStart = base;
-    x.data = base + this.headroom;
-    x.dataMeta = x.data;
-    x.dataEnd = x.data + len;
-    x.frameSz = this.mode === 'order0' ? PAGE_SIZE : this.fragStride;
-    x.rxQueueIndex = r.index;
-    x.insns = 0;
-    x.mapLookups = 0;
-    x.redirectIfindex = -1;
-    x.redirectMap = -1;
-    x.redirectKey = -1;
-    x.fault = undefined;
-    let act = prog.run(x) >>> 0;
-    m.charge(cpu, S.xdp_run);
-    if (x.insns) m.charge(cpu, S.xdp_insn, x.insns);
-    if (x.mapLookups) m.charge(cpu, S.map_lookup, x.mapLookups);
+    xdp_prepare_buff(x, m.alloc.memory, base, base + this.headroom, len, this.mode === 'order0' ? PAGE_SIZE : this.fragStride, r.index);
+    let act = bpf_prog_run_xdp(m, cpu, prog, x);
     if (x.fault !== undefined) {
       this.warnOnce(-2, `program fault: ${x.fault} (treated as XDP_ABORTED)`);
       act = XDP_ABORTED;
@@ -623,23 +569,8 @@ export class Mlx4En implements NicDriver {
     m.charge(cpu, S.pskb_expand_head);
     m.charge(cpu, S.copy_line, (len + 63) >> 6);
     const x = this.xdp;
-    x.mem = m.alloc.memory;
-    x.hardStart = base;
-    x.data = base + this.headroom;
-    x.dataMeta = x.data;
-    x.dataEnd = x.data + len;
-    x.frameSz = PAGE_SIZE;
-    x.rxQueueIndex = r.index;
-    x.insns = 0;
-    x.mapLookups = 0;
-    x.redirectIfindex = -1;
-    x.redirectMap = -1;
-    x.redirectKey = -1;
-    x.fault = undefined;
-    let act = prog.run(x) >>> 0;
-    m.charge(cpu, S.xdp_run);
-    if (x.insns) m.charge(cpu, S.xdp_insn, x.insns);
-    if (x.mapLookups) m.charge(cpu, S.map_lookup, x.mapLookups);
+    xdp_prepare_buff(x, m.alloc.memory, base, base + this.headroom, len, PAGE_SIZE, r.index);
+    let act = bpf_prog_run_xdp(m, cpu, prog, x);
     if (x.fault !== undefined) {
       this.warnOnce(-2, `program fault: ${x.fault} (treated as XDP_ABORTED)`);
       act = XDP_ABORTED;
@@ -922,75 +853,24 @@ export class Mlx4En implements NicDriver {
 
   // ---------------------------------------------------------------- XDP_TX
 
-  /** mlx4_en_xmit_frame: post the page on the ring's XDP tx ring; full ring → tx_dropped, recycle. */
+  /** mlx4_en_xmit_frame: post the page on the ring's XDP tx ring (a doorbell every MLX4_EN_DOORBELL_BUDGET); full ring → tx_dropped, recycle. */
   private mlx4_en_xmit_frame(cpu: Cpu, r: RxRing, page: number, packet: number, data: number, len: number): void {
-    const tx = r.tx;
-    const m = this.m;
-    const tr = m.trace;
-    if (tx.prod - tx.cons >= tx.size) {
-      r.c.tx_dropped++;
-      if (tr.on) tr.emit(K.tx_dropped, cpu.now, cpu.id, r.index, -1, packet, page, 0);
-      this.dropBuffer(cpu, r, page, packet);
-      return;
-    }
-    const s = tx.prod & tx.mask;
-    m.charge(cpu, S.tx_post);
-    tx.slotPage[s] = page;
-    tx.slotData[s] = data;
-    tx.slotLen[s] = len;
-    tx.slotPkt[s] = packet;
-    tx.slotDone[s] = Infinity;
-    m.alloc.loc[page] = PageLoc.TX_RING;
-    m.alloc.owner[page] = r.index;
-    tx.prod++;
-    if (tr.on) tr.emit(K.tx_post, cpu.now, cpu.id, r.index, s, packet, page, len);
-    if (tx.prod - tx.db >= MLX4_EN_DOORBELL_BUDGET || tx.prod - tx.cons >= tx.size) this.mlx4_en_xmit_doorbell(cpu, r);
-  }
-
-  /** The MMIO doorbell: the NIC fetches the pending descriptors and sends them at wire speed. */
-  private mlx4_en_xmit_doorbell(cpu: Cpu, r: RxRing): void {
-    const tx = r.tx;
-    const m = this.m;
-    m.charge(cpu, S.tx_doorbell);
-    const frames = tx.prod - tx.db;
-    let t = cpu.now + this.txLatency;
-    for (; tx.db < tx.prod; tx.db++) {
-      const s = tx.db & tx.mask;
-      const start = Math.max(t, this.txWireFree);
-      const done = start + frameWireCycles(tx.slotLen[s]!, this.wireCyclesPerByte);
-      tx.slotDone[s] = done;
-      this.txWireFree = done;
-      t = start;
-    }
-    r.c.tx_doorbells++;
-    if (m.trace.on) m.trace.emit(K.tx_doorbell, cpu.now, cpu.id, r.index, -1, -1, -1, frames);
+    if (this.xdpTx.xmit(cpu, r, page, packet, data, len)) this.m.alloc.owner[page] = r.index;
+    else this.dropBuffer(cpu, r, page, packet);
   }
 
   /** mlx4_en_process_tx_cq for the XDP tx ring: completed frames' pages go back to the rx ring's cache. */
   private mlx4_en_process_tx_cq(cpu: Cpu, r: RxRing): void {
-    const tx = r.tx;
-    if (tx.cons === tx.db || tx.slotDone[tx.cons & tx.mask]! > cpu.now) return;
+    this.xdpTx.process_tx_cq(cpu, r);
+  }
+
+  /** mlx4_en_recycle_tx_desc: into the originating rx ring's cache, else free. */
+  private mlx4_en_recycle_tx_desc(cpu: Cpu, r: RxRing, page: number, packet: number): void {
+    if (this.mlx4_en_rx_recycle(cpu, r, page, packet)) return;
     const m = this.m;
-    const tr = m.trace;
-    m.charge(cpu, S.tx_cq_poll);
-    while (tx.cons < tx.db && tx.slotDone[tx.cons & tx.mask]! <= cpu.now) {
-      const s = tx.cons & tx.mask;
-      const page = tx.slotPage[s]!;
-      const packet = tx.slotPkt[s]!;
-      m.charge(cpu, S.tx_complete);
-      tx.slotPage[s] = -1;
-      tx.slotPkt[s] = -1;
-      tx.slotDone[s] = Infinity;
-      tx.cons++;
-      r.c.tx_packets++;
-      if (tr.on) tr.emit(K.tx_done, cpu.now, cpu.id, r.index, s, packet, page, 0);
-      // mlx4_en_recycle_tx_desc: into the originating rx ring's cache, else free.
-      if (!this.mlx4_en_rx_recycle(cpu, r, page, packet)) {
-        m.charge(cpu, S.dma_unmap);
-        m.charge(cpu, S.free_order0);
-        this.traceFree(cpu, r, page, packet, 0);
-        m.alloc.free(page);
-      }
-    }
+    m.charge(cpu, S.dma_unmap);
+    m.charge(cpu, S.free_order0);
+    this.traceFree(cpu, r, page, packet, 0);
+    m.alloc.free(page);
   }
 }

@@ -24,7 +24,10 @@ import { XdpBuff, type XdpHook } from '../program';
 import { SocketQueue } from '../stack';
 import { RxRing, SlotState, XDP_PACKET_HEADROOM, NAPI_BUDGET } from './mlx4';
 import type { AttachResult, MtuResult, NicDriver, RedirectHandler } from './driver';
-import { frameWireCycles, wireCyclesPerByte } from '../wire';
+import { TxWire, wireCyclesPerByte } from '../wire';
+import { XdpXmit } from './xdp_tx_ring';
+import { bpf_prog_run_xdp as runXdp, xdp_prepare_buff as prepareBuff } from './xdp_run';
+import { napi_complete_arm as arm, napi_schedule_irq as irq, rx_irq_moderate as moderate } from './napi';
 
 const S = { ...CostSteps };
 const K = { ...TraceKinds };
@@ -43,6 +46,11 @@ const XDP_DROP = xdpActions.XDP_DROP;
 const XDP_PASS = xdpActions.XDP_PASS;
 const XDP_TX = xdpActions.XDP_TX;
 const XDP_REDIRECT = xdpActions.XDP_REDIRECT;
+const bpf_prog_run_xdp = runXdp;
+const xdp_prepare_buff = prepareBuff;
+const napi_schedule_irq = irq;
+const rx_irq_moderate = moderate;
+const napi_complete_arm = arm;
 
 /** VMXNET3_DEF_RXDATA_DESC_SIZE: frames up to this size arrive in the data ring. */
 export const VMXNET3_RXDATA_DESC_SIZE = 128;
@@ -80,10 +88,8 @@ export class Vmxnet3 implements NicDriver {
   /** Every cpumap flush by bulk size (index 0..CPU_MAP_BULK_SIZE): the UI's histogram. */
   readonly cpumapFlushHist = new Float64Array(CPU_MAP_BULK_SIZE + 1);
   private readonly xdp = new XdpBuff();
-  private txWireFree = 0;
-  private readonly wireCyclesPerByte: number;
-  private readonly wirePerFrame: number;
-  private readonly txLatency: number;
+  /** XDP_TX (and generic XDP's transmit) on each rx ring's tx ring, out through the backend. */
+  private readonly xdpTx: XdpXmit;
   private readonly coalFrames: number;
   private readonly coalCycles: number;
 
@@ -98,9 +104,15 @@ export class Vmxnet3 implements NicDriver {
     this.dataLen = this.rings.map((r) => new Int32Array(r.size).fill(-1));
     this.bq = this.rings.map(() => ({ pages: new Int32Array(CPU_MAP_BULK_SIZE), packets: new Float64Array(CPU_MAP_BULK_SIZE), n: 0 }));
     this.sockets = cfg.stack.kind === 'socket' ? new SocketQueue(cfg.stack, cfg.hw.clockHz / cfg.stack.appPps) : null;
-    this.wireCyclesPerByte = wireCyclesPerByte(cfg.hw.linkGbps, m.cyclesPerNs);
-    this.wirePerFrame = (cfg.traffic.perFrameNs ?? 0) * m.cyclesPerNs;
-    this.txLatency = cfg.hw.txLatencyNs * m.cyclesPerNs;
+    this.xdpTx = new XdpXmit(m, {
+      // The backend sends each frame with a fixed cost plus its bytes.
+      wire: new TxWire(wireCyclesPerByte(cfg.hw.linkGbps, m.cyclesPerNs), (cfg.traffic.perFrameNs ?? 0) * m.cyclesPerNs),
+      latency: cfg.hw.txLatencyNs * m.cyclesPerNs,
+      doorbellBudget: VMXNET3_TX_THRESHOLD,
+      postStep: -1, // vmx_xdp_xmit / vmx_skb_xmit, charged by the caller, cover the descriptor
+      completeStep: S.vmx_tx_complete,
+      complete: (cpu, r, page) => this.txReturn(cpu, r, page),
+    });
     this.coalFrames = cfg.rxCoalFrames;
     this.coalCycles = cfg.rxCoalUsecs * 1000 * m.cyclesPerNs;
     for (const r of this.rings) this.refill(r, null);
@@ -147,16 +159,7 @@ export class Vmxnet3 implements NicDriver {
   private stopQueues(): void {
     const a = this.m.alloc;
     this.rings.forEach((r, i) => {
-      const tx = r.tx;
-      for (; tx.cons < tx.prod; tx.cons++) {
-        const s = tx.cons & tx.mask;
-        a.free(tx.slotPage[s]!);
-        tx.slotPage[s] = -1;
-        tx.slotPkt[s] = -1;
-        tx.slotDone[s] = Infinity;
-        r.c.tx_flushed++;
-      }
-      tx.db = tx.prod;
+      this.xdpTx.stop(r);
       const q = this.bq[i]!;
       for (let k = 0; k < q.n; k++) {
         a.free(q.pages[k]!);
@@ -191,8 +194,7 @@ export class Vmxnet3 implements NicDriver {
       // Every slot's buffer: posted, completed, or kept for reposting after a data-ring frame.
       for (let s = 0; s < r.size; s++) if (r.slotPage[s]! >= 0) visit(r.slotPage[s]!, LOC.RX_RING, `ring0 ${r.index} slot ${s}`);
       for (const p of this.pools[i]!.held()) visit(p, LOC.PAGE_CACHE, `page_pool ${r.index}`);
-      const tx = r.tx;
-      for (let k = tx.cons; k < tx.prod; k++) visit(tx.slotPage[k & tx.mask]!, LOC.TX_RING, `tx ring ${r.index} slot ${k & tx.mask}`);
+      r.tx.forEachPage((page, s) => visit(page, LOC.TX_RING, `tx ring ${r.index} slot ${s}`));
       const q = this.bq[i]!;
       for (let k = 0; k < q.n; k++) visit(q.pages[k]!, LOC.REDIRECT, `cpumap bulk queue ${r.index}`);
     });
@@ -233,12 +235,7 @@ export class Vmxnet3 implements NicDriver {
     r.c.rx_packets++;
     r.c.rx_bytes += len;
     if (tr.on) tr.emit(K.nic_rx, t, r.cpu.id, r.index, s, packet, page, len);
-    if (r.armed) {
-      r.cqeSinceArm++;
-      if (r.cqeSinceArm === 1) r.firstCqeAt = t;
-      const at = r.cqeSinceArm >= this.coalFrames ? t : r.firstCqeAt + this.coalCycles;
-      if (at < r.cpu.wakeAt) r.cpu.wakeAt = at;
-    }
+    rx_irq_moderate(r, t, this.coalFrames, this.coalCycles);
   }
 
   // ---------------------------------------------------------------- NAPI (vmxnet3_poll_rx_only)
@@ -249,15 +246,7 @@ export class Vmxnet3 implements NicDriver {
     const tr = m.trace;
     switch (cpu.state) {
       case ST.IDLE:
-        m.chargeIdle(cpu, cpu.idleSince, cpu.wakeAt);
-        cpu.now = Math.max(cpu.now, cpu.wakeAt);
-        cpu.wakeAt = Infinity;
-        m.charge(cpu, S.idle_wake);
-        m.charge(cpu, S.irq);
-        r.armed = false;
-        r.c.interrupts++;
-        if (tr.on) tr.emit(K.irq, cpu.now, cpu.id, r.index, -1, -1, -1, r.hw - r.cons);
-        cpu.state = ST.POLL_BEGIN;
+        napi_schedule_irq(m, cpu, r);
         return;
       case ST.POLL_BEGIN:
         m.charge(cpu, S.napi_poll);
@@ -276,7 +265,7 @@ export class Vmxnet3 implements NicDriver {
         return;
       case ST.POLL_END: {
         this.xdp_do_flush(cpu, r);
-        if (r.tx.prod !== r.tx.db) this.txDoorbell(cpu, r);
+        this.xdpTx.flush(cpu, r); // write TXPROD for what the threshold left pending
         this.refill(r, cpu);
         if (cpu.pollDone >= NAPI_BUDGET) {
           r.c.budget_exhausted++;
@@ -285,12 +274,9 @@ export class Vmxnet3 implements NicDriver {
         }
         m.charge(cpu, S.napi_complete);
         if (tr.on) tr.emit(K.napi_complete, cpu.now, cpu.id, r.index, -1, -1, -1, cpu.pollDone);
-        r.armed = true;
-        r.cqeSinceArm = r.hw - r.cons;
-        r.firstCqeAt = r.cqeSinceArm > 0 ? cpu.now : Infinity;
-        cpu.wakeAt = r.cqeSinceArm >= this.coalFrames ? cpu.now : r.firstCqeAt + this.coalCycles;
-        const tx = r.tx;
-        if (tx.cons < tx.db) cpu.wakeAt = Math.min(cpu.wakeAt, Math.max(cpu.now, tx.slotDone[tx.cons & tx.mask]!) + this.coalCycles);
+        napi_complete_arm(r, cpu, this.coalFrames, this.coalCycles);
+        const txDone = r.tx.nextDone();
+        if (txDone < Infinity) cpu.wakeAt = Math.min(cpu.wakeAt, Math.max(cpu.now, txDone) + this.coalCycles);
         else if (this.sockets && this.sockets.length > 0) cpu.wakeAt = Math.min(cpu.wakeAt, Math.max(cpu.now, this.sockets.freeAt[this.sockets.head]!));
         cpu.state = ST.IDLE;
         cpu.idleSince = cpu.now;
@@ -379,23 +365,8 @@ export class Vmxnet3 implements NicDriver {
   private run(cpu: Cpu, r: RxRing, prog: XdpHook, hardStart: number, data: number, len: number, s: number, page: number, packet: number): number {
     const m = this.m;
     const x = this.xdp;
-    x.mem = m.alloc.memory;
-    x.hardStart = hardStart;
-    x.data = data;
-    x.dataMeta = data;
-    x.dataEnd = data + len;
-    x.frameSz = PAGE_SIZE;
-    x.rxQueueIndex = r.index;
-    x.insns = 0;
-    x.mapLookups = 0;
-    x.redirectIfindex = -1;
-    x.redirectMap = -1;
-    x.redirectKey = -1;
-    x.fault = undefined;
-    let act = prog.run(x) >>> 0;
-    m.charge(cpu, S.xdp_run);
-    if (x.insns) m.charge(cpu, S.xdp_insn, x.insns);
-    if (x.mapLookups) m.charge(cpu, S.map_lookup, x.mapLookups);
+    xdp_prepare_buff(x, m.alloc.memory, hardStart, data, len, PAGE_SIZE, r.index);
+    let act = bpf_prog_run_xdp(m, cpu, prog, x);
     if (x.fault !== undefined) {
       this.warnOnce(-2, `program fault: ${x.fault} (treated as XDP_ABORTED)`);
       act = XDP_ABORTED;
@@ -421,7 +392,7 @@ export class Vmxnet3 implements NicDriver {
         r.c.xdp_tx++;
         if (tr.on) tr.emit(K.xdp_tx, cpu.now, cpu.id, r.index, s, packet, page, 0);
         m.charge(cpu, S.vmx_xdp_xmit);
-        this.xmit(cpu, r, page, packet, x.dataEnd - x.data, true);
+        this.xmit(cpu, r, page, packet, x.data, x.dataEnd - x.data, true);
         return;
       case XDP_REDIRECT:
         r.c.xdp_redirect++;
@@ -488,7 +459,7 @@ export class Vmxnet3 implements NicDriver {
         if (tr.on) tr.emit(K.xdp_tx, cpu.now, cpu.id, r.index, s, packet, page, 0);
         m.charge(cpu, S.generic_xdp_tx);
         m.charge(cpu, S.vmx_skb_xmit);
-        this.xmit(cpu, r, page, packet, x.dataEnd - x.data, false);
+        this.xmit(cpu, r, page, packet, x.data, x.dataEnd - x.data, false);
         return;
       case XDP_REDIRECT:
         r.c.xdp_redirect++;
@@ -645,74 +616,30 @@ export class Vmxnet3 implements NicDriver {
 
   // ---------------------------------------------------------------- tx
 
-  private xmit(cpu: Cpu, r: RxRing, page: number, packet: number, len: number, pooled: boolean): void {
-    const tx = r.tx;
-    const m = this.m;
-    const tr = m.trace;
-    if (tx.prod - tx.cons >= tx.size) {
-      r.c.tx_dropped++;
-      if (tr.on) tr.emit(K.tx_dropped, cpu.now, cpu.id, r.index, -1, packet, page, 0);
-      if (pooled) this.ppRecycleDirect(cpu, r, page, packet);
-      else {
-        m.charge(cpu, S.skb_free);
-        m.alloc.free(page);
-      }
-      return;
+  /** Post a frame on the ring's tx ring (TXPROD written every VMXNET3_TX_THRESHOLD frames); a full ring drops it. */
+  private xmit(cpu: Cpu, r: RxRing, page: number, packet: number, data: number, len: number, pooled: boolean): void {
+    if (this.xdpTx.xmit(cpu, r, page, packet, data, len)) return;
+    if (pooled) this.ppRecycleDirect(cpu, r, page, packet);
+    else {
+      this.m.charge(cpu, S.skb_free);
+      this.m.alloc.free(page);
     }
-    const s = tx.prod & tx.mask;
-    tx.slotPage[s] = page;
-    tx.slotLen[s] = len;
-    tx.slotPkt[s] = packet;
-    tx.slotDone[s] = Infinity;
-    m.alloc.loc[page] = LOC.TX_RING;
-    tx.prod++;
-    if (tr.on) tr.emit(K.tx_post, cpu.now, cpu.id, r.index, s, packet, page, len);
-    if (tx.prod - tx.db >= VMXNET3_TX_THRESHOLD || tx.prod - tx.cons >= tx.size) this.txDoorbell(cpu, r);
-  }
-
-  /** Writing TXPROD: a trap to the hypervisor, then the backend sends the batch. */
-  private txDoorbell(cpu: Cpu, r: RxRing): void {
-    const tx = r.tx;
-    const m = this.m;
-    m.charge(cpu, S.tx_doorbell);
-    const frames = tx.prod - tx.db;
-    const t = cpu.now + this.txLatency;
-    for (; tx.db < tx.prod; tx.db++) {
-      const s = tx.db & tx.mask;
-      const start = Math.max(t, this.txWireFree);
-      const done = start + this.wirePerFrame + frameWireCycles(tx.slotLen[s]!, this.wireCyclesPerByte);
-      tx.slotDone[s] = done;
-      this.txWireFree = done;
-    }
-    r.c.tx_doorbells++;
-    if (m.trace.on) m.trace.emit(K.tx_doorbell, cpu.now, cpu.id, r.index, -1, -1, -1, frames);
   }
 
   /** vmxnet3_tq_tx_complete: frames the backend has sent; XDP frames go back to the pool in bulk. */
   private vmxnet3_tq_tx_complete(cpu: Cpu, r: RxRing): void {
-    const tx = r.tx;
-    if (tx.cons === tx.db || tx.slotDone[tx.cons & tx.mask]! > cpu.now) return;
+    this.xdpTx.process_tx_cq(cpu, r);
+  }
+
+  /** A sent frame's page: xdp_return_frame_bulk into the page_pool, or the skb freed (generic XDP_TX). */
+  private txReturn(cpu: Cpu, r: RxRing, page: number): void {
     const m = this.m;
-    const tr = m.trace;
-    m.charge(cpu, S.tx_cq_poll);
-    while (tx.cons < tx.db && tx.slotDone[tx.cons & tx.mask]! <= cpu.now) {
-      const s = tx.cons & tx.mask;
-      const page = tx.slotPage[s]!;
-      const packet = tx.slotPkt[s]!;
-      m.charge(cpu, S.vmx_tx_complete);
-      tx.slotPage[s] = -1;
-      tx.slotPkt[s] = -1;
-      tx.slotDone[s] = Infinity;
-      tx.cons++;
-      r.c.tx_packets++;
-      if (tr.on) tr.emit(K.tx_done, cpu.now, cpu.id, r.index, s, packet, page, 0);
-      if (m.alloc.dma[page] === DmaDir.BIDIRECTIONAL) {
-        m.charge(cpu, S.xdp_return_frame);
-        this.ppPut(r, page);
-      } else {
-        m.charge(cpu, S.skb_free);
-        m.alloc.free(page);
-      }
+    if (m.alloc.dma[page] === DmaDir.BIDIRECTIONAL) {
+      m.charge(cpu, S.xdp_return_frame);
+      this.ppPut(r, page);
+    } else {
+      m.charge(cpu, S.skb_free);
+      m.alloc.free(page);
     }
   }
 

@@ -4,10 +4,11 @@
  * append the subprograms of .text and fix the bpf-to-bpf call offsets,
  * find the map definitions (BTF-style in .maps, read through .BTF; legacy
  * struct bpf_map_def in "maps") and turn map relocations into the spec's
- * map_relocs. Test code only: it reads files written by clang-19.
+ * map_relocs. Shared by the compiler differential tests and `xdp-lab bench
+ * cc`; it reads object files written by clang-19 (see ./clang.ts).
  */
-import type { MapSpec, MapType } from '../../src/isa/spec';
-import { MAP_TYPES } from '../../src/isa/spec';
+import type { MapSpec, MapType } from '../isa/spec';
+import { MAP_TYPES } from '../isa/spec';
 
 interface Section { name: string; type: number; offset: number; size: number; link: number; info: number; entsize: number; data: Uint8Array }
 interface ElfSym { name: string; value: number; size: number; shndx: number; type: number; bind: number }

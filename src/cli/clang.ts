@@ -8,7 +8,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { HEADERS } from '../../src/cc/headers';
+import { HEADERS } from '../cc/headers';
 
 export const CLANG = process.env.CLANG ?? 'clang-19';
 

@@ -534,7 +534,7 @@ export class I40eXsk implements NicDriver {
     const r = this.rings[0]!;
     if (this.xsk.mode === 'zc') for (let i = r.cons; i < r.prod; i++) if (this.slotAddr[i & r.mask]! >= 0) visit(this.slotAddr[i & r.mask]!, 'nic_rx');
     for (const a of this.reused) visit(a, 'nic_rx');
-    for (let i = this.txCons; i < this.txProd; i++) if (this.txAddr[i & this.txMask]! >= 0) visit(this.txAddr[i & this.txMask]!, 'nic_tx');
+    this.hwTx.forEachPage((_, s) => visit(this.hwTx.slotData[s]!, 'nic_tx'));
     for (const a of this.appFree) visit(a, 'app');
   }
 }

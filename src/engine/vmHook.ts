@@ -46,8 +46,8 @@ export function loadProgram(parsed: ParsedSpec, nCpus = 1): ProgramInstance | { 
     observe: (before, x, r) => {
       runs.ring[runs.count++ % RUNS_KEPT] = { before, after: x.mem.slice(x.data, x.dataEnd), retval: r.retval, insns: r.insns, fault: r.fault?.message };
     },
-    // The app has never charged map lookups (the CLI's scenarios do): kept so the app's figures do not move.
-    countMapLookups: false,
+    // Charged as the CLI's scenarios charge them, so the app shows the same numbers as `xdp-lab sim`.
+    countMapLookups: true,
   });
   if ('error' in hook) return hook;
   return { hook, maps: hook.maps, printk, runs, parsed };

@@ -28,6 +28,8 @@ export class XdpBuff {
   frameSz = 0;
   rxQueueIndex = 0;
   ingressIfindex = 1;
+  /** The CPU running the program (per-CPU maps, bpf_get_smp_processor_id). */
+  cpu = 0;
   /** Filled by the hook: eBPF instructions executed, map lookups made. */
   insns = 0;
   mapLookups = 0;

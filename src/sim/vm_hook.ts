@@ -79,6 +79,8 @@ export function vmHook(parsed: ParsedSpec, opts: VmHookOptions = {}): VmHook | {
     maps,
     run(x: XdpBuff): number {
       const base = x.hardStart;
+      // The running CPU's slot of every per-CPU map (the env is read at each helper call).
+      vm.env.cpu = x.cpu;
       // Identity of the pool's array, not .buffer (a getter): a new array means new views.
       if (viewsOf !== x.mem) {
         views = [];

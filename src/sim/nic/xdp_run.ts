@@ -30,6 +30,7 @@ export function bpf_prog_run_xdp(m: Machine, cpu: Cpu, prog: XdpHook, x: XdpBuff
   x.redirectMap = -1;
   x.redirectKey = -1;
   x.fault = undefined;
+  x.cpu = cpu.id;
   const act = prog.run(x) >>> 0;
   m.charge(cpu, S.xdp_run);
   if (x.insns) m.charge(cpu, S.xdp_insn, x.insns);

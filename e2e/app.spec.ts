@@ -45,7 +45,7 @@ test('usable by keyboard: Alt shortcuts work from inside the editor, arrow keys 
   await expect(lab.sim.runToggle).toHaveAttribute('aria-pressed', 'false');
   expect(await lab.source()).toBe(source);
   // Alt+E steps one event: the event count moves by exactly one.
-  const e0 = await lab.sim.events();
+  const e0 = await lab.sim.settledEvents();
   await page.keyboard.press('Alt+E');
   await expect.poll(() => lab.sim.events()).toBe(e0 + 1);
   // Alt+B steps back to where it was.

@@ -12,10 +12,12 @@ test('AF_XDP zero-copy: the UMEM grid and the fill, rx, tx and completion rings 
   const lab = new LabPage(page);
   const xsk = new XskPanel(page);
   await lab.open();
-  // The program: the xdpsock example (its source; the socket mode is set below through the control, not by the example).
+  // The xdpsock example brings its machine: an i40e with a zero-copy socket on queue 0.
   await lab.examples.selectOption('xdpsock');
   await expect(lab.buildStatus).toContainText('verified');
-  await expect(xsk.panel).toHaveCount(0);
+  await expect(xsk.panel).toHaveAttribute('data-mode', 'zc');
+  // The control takes the socket away again, and puts it back.
+  await xsk.setMode('off');
 
   await xsk.setMode('zc');
   await expect(page.getByTestId('attached')).toHaveText('XDP: xdp_sock_prog');

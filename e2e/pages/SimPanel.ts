@@ -34,6 +34,24 @@ export class SimPanel {
     return Number(await this.clock.getAttribute('data-events'));
   }
 
+  /**
+   * The event count once the view has caught up: snapshots sent before a
+   * pause or a step may still be on their way, so wait until the count has
+   * not moved for a few frames.
+   */
+  async settledEvents(): Promise<number> {
+    let last = await this.events();
+    let stableSince = Date.now();
+    for (;;) {
+      await this.page.waitForTimeout(50);
+      const now = await this.events();
+      if (now !== last) {
+        last = now;
+        stableSince = Date.now();
+      } else if (Date.now() - stableSince >= 300) return now;
+    }
+  }
+
   /** A counter's exact value (table 'actions' or 'counters'). */
   async counter(table: 'actions' | 'counters', name: string): Promise<number> {
     const cell = this.page.getByTestId(`${table}-${name}`).locator('td.value');

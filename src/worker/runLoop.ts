@@ -41,7 +41,11 @@ export class RunLoop {
       this.last = this.host.now();
       this.carry = 0;
       this.kick();
-    } else if (!running) this.running = false;
+    } else if (!running && this.running) {
+      this.running = false;
+      // The last slice's snapshot may have been held back by the frame limit: show where the machine stopped.
+      this.maybePost(true);
+    }
     this.host.post({ type: 'run', running: this.running, speed: this.speed });
     return { running: this.running, speed: this.speed };
   }

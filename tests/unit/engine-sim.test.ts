@@ -154,6 +154,21 @@ describe('worker run loop', () => {
     expect(h.sim.events).toBeGreaterThan(1000);
   });
 
+  it('a pause posts where the machine stopped, even inside the snapshot frame limit', () => {
+    const h = harness();
+    h.loop.set(true, 'max');
+    h.run(20);
+    h.loop.set(false, 'max');
+    const snaps = h.posted.filter((p): p is Extract<EngineEvent, { type: 'snapshot' }> => p.type === 'snapshot');
+    expect(snaps.at(-1)!.snapshot.events).toBe(h.sim.events);
+    expect(h.posted.at(-1)).toEqual({ type: 'run', running: false, speed: 'max' });
+    // Pausing again posts nothing new.
+    const n = h.posted.length;
+    h.loop.set(false, 'max');
+    expect(h.posted.filter((p) => p.type === 'snapshot')).toHaveLength(snaps.length);
+    expect(h.posted.length).toBe(n + 1);
+  });
+
   it('pauses, and stops with a reason when the traffic runs out', () => {
     const h = harness(50);
     h.loop.set(true, 'max');

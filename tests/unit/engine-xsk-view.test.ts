@@ -186,6 +186,27 @@ describe('the xdpsock example in the app', () => {
     expect(counter(r.snapshot.xsk!, 'rx')).toBe(0);
   });
 
+  it('bpf_redirect(ifindex) is not a redirect into the socket: it fails with an xdp_exception and the socket sees nothing', () => {
+    const e = engine();
+    const b = e.build(`#include <linux/bpf.h>
+#include <bpf/bpf_helpers.h>
+SEC("xdp")
+int to_device(struct xdp_md *ctx)
+{
+	return bpf_redirect(7, 0);
+}
+char _license[] SEC("license") = "GPL";
+`);
+    expect(b.verify.status === 'ok' && b.verify.accepted).toBe(true);
+    e.simConfigure({ driver: { ...XSK_DRIVER, xsk: 'zc' } });
+    const r = e.simStep('event', 20_000);
+    if (!r.ok) throw new Error(r.reason);
+    expect(r.snapshot.actions.find((a) => a.name === 'REDIRECT')!.value).toBeGreaterThan(500);
+    expect(counter(r.snapshot.xsk!, 'rx')).toBe(0);
+    expect(counter(r.snapshot.xsk!, 'rx_dropped')).toBe(0);
+    expect(r.snapshot.recent.some((ev) => ev.text.includes('xdp_exception'))).toBe(true);
+  });
+
   it('an AF_XDP setup the simulator refuses comes back with its one-line reason and no socket', () => {
     const e = engine();
     e.build(source);

@@ -311,9 +311,12 @@ export class I40eXsk implements NicDriver {
     r.c.xdp_redirect++;
     m.charge(cpu, S.xdp_redirect);
     if (tr.on) tr.emit(K.xdp_redirect, cpu.now, cpu.id, 0, s, packet, -1, 0);
-    if (!this.xsk_rcv(cpu, zc ? chunk : -1, s, len)) {
+    // bpf_redirect(ifindex) names a device, not the socket: this machine has no other device, so xdp_do_redirect fails.
+    const toDevice = x.redirectIfindex >= 0;
+    if (toDevice) this.warnOnce('bpf_redirect(ifindex) with only an AF_XDP socket to deliver to: redirect to a device fails here (use bpf_redirect_map on the XSKMAP)');
+    if (toDevice || !this.xsk_rcv(cpu, zc ? chunk : -1, s, len)) {
       r.c.xdp_redirect_err++;
-      this.rxDropped++;
+      if (!toDevice) this.rxDropped++; // the socket's rx_dropped: its rx ring was full or the fill ring empty
       if (tr.on) tr.emit(K.xdp_exception, cpu.now, cpu.id, 0, s, packet, -1, XDP_REDIRECT);
       if (zc) this.i40e_reuse_rx_buffer_zc(chunk);
     }

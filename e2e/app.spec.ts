@@ -67,3 +67,29 @@ test('usable by keyboard: Alt shortcuts work from inside the editor, arrow keys 
   await expect(lab.sim.runToggle).toHaveAttribute('aria-pressed', 'true');
   expect(await lab.source()).toBe(source);
 });
+
+test('the divider between the simulation and the panes resizes by keyboard and by drag, and is kept', async ({ page }) => {
+  const lab = new LabPage(page);
+  await lab.open('/');
+  const splitter = page.getByTestId('splitter');
+  const simHeight = () => page.getByTestId('sim').evaluate((e) => e.getBoundingClientRect().height);
+  const h0 = await simHeight();
+  await splitter.focus();
+  await page.keyboard.press('End');
+  await expect(splitter).toHaveAttribute('aria-valuenow', '85');
+  await expect.poll(simHeight).toBeGreaterThan(h0 + 50);
+  await page.keyboard.press('ArrowUp');
+  await expect(splitter).toHaveAttribute('aria-valuenow', '80');
+  // Drag it up to about a third of the column.
+  const right = (await page.locator('#right').boundingBox())!;
+  const box = (await splitter.boundingBox())!;
+  await page.mouse.move(box.x + box.width / 2, box.y + 3);
+  await page.mouse.down();
+  await page.mouse.move(box.x + box.width / 2, right.y + right.height * 0.33, { steps: 5 });
+  await page.mouse.up();
+  const v = Number(await splitter.getAttribute('aria-valuenow'));
+  expect(v).toBeGreaterThanOrEqual(30);
+  expect(v).toBeLessThanOrEqual(36);
+  await page.reload();
+  await expect(page.getByTestId('splitter')).toHaveAttribute('aria-valuenow', String(v));
+});

@@ -8,6 +8,7 @@ import { Header } from './Header';
 import { Panes } from './panes/Panes';
 import { SimView } from './viz/SimView';
 import { Notice } from './Notice';
+import { Splitter } from './Splitter';
 import { LessonsPane } from './lessons/LessonsPane';
 import { useApp } from '../store';
 
@@ -22,8 +23,9 @@ export function App() {
           {lessonsOpen && <LessonsPane />}
           <Editor />
         </section>
-        <section className="right" aria-label="Simulation and analysis">
+        <section className="right" id="right" aria-label="Simulation and analysis">
           <SimView />
+          <Splitter target="right" />
           <Panes />
         </section>
       </main>

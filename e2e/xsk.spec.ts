@@ -52,6 +52,16 @@ test('AF_XDP zero-copy: the UMEM grid and the fill, rx, tx and completion rings 
   await expect(page.locator('html')).toHaveAttribute('data-theme', 'dark');
   await testInfo.attach('xsk-copy-dark', { body: await xsk.section.screenshot(), contentType: 'image/png' });
 
+  // xdpsock -r (rxdrop): frames are received and dropped, nothing is sent.
+  await page.getByTestId('xsk-app-select').selectOption('rxdrop');
+  await expect(xsk.panel).toHaveAttribute('data-app', 'rxdrop');
+  await lab.sim.run();
+  await expect.poll(() => xsk.counter('rx'), { timeout: 20_000 }).toBeGreaterThan(100);
+  await lab.sim.pause();
+  expect(await xsk.counter('tx')).toBe(0);
+  expect(await xsk.counter('completion')).toBe(0);
+
   await xsk.setMode('off');
   await expect(xsk.mode).toHaveValue('off');
+  await expect(page.getByTestId('xsk-app-select')).toBeDisabled();
 });

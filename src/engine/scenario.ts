@@ -84,6 +84,7 @@ export function checkSettings(x: unknown): SimSettings | undefined {
       redirect: oneOf(s.driver?.redirect, ['none', 'cpumap-drop', 'devmap-port', 'devmap-i40e', 'devmap-veth'] as const, d.driver.redirect),
       xsk: oneOf(s.driver?.xsk, ['off', 'zc', 'copy', 'skb'] as const, d.driver.xsk),
       entryProg: oneOf(s.driver?.entryProg, ['none', 'flush', 'enqueue'] as const, d.driver.entryProg ?? 'none'),
+      xskApp: oneOf(s.driver?.xskApp, ['l2fwd', 'rxdrop', 'txonly'] as const, d.driver.xskApp ?? 'l2fwd'),
     },
   };
 }

@@ -97,7 +97,7 @@ export function simConfig(settings: SimSettings, pcap: Uint8Array[] | null): Sim
     redirectTarget: d.redirect,
     devmapProg: (d.entryProg ?? 'none') !== 'none',
     devmapFlushPatch: d.entryProg !== 'enqueue',
-    xsk: d.xsk === 'off' ? undefined : { mode: d.xsk, ...XSK_TEACHING },
+    xsk: d.xsk === 'off' ? undefined : { mode: d.xsk, ...XSK_TEACHING, app: d.xskApp ?? XSK_TEACHING.app },
     traffic: trafficSpec(settings, hw.linkGbps, pcap),
     trace: true,
     keepTrace: true,

@@ -67,6 +67,8 @@ export type NicModel = 'mlx4' | 'vmxnet3' | 'i40e';
 export type RedirectSetup = 'none' | 'cpumap-drop' | 'devmap-port' | 'devmap-i40e' | 'devmap-veth';
 /** An AF_XDP socket on queue 0 (i40e only) and its binding mode; 'off': none. */
 export type XskSetup = 'off' | 'zc' | 'copy' | 'skb';
+/** xdpsock's -l / -r / -t. */
+export type XskApp = 'l2fwd' | 'rxdrop' | 'txonly';
 
 /** Driver and traffic knobs the UI exposes. */
 export interface SimSettings {
@@ -94,6 +96,8 @@ export interface SimSettings {
     redirect: RedirectSetup;
     /** A program on the devmap entry (BPF_XDP_DEVMAP, seed 002): run at flush (after the 2021 patch) or at enqueue (before); absent: none. */
     entryProg?: 'none' | 'flush' | 'enqueue';
+    /** The xdpsock application on the AF_XDP socket: forward (l2fwd), receive and drop (rxdrop), or only send (txonly). */
+    xskApp?: XskApp;
     xsk: XskSetup;
   };
 }
@@ -183,7 +187,7 @@ export interface XskView {
 
 export const DEFAULT_SETTINGS: SimSettings = {
   traffic: { profile: 'steady', ratePps: 2_000_000, frameSize: 60, mix: { udp: 1, tcp: 0, icmp: 0, ipv6: 0 } },
-  driver: { model: 'seed2016-e5-1630v3-cx3', nic: 'mlx4', queues: 1, ringSize: 128, pageCache: true, mtu: 1500, xdpMode: 'native', redirect: 'none', xsk: 'off', entryProg: 'none' },
+  driver: { model: 'seed2016-e5-1630v3-cx3', nic: 'mlx4', queues: 1, ringSize: 128, pageCache: true, mtu: 1500, xdpMode: 'native', redirect: 'none', xsk: 'off', entryProg: 'none', xskApp: 'l2fwd' },
 };
 
 /** Traffic profiles the settings offer (shapes in simAdapter.ts). */

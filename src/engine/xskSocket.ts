@@ -9,11 +9,12 @@
 import type { BpfMap } from '../maps';
 
 /**
- * The socket the app creates: xdpsock l2fwd on a UMEM small enough to see
+ * The socket the app creates: xdpsock (l2fwd unless the settings choose
+ * rxdrop or txonly) on a UMEM small enough to see
  * every chunk and ring slot (seed 001 runs 4096 frames and 2048-entry
  * rings; this keeps its 2:1, and with the default 128-entry i40e rx ring half the circulating chunks wait in the fill ring, as in the seed).
  */
-export const XSK_TEACHING = { app: 'l2fwd', chunkSize: 2048, headroom: 0, unaligned: false, frames: 512, ringSize: 256 } as const;
+export const XSK_TEACHING = { app: 'l2fwd' as 'l2fwd' | 'rxdrop' | 'txonly', chunkSize: 2048, headroom: 0, unaligned: false, frames: 512, ringSize: 256 } as const;
 
 /** The socket's file descriptor as xdpsock would hold it (the kernel stores the socket; the number is only what a dump shows). */
 export const XSK_SOCKET_FD = 3;

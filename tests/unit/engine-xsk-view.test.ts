@@ -186,6 +186,27 @@ describe('the xdpsock example in the app', () => {
     expect(counter(r.snapshot.xsk!, 'rx')).toBe(0);
   });
 
+  it('xdpsock -r drops what it receives and sends nothing; -t only sends', () => {
+    const run = (xskApp: 'rxdrop' | 'txonly') => {
+      const e = engine();
+      e.build(source);
+      const c = e.simConfigure({ driver: { ...XSK_DRIVER, xsk: 'zc', xskApp } });
+      if (!c.ok) throw new Error(c.reason);
+      const r = e.simStep('event', 30_000);
+      if (!r.ok) throw new Error(r.reason);
+      expect(r.snapshot.xsk!.app).toBe(xskApp);
+      return r.snapshot.xsk!;
+    };
+    const rx = run('rxdrop');
+    expect(counter(rx, 'rx')).toBeGreaterThan(500);
+    expect(counter(rx, 'tx')).toBe(0);
+    expect(counter(rx, 'completion')).toBe(0);
+    const tx = run('txonly');
+    expect(counter(tx, 'tx')).toBeGreaterThan(500);
+    expect(counter(tx, 'completion')).toBeGreaterThan(500);
+    expect(counter(tx, 'rx')).toBe(0);
+  });
+
   it('bpf_redirect(ifindex) is not a redirect into the socket: it fails with an xdp_exception and the socket sees nothing', () => {
     const e = engine();
     const b = e.build(`#include <linux/bpf.h>

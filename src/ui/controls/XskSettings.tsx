@@ -9,7 +9,7 @@
 import { useState } from 'react';
 import { useApp } from '../../store';
 import { configure } from '../simControl';
-import type { XskSetup } from '../../engine/simTypes';
+import type { XskApp, XskSetup } from '../../engine/simTypes';
 
 /** seed 001's machine (src/sim/hw.ts SEED2019_GOLD6140_I40E): i40e 25G on a Xeon Gold 6140. */
 export const XSK_MODEL = 'seed2019-gold6140-i40e-25g';
@@ -35,6 +35,12 @@ export function setXskMode(mode: XskSetup, current: { nic: string; model: string
   });
 }
 
+const APPS: { value: XskApp; label: string }[] = [
+  { value: 'l2fwd', label: 'l2fwd: swap MACs, send back (-l)' },
+  { value: 'rxdrop', label: 'rxdrop: receive and drop (-r)' },
+  { value: 'txonly', label: 'txonly: only send (-t)' },
+];
+
 export function XskSettings() {
   const driver = useApp((s) => s.sim?.settings.driver);
   const hasSocket = useApp((s) => !!s.sim?.xsk);
@@ -45,9 +51,15 @@ export function XskSettings() {
   const refused = refusal ?? (driver.xsk !== 'off' && !hasSocket && attached && !attached.ok ? attached.reason : null);
   return (
     <div className="xsk-settings">
-      <label>AF_XDP socket (xdpsock l2fwd on queue 0)
+      <label>AF_XDP socket (xdpsock on queue 0)
         <select value={driver.xsk} data-testid="xsk-mode" onChange={(e) => void setXskMode(e.target.value as XskSetup, driver).then(setRefusal)}>
           {MODES.map((m) => <option key={m.value} value={m.value}>{m.label}</option>)}
+        </select>
+      </label>
+      <label>xdpsock
+        <select value={driver.xskApp ?? 'l2fwd'} data-testid="xsk-app-select" disabled={driver.xsk === 'off'}
+          onChange={(e) => void configure({ driver: { xskApp: e.target.value as XskApp } }).then(setRefusal)}>
+          {APPS.map((a) => <option key={a.value} value={a.value}>{a.label}</option>)}
         </select>
       </label>
       {refused && <p className="field-error" role="alert" data-testid="xsk-refused">{refused}</p>}

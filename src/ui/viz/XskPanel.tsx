@@ -121,7 +121,7 @@ export const XskPanel = memo(function XskPanel() {
     <section className="xsk" data-testid="xsk-section" aria-label="AF_XDP socket">
       <XskSettings />
       {view && (
-        <div className="xsk-panel" data-testid="xsk-panel" data-mode={view.mode}>
+        <div className="xsk-panel" data-testid="xsk-panel" data-mode={view.mode} data-app={view.app}>
           <h3>
             AF_XDP socket on queue 0 · xdpsock {view.app} · UMEM {view.umem.frames} × {view.umem.chunkSize} B
             {view.umem.unaligned ? ', unaligned chunks' : ''}, headroom {view.umem.headroom}

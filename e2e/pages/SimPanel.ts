@@ -24,6 +24,8 @@ export class SimPanel {
     await expect(this.runToggle).toBeVisible();
     if ((await this.runToggle.getAttribute('aria-pressed')) === 'true') await this.runToggle.click();
     await expect(this.runToggle).toHaveAttribute('aria-pressed', 'false');
+    // The button flips on the worker's reply; the last snapshot lands on the next frame: wait for it.
+    await this.settledEvents();
   }
 
   async run(): Promise<void> {

@@ -110,35 +110,6 @@ export class DevmapTarget {
     this.latency = m.cfg.hw.txLatencyNs * m.cyclesPerNs;
   }
 
-  // The ring's fields under the names they had before the ring was shared (read-only views).
-  get txPage(): Int32Array {
-    return this.tx.slotPage;
-  }
-  get txPkt(): Float64Array {
-    return this.tx.slotPkt;
-  }
-  get txDone(): Float64Array {
-    return this.tx.slotDone;
-  }
-  get txData(): Float64Array {
-    return this.tx.slotData;
-  }
-  get txLen(): Int32Array {
-    return this.tx.slotLen;
-  }
-  get txProd(): number {
-    return this.tx.prod;
-  }
-  get txCons(): number {
-    return this.tx.cons;
-  }
-  get txSize(): number {
-    return this.tx.size;
-  }
-  get mask(): number {
-    return this.tx.mask;
-  }
-
   /** xdp_return_frame: the page goes back to its owner (the rx ring's recycling, or the allocator). */
   private returnFrame(cpu: Cpu, page: number): void {
     this.m.charge(cpu, S.xdp_return_frame);

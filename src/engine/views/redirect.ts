@@ -83,22 +83,23 @@ function devmapCounts(d: DevmapTarget): Record<string, number> {
 function devmapView(sim: Simulation, d: DevmapTarget, opts: RedirectViewOptions): RedirectView {
   const veth = d.opts.kind === 'veth';
   const now = sim.now();
-  const slots: number[] = new Array<number>(d.txSize);
-  for (let s = 0; s < d.txSize; s++) {
-    if (d.txPage[s]! < 0) slots[s] = 0;
+  const ring = d.tx;
+  const slots: number[] = new Array<number>(ring.size);
+  for (let s = 0; s < ring.size; s++) {
+    if (ring.slotPage[s]! < 0) slots[s] = 0;
     else if (veth) slots[s] = 1;
-    else slots[s] = d.txDone[s]! > now ? 1 : 2;
+    else slots[s] = ring.slotDone[s]! > now ? 1 : 2;
   }
   const txRing: RingView = {
     id: 'redirect-tx',
     label: veth ? `${d.opts.name} peer ptr_ring` : `${d.opts.name} XDP tx ring`,
     kind: 'tx',
-    size: d.txSize,
+    size: ring.size,
     slots,
     legend: veth ? VETH_LEGEND : NIC_TX_LEGEND,
     pointers: [
-      { name: 'prod', index: d.txProd & d.mask },
-      { name: 'cons', index: d.txCons & d.mask },
+      { name: 'prod', index: ring.prod & ring.mask },
+      { name: 'cons', index: ring.cons & ring.mask },
     ],
   };
   const counts = devmapCounts(d);

@@ -21,6 +21,13 @@ export const MAP_TYPES = {
   cpumap: 16,
   xskmap: 17,
   devmap_hash: 25,
+  // Added for real-world programs (issue 13); same names as bpf-oracle.
+  perf_event_array: 4,
+  lpm_trie: 11,
+  array_of_maps: 12,
+  hash_of_maps: 13,
+  lru_percpu_hash: 10,
+  ringbuf: 27,
 } as const;
 export type MapType = keyof typeof MAP_TYPES;
 
@@ -33,6 +40,18 @@ export interface MapSpec {
   flags?: number;
   /** Initial entries (oracle format: hex key and value). */
   init?: { key: string; value: string }[];
+  /** BPF_MAP_FREEZE after init (libbpf freezes .rodata). */
+  freeze?: boolean;
+  /**
+   * Global data: the ELF section this internal map stands for (".data",
+   * ".bss", ".rodata", ".rodata.str1.1", ".kconfig"); max_entries is 1 and
+   * the value is the section's bytes.
+   */
+  internal?: string;
+  /** Map-in-map (array_of_maps / hash_of_maps): index of the inner map's template in maps. */
+  inner_map?: number;
+  /** prog_array: the initial slots user space fills, slot index -> index into ProgramSpec.programs. */
+  prog_slots?: { slot: number; prog: number }[];
 }
 
 export interface MapReloc {
@@ -40,6 +59,14 @@ export interface MapReloc {
   insn: number;
   /** Index into maps. */
   map: number;
+  /**
+   * "fd" (default): BPF_PSEUDO_MAP_FD, the map itself. "value":
+   * BPF_PSEUDO_MAP_VALUE, the address of byte `offset` of the map's value 0
+   * (global data, as libbpf relocates .data/.bss/.rodata); the oracle takes
+   * the same shape.
+   */
+  kind?: 'fd' | 'value';
+  offset?: number;
 }
 
 /** For each instruction slot, the C span it came from (compiler output). */
@@ -64,6 +91,15 @@ export interface ProgramSpec {
   source?: string;
   /** Function boundaries (compiler output): name and first slot. */
   funcs?: { name: string; insn: number }[];
+  /** The ELF section of the entry program ("xdp", "xdp.frags", ...). */
+  section?: string;
+  /**
+   * The other programs of the same object file (tail-call targets): each is
+   * a complete program over the SAME maps array (map indices are shared),
+   * with its own insns, map_relocs and line_info. PROG_ARRAY slots refer
+   * to them by index (MapSpec.prog_slots).
+   */
+  programs?: { name: string; section?: string; insns: string; map_relocs?: MapReloc[]; line_info?: LineInfo[]; funcs?: { name: string; insn: number }[] }[];
 }
 
 export interface ParsedSpec {
@@ -111,7 +147,9 @@ export function parseSpec(json: unknown): ParsedSpec | { error: string } {
       if (!rr || typeof rr.insn !== 'number' || typeof rr.map !== 'number') return { error: `spec.map_relocs[${i}] must be {insn, map}` };
       if (rr.map < 0 || rr.map >= maps.length) return { error: `spec.map_relocs[${i}]: map ${rr.map} does not exist` };
       if (dec.insns[rr.insn]?.code !== 0x18) return { error: `spec.map_relocs[${i}]: slot ${rr.insn} is not an lddw` };
-      relocs.push({ insn: rr.insn, map: rr.map });
+      if (rr.kind !== undefined && rr.kind !== 'fd' && rr.kind !== 'value') return { error: `spec.map_relocs[${i}].kind must be "fd" or "value"` };
+      if (rr.offset !== undefined && (typeof rr.offset !== 'number' || !Number.isInteger(rr.offset) || rr.offset < 0)) return { error: `spec.map_relocs[${i}].offset must be a non-negative integer` };
+      relocs.push({ insn: rr.insn, map: rr.map, ...(rr.kind === 'value' ? { kind: 'value' as const, offset: (rr.offset as number | undefined) ?? 0 } : {}) });
     }
   }
   return { spec: { ...(o as unknown as ProgramSpec), prog_type: 'xdp', maps, map_relocs: relocs }, insns: dec.insns };

@@ -84,6 +84,8 @@ export interface VerifyResult {
   errorPc?: number;
   /** The pcs of the path that led to the error, first to last. */
   errorPath?: number[];
+  /** The registers and stack of the current frame when the error was found (src/explain reads it). */
+  errorState?: StateView;
   stats: { maxStatesPerInsn: number; totalStates: number; peakStates: number };
 }
 
@@ -215,6 +217,7 @@ export function verify(parsed: ParsedSpec, opts: VerifyOptions = {}): VerifyResu
   };
   if (!accepted) {
     result.error = env.errorLine ?? 'rejected';
+    if (env.cur) result.errorState = stateView(env, curFrame(env.cur), env.cur.frames.length - 1);
     const path = env.path.slice();
     if (path.length) {
       result.errorPc = path[path.length - 1];

@@ -2,6 +2,7 @@
  * xdp-lab verify FILE.c|SPEC.json [--log-level N] [--json] [--unprivileged]
  * [--strict-alignment]: the kernel verifier's judgement. Exit 0 accepted,
  * 1 rejected, 2 bad input. --json prints {accepted, error, log, insns_processed}.
+ * --explain adds the rejection in a learner's terms (src/explain; JSON: "explanation").
  */
 import { parseSpec, type ParsedSpec } from '../../isa/spec';
 import { verify } from '../../verifier';
@@ -32,7 +33,7 @@ async function loadProgram(file: string): Promise<ParsedSpec> {
 
 export async function run(args: string[], io: CliIO): Promise<number> {
   const { positional, flags, options } = parseArgs(args, {
-    flags: ['json', 'unprivileged', 'strict-alignment'],
+    flags: ['json', 'unprivileged', 'strict-alignment', 'explain'],
     options: ['log-level'],
   });
   if (positional.length !== 1) throw new UsageError('usage: xdp-lab verify FILE.c|SPEC.json [--log-level 0|1|2] [--json]');
@@ -40,9 +41,15 @@ export async function run(args: string[], io: CliIO): Promise<number> {
   if (!/^[012]$/.test(lvText)) throw new UsageError(`--log-level must be 0, 1 or 2 (got ${JSON.stringify(lvText)})`);
   const logLevel = Number(lvText) as 0 | 1 | 2;
   const prog = await loadProgram(positional[0]!);
-  const r = verify(prog, { logLevel, unprivileged: flags.has('unprivileged'), strictAlignment: flags.has('strict-alignment'), states: false });
+  const vopts = { unprivileged: flags.has('unprivileged'), strictAlignment: flags.has('strict-alignment') };
+  const r = verify(prog, { logLevel, ...vopts, states: false });
+  const explanation = flags.has('explain') ? (await import('./verify_explain')).explainFor(prog, r, vopts) : undefined;
   if (flags.has('json')) {
-    io.out(JSON.stringify({ accepted: r.accepted, error: r.error ?? null, log: r.log, insns_processed: r.insnsProcessed }) + '\n');
+    io.out(JSON.stringify({ accepted: r.accepted, error: r.error ?? null, log: r.log, insns_processed: r.insnsProcessed, ...(explanation !== undefined ? { explanation } : {}) }) + '\n');
+  } else if (explanation) {
+    io.out(r.log);
+    if (!r.log.endsWith('\n') && r.log) io.out('\n');
+    io.out((await import('./verify_explain')).formatExplanation(explanation, prog.spec.source));
   } else {
     io.out(r.log);
     if (!r.log.endsWith('\n') && r.log) io.out('\n');

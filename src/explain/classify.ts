@@ -1,0 +1,248 @@
+/**
+ * What went wrong, read from the verifier's state (never from the text of
+ * its message): the failing instruction, the registers and stack the
+ * verifier held when it stopped (VerifyResult.errorState), the path that led
+ * there and the program's shape. Each family gets the facts its
+ * explanation and its fix need.
+ */
+import type { Insn } from '../isa/insn';
+import type { MapSpec } from '../isa/spec';
+import type { RegView, StateView, VerifyResult } from '../verifier';
+import { helperById, helperDisplayName, type ArgKind } from '../helpers/table';
+
+export type ExplainKind =
+  | 'pkt-access'
+  | 'pkt-unbounded-offset'
+  | 'pkt-end-arith'
+  | 'pointer-arith'
+  | 'scalar-deref'
+  | 'stale-pkt-pointer'
+  | 'null-deref'
+  | 'map-value-access'
+  | 'ctx-access'
+  | 'ctx-write'
+  | 'stack-access'
+  | 'uninit-stack'
+  | 'uninit-reg'
+  | 'helper-arg'
+  | 'loop'
+  | 'stack-size'
+  | 'other';
+
+export interface Facts {
+  kind: ExplainKind;
+  pc: number;
+  /** The register the failure is about, when there is one. */
+  reg?: RegView;
+  regno?: number;
+  /** Bytes accessed and the instruction's own offset (loads and stores). */
+  size?: number;
+  insnOff?: number;
+  /** For helper calls: the helper's name, the argument (1-based) and what it wanted. */
+  helper?: string;
+  arg?: number;
+  wanted?: ArgKind;
+  /** A pc earlier on the path that explains the state (e.g. the call that invalidated packet pointers). */
+  cause?: number;
+  /** The value size of the map behind a map value pointer. */
+  valueSize?: number;
+  /** Bytes of stack the call chain uses (stack-size). */
+  stackBytes?: number;
+}
+
+const CLASS = (code: number) => code & 7;
+const BPF_LDX = 1, BPF_ST = 2, BPF_STX = 3, BPF_ALU = 4, BPF_JMP = 5, BPF_JMP32 = 6, BPF_ALU64 = 7;
+const SIZE_BYTES: Record<number, number> = { 0x00: 4, 0x08: 2, 0x10: 1, 0x18: 8 };
+const MAX_PACKET_OFF = 0xffff;
+export const BPF_COMPLEXITY_LIMIT_INSNS = 1_000_000;
+
+const big = (s: string) => BigInt(s);
+const regOf = (st: StateView | undefined, r: number) => st?.regs.find((x) => x.regno === r);
+
+/** The helpers whose call makes every packet pointer the program holds invalid (bpf_helper_changes_pkt_data). */
+function changesPktData(insn: Insn): boolean {
+  return insn.code === 0x85 && insn.src === 0 && helperById(insn.imm)?.changesPktData === true;
+}
+
+function isBackEdge(insns: readonly Insn[], pc: number): boolean {
+  const i = insns[pc];
+  if (!i) return false;
+  const c = CLASS(i.code);
+  if ((c !== BPF_JMP && c !== BPF_JMP32) || i.code === 0x85 || i.code === 0x95) return false;
+  return i.off < 0;
+}
+
+/** Does the kind of register `r` satisfy argument kind `k` (the part of check_func_arg the learner can get wrong)? */
+function argFits(k: ArgKind, r: RegView | undefined, stack: StateView['stack']): boolean {
+  const t = r?.type ?? 'not_init';
+  switch (k) {
+    case 'ARG_DONTCARE':
+      return true;
+    case 'ARG_ANYTHING':
+      return t !== 'not_init';
+    case 'ARG_CONST_MAP_PTR':
+      return t === 'map_ptr';
+    case 'ARG_PTR_TO_CTX':
+      return t === 'ctx' && r?.off === 0;
+    case 'ARG_PTR_TO_MAP_KEY':
+    case 'ARG_PTR_TO_MAP_VALUE':
+      // A key on the stack must be written before the call (privileged loads may read uninitialised stack).
+      if (t === 'fp') return stackInitialised(stack, r!.off);
+      return t === 'map_value' || t === 'pkt' || t === 'pkt_meta' || t === 'map_value_or_null';
+    case 'ARG_CONST_SIZE':
+    case 'ARG_CONST_SIZE_OR_ZERO':
+      return t === 'scalar';
+    default:
+      return t !== 'not_init';
+  }
+}
+
+function stackInitialised(stack: StateView['stack'], off: number): boolean {
+  const slot = stack.find((s) => s.off === Math.floor(off / 8) * 8);
+  return slot !== undefined && !slot.types.includes('?');
+}
+
+/** The stack a function uses: the lowest r10-relative store (what the kernel's stack_depth tracks). */
+function stackDepths(insns: readonly Insn[], funcStarts: readonly number[]): Map<number, number> {
+  const starts = [...funcStarts].sort((a, b) => a - b);
+  const depth = new Map<number, number>(starts.map((s) => [s, 0]));
+  insns.forEach((i, pc) => {
+    const c = CLASS(i.code);
+    let base = -1;
+    if (c === BPF_STX || c === BPF_ST) base = i.dst;
+    else if (c === BPF_LDX) base = i.src;
+    if (base !== 10 || i.off >= 0) return;
+    let f = starts[0] ?? 0;
+    for (const s of starts) if (s <= pc) f = s;
+    depth.set(f, Math.max(depth.get(f) ?? 0, -i.off));
+  });
+  return depth;
+}
+
+/** The last loop back-edge the path took (the loop a runaway walk was in). */
+export function lastBackEdge(insns: readonly Insn[], path: readonly number[]): number | undefined {
+  for (let k = path.length - 1; k >= 0; k--) if (isBackEdge(insns, path[k]!)) return path[k];
+  return undefined;
+}
+
+export function classify(insns: readonly Insn[], maps: readonly MapSpec[], v: VerifyResult, funcStarts: readonly number[]): Facts {
+  const pc = v.errorPc ?? 0;
+  const insn = insns[pc];
+  const st = v.errorState;
+  const path = v.errorPath ?? [];
+  if (v.insnsProcessed > BPF_COMPLEXITY_LIMIT_INSNS) return { kind: 'loop', pc };
+  // No failing instruction: the program's shape was refused before the walk (a back-edge when unprivileged).
+  if (!insn || v.errorPc === undefined) return { kind: insns.some((_, p) => isBackEdge(insns, p)) ? 'loop' : 'other', pc };
+  const c = CLASS(insn.code);
+
+  // Loads and stores: what the verifier knew about the base register.
+  if ((c === BPF_LDX || c === BPF_ST || c === BPF_STX) && (insn.code & 0xe0) === 0x60 || (c === BPF_STX && (insn.code & 0xe0) === 0xc0)) {
+    const regno = c === BPF_LDX ? insn.src : insn.dst;
+    const reg = regOf(st, regno);
+    const size = SIZE_BYTES[insn.code & 0x18] ?? 8;
+    const base = { pc, reg, regno, size, insnOff: insn.off };
+    // A stored register that is not initialised is the failure, whatever the base.
+    if (c === BPF_STX && !regOf(st, insn.src)) return { ...base, kind: 'uninit-reg', regno: insn.src, reg: undefined };
+    switch (reg?.type ?? 'not_init') {
+      case 'not_init':
+        return { ...base, kind: 'uninit-reg' };
+      case 'scalar': {
+        // Was it a packet pointer until a helper that moves the packet ran on this path?
+        const idx = path.lastIndexOf(pc);
+        for (let k = idx - 1; k >= 0; k--) if (changesPktData(insns[path[k]!]!)) return { ...base, kind: 'stale-pkt-pointer', cause: path[k] };
+        return { ...base, kind: 'scalar-deref' };
+      }
+      case 'map_value_or_null':
+      case 'xdp_sock_or_null':
+        return { ...base, kind: 'null-deref' };
+      case 'ctx':
+        return { ...base, kind: c === BPF_LDX ? 'ctx-access' : 'ctx-write' };
+      case 'pkt':
+      case 'pkt_meta':
+      case 'pkt_end':
+        if (reg!.type === 'pkt_end' || big(reg!.smin) < 0n || big(reg!.umax) > BigInt(MAX_PACKET_OFF)) return { ...base, kind: reg!.type === 'pkt_end' ? 'pkt-access' : 'pkt-unbounded-offset' };
+        return { ...base, kind: 'pkt-access' };
+      case 'map_value': {
+        const vs = reg!.map !== undefined ? maps[reg!.map]?.value_size : undefined;
+        return { ...base, kind: 'map-value-access', ...(vs !== undefined ? { valueSize: vs } : {}) };
+      }
+      case 'fp': {
+        if (c === BPF_LDX) {
+          const at = reg!.off + insn.off;
+          if (at % size !== 0) return { ...base, kind: 'stack-access' };
+          return { ...base, kind: stackInitialised(st!.stack, at) ? 'stack-access' : 'uninit-stack' };
+        }
+        return { ...base, kind: 'stack-access' };
+      }
+      default:
+        return { ...base, kind: 'other' };
+    }
+  }
+
+  // Pointer arithmetic.
+  if (c === BPF_ALU64 || c === BPF_ALU) {
+    const dst = regOf(st, insn.dst);
+    const src = (insn.code & 0x08) !== 0 ? regOf(st, insn.src) : undefined;
+    if (!dst || ((insn.code & 0x08) !== 0 && !src)) return { pc, kind: 'uninit-reg', regno: dst ? insn.src : insn.dst };
+    if (dst.type === 'pkt_end' || src?.type === 'pkt_end') return { pc, kind: 'pkt-end-arith', reg: dst.type === 'pkt_end' ? dst : src, regno: dst.type === 'pkt_end' ? insn.dst : insn.src };
+    const ptr = dst.type !== 'scalar' ? dst : src && src.type !== 'scalar' ? src : undefined;
+    const scal = ptr === dst ? src : dst;
+    if (ptr && scal && scal.type === 'scalar' && (ptr.type === 'pkt' || ptr.type === 'pkt_meta' || ptr.type === 'map_value')) {
+      if (big(scal.smin) < 0n || big(scal.umax) > BigInt(MAX_PACKET_OFF)) return { pc, kind: 'pkt-unbounded-offset', reg: scal, regno: scal === src ? insn.src : insn.dst };
+    }
+    if (ptr) return { pc, kind: 'pointer-arith', reg: ptr, regno: ptr === dst ? insn.dst : insn.src };
+  }
+
+  // Helper calls: the first argument that does not fit the prototype.
+  if (insn.code === 0x85 && insn.src === 0) {
+    const proto = helperById(insn.imm);
+    const name = helperDisplayName(insn.imm);
+    if (proto) {
+      for (let a = 0; a < proto.args.length; a++) {
+        const k = proto.args[a]!;
+        const r = regOf(st, a + 1);
+        if (!argFits(k, r, st?.stack ?? [])) {
+          const kind: ExplainKind = r?.type === 'fp' ? 'uninit-stack' : r ? 'helper-arg' : 'uninit-reg';
+          return { pc, kind, helper: name, arg: a + 1, wanted: k, regno: a + 1, ...(r ? { reg: r } : {}) };
+        }
+      }
+      // Arguments of the right kind, but a pointer to memory that is too short (a packet key without a bounds check).
+      for (let a = 0; a < proto.args.length; a++) {
+        const r = regOf(st, a + 1);
+        if (r && (r.type === 'pkt' || r.type === 'pkt_meta')) {
+          // The bytes the helper reads: the map's key or value size, or the constant size argument after a memory pointer.
+          const k = proto.args[a]!;
+          const map = regOf(st, 1)?.map;
+          const next = regOf(st, a + 2);
+          const size =
+            k === 'ARG_PTR_TO_MAP_KEY' && map !== undefined ? maps[map]?.key_size : k === 'ARG_PTR_TO_MAP_VALUE' && map !== undefined ? maps[map]?.value_size : next?.value !== undefined ? Number(next.value) : undefined;
+          return { pc, kind: 'pkt-access', helper: name, arg: a + 1, wanted: k, regno: a + 1, reg: r, insnOff: 0, ...(size !== undefined ? { size } : {}) };
+        }
+        if (r && r.type === 'map_value_or_null') return { pc, kind: 'null-deref', helper: name, arg: a + 1, regno: a + 1, reg: r };
+      }
+    }
+    return { pc, kind: 'helper-arg', helper: name };
+  }
+
+  // exit: the return value, else the stack of the whole call chain (check_max_stack_depth runs after the walk).
+  if (insn.code === 0x95) {
+    if (!regOf(st, 0)) return { pc, kind: 'uninit-reg', regno: 0 };
+    const depths = stackDepths(insns, funcStarts);
+    const round = (d: number) => Math.ceil(Math.max(d, 1) / 16) * 16;
+    let total = 0;
+    for (const d of depths.values()) total += round(d);
+    if (funcStarts.length > 1 && total > 512) return { pc, kind: 'stack-size', stackBytes: total };
+  }
+
+  // Loops: a walk that ran out of budget, or a failure at a back-edge or the head of a loop.
+  const backEdge = insns.some((_, p) => isBackEdge(insns, p));
+  if (backEdge && (v.insnsProcessed >= BPF_COMPLEXITY_LIMIT_INSNS || isBackEdge(insns, pc) || path.length === 0 || insns.some((i, p) => isBackEdge(insns, p) && p + i.off + 1 === pc))) {
+    return { pc, kind: 'loop' };
+  }
+  if ((c === BPF_JMP || c === BPF_JMP32) && insn.code !== 0x95) {
+    const dst = regOf(st, insn.dst);
+    if (!dst) return { pc, kind: 'uninit-reg', regno: insn.dst };
+    if ((insn.code & 0x08) !== 0 && !regOf(st, insn.src)) return { pc, kind: 'uninit-reg', regno: insn.src };
+  }
+  return { pc, kind: 'other' };
+}

@@ -1,0 +1,187 @@
+/**
+ * Every verifier rejection explained in a learner's terms, from the
+ * verifier's own state: which C line did what, what the verifier knew there,
+ * why that is not enough, the branches that led there, and a concrete fix as
+ * code to insert at a line.
+ *
+ *   const e = explain({ parsed, result }, { recheck });
+ *   e.kind, e.line, e.column, e.summary, e.detail, e.path, e.fix, e.message
+ *
+ * A fix is proposed from the same facts; when the caller passes `recheck`
+ * (compile + verify a source), candidates are tried and only one that makes
+ * this error go away is returned. Pure and deterministic.
+ */
+import type { ParsedSpec } from '../isa/spec';
+import type { VerifyResult } from '../verifier';
+import { classify, lastBackEdge, type ExplainKind, type Facts } from './classify';
+import { fixCandidates, type Fix } from './fix';
+import { applyFix as applyFixText, namesAround, pathLines, posOfPc } from './source';
+
+export type { ExplainKind } from './classify';
+export type { Fix } from './fix';
+export { applyFix } from './source';
+
+export interface Explanation {
+  kind: ExplainKind;
+  /** The C line (1-based) of the offending instruction, and its column. */
+  line: number;
+  column: number;
+  summary: string;
+  detail: string;
+  /** The C lines of the path of branches that led to the error, first to last. */
+  path: number[];
+  /** Code to insert before `line` (or to put in its place when `replace`); absent when no mechanical fix exists. */
+  fix?: Fix;
+  /** The kernel's own words, kept beside the explanation. */
+  message: string;
+  /** The failing instruction. */
+  pc: number;
+}
+
+/** Compile and verify a changed source: accepted, or the C line of the new first error; null when it does not compile. */
+export type Recheck = (source: string) => { accepted: boolean; line?: number; kind?: ExplainKind } | null;
+
+export interface ExplainInput {
+  parsed: ParsedSpec;
+  result: VerifyResult;
+}
+
+function plural(n: number, w: string): string {
+  return `${n} ${w}${n === 1 ? '' : 's'}`;
+}
+
+function describe(f: Facts, names: ReturnType<typeof namesAround>, code: string): { summary: string; detail: string } {
+  const R = f.regno !== undefined ? `R${f.regno}` : 'the register';
+  const at = `\`${code}\``;
+  const r = f.reg;
+  switch (f.kind) {
+    case 'pkt-access': {
+      const need = (r?.off ?? 0) + (f.insnOff ?? 0) + (f.size ?? 0);
+      const have = r?.range ?? 0;
+      if (r?.type === 'pkt_end') return { summary: `${at} reads through data_end, which points just past the packet.`, detail: `${R} is data_end: nothing may be read or written there. Compare pointers against it; access memory through data.` };
+      const varPart = r && (r.umax !== '0' || r.smin !== '0');
+      return {
+        summary: `${at} ${f.helper ? `passes packet memory to ${f.helper}` : 'accesses'} ${plural(f.size ?? 0, 'byte')} at offset ${(r?.off ?? 0) + (f.insnOff ?? 0)} of the packet${varPart ? ' (past a variable offset)' : ''}; at this point only ${plural(have, 'byte')} past that pointer ${have === 1 ? 'is' : 'are'} proven to exist.`,
+        detail:
+          `The verifier only allows packet accesses it can prove stay before data_end. On this path the last comparison against data_end proved ${have} bytes (r=${have}), ` +
+          `but this access needs ${need}. Every path to this line must first compare the pointer plus the bytes it reads with data_end and leave when the packet is too short.`,
+      };
+    }
+    case 'pkt-unbounded-offset':
+      return {
+        summary: `${at} moves a packet pointer by a value the verifier cannot bound${r && BigInt(r.smin) < 0n ? ` (it may be as low as ${r.smin})` : ''}.`,
+        detail:
+          `${R} is a scalar with signed range [${r?.smin ?? '?'}, ${r?.smax ?? '?'}] and unsigned maximum ${r?.umax ?? '?'}. A packet pointer may only move by an offset ` +
+          `known to be non-negative and below 65536, so the offset must be checked first (a signed int needs an explicit \`< 0\` test; or make it unsigned and cap it).`,
+      };
+    case 'pkt-end-arith':
+      return {
+        summary: `${at} does arithmetic on data_end; the verifier only allows comparing data_end, never moving it.`,
+        detail: `Rewrite the test from the start of the packet: instead of \`data_end - N < p\` write \`p + N > data_end\`. The verifier learns a range from such a comparison; it forbids any arithmetic on data_end (${R} is pkt_end).`,
+      };
+    case 'pointer-arith':
+      return { summary: `${at} does arithmetic on a pointer that the verifier does not allow here (${R} is ${r?.type}).`, detail: `Only packet, map value and stack pointers may move, by a bounded scalar, with 64-bit add or subtract.` };
+    case 'scalar-deref':
+      return {
+        summary: `${at} dereferences ${R}, which the verifier only knows as a number, not as a pointer.`,
+        detail: `A value loaded from memory, computed with 32-bit arithmetic or returned by a helper as an integer is a scalar; the verifier will not let it be used as an address. Derive the pointer from ctx->data, a map lookup or the stack.`,
+      };
+    case 'stale-pkt-pointer':
+      return {
+        summary: `${at} uses a packet pointer taken before a call that moved the packet; that pointer is no longer valid.`,
+        detail:
+          `A helper that changes the packet (bpf_xdp_adjust_head, _meta, _tail) invalidates every packet pointer the program held: after it ${R} is only a number. ` +
+          `Re-read ${names.ctx}->data and ${names.ctx}->data_end after the call, recompute the pointer and check the bounds again.`,
+      };
+    case 'null-deref':
+      return {
+        summary: `${at} ${f.helper ? `passes ${R} to ${f.helper}` : `dereferences ${R}`}, the result of a map lookup that may be NULL.`,
+        detail: `bpf_map_lookup_elem returns NULL when the key is not in the map; on this path nothing has compared the result with NULL (${R} is ${r?.type}). Test it and leave when it is NULL; after the test the verifier knows it is a map value.`,
+      };
+    case 'map-value-access': {
+      const vs = f.valueSize;
+      return {
+        summary: `${at} accesses a map value at an offset the verifier cannot keep inside the ${vs ?? '?'}-byte value.`,
+        detail:
+          `${R} points into a map value with a variable offset (unsigned range ${r?.umin ?? '?'}..${r?.umax ?? '?'}); reading ${plural(f.size ?? 0, 'byte')} there could go past byte ${vs ?? '?'}. ` +
+          `Check the index against the number of elements before using it.`,
+      };
+    }
+    case 'ctx-access':
+      return {
+        summary: `${at} reads ${plural(f.size ?? 0, 'byte')} at offset ${(r?.off ?? 0) + (f.insnOff ?? 0)} of struct xdp_md, which is not a field the program may read that way.`,
+        detail: `struct xdp_md has six __u32 fields (data, data_end, data_meta, ingress_ifindex, rx_queue_index, egress_ifindex) at offsets 0..20; each must be read whole, 4 bytes, through ${names.ctx}.`,
+      };
+    case 'ctx-write':
+      return { summary: `${at} writes to the XDP context; struct xdp_md is read-only for XDP programs.`, detail: `The verifier refuses any store through ${R} (the ctx pointer). Keep the value in a local variable or in the packet instead.` };
+    case 'stack-access':
+      return { summary: `${at} accesses the stack at an offset the verifier refuses (misaligned or out of the 512-byte frame).`, detail: `Stack accesses through the frame pointer must be aligned to their size and within the frame.` };
+    case 'uninit-stack':
+      return {
+        summary: `${at} ${f.helper ? `passes ${f.helper} a pointer to stack memory` : 'reads stack memory'} that was never written on this path.`,
+        detail: `Initialise the variable (e.g. \`= 0\` or \`= {}\`) before using it or passing its address to a helper.`,
+      };
+    case 'uninit-reg':
+      return f.regno === 0
+        ? { summary: `The function ends without a return value on this path (R0 !read_ok).`, detail: `Every path out of a BPF function must set R0: add a return statement at the end of the function.` }
+        : { summary: `${at} uses R${f.regno ?? '?'}, which holds no value on this path.`, detail: `Registers are only readable after they are written; initialise the variable on every path.` };
+    case 'helper-arg':
+      return {
+        summary: `${at} calls ${f.helper ?? 'a helper'} with argument ${f.arg ?? '?'} of the wrong kind${r ? ` (${r.type})` : ''}.`,
+        detail: f.wanted ? `The helper's prototype wants ${f.wanted} for argument ${f.arg}; ${R} holds ${r?.text ?? 'nothing'}.${r?.type === 'pkt' ? ' Packet memory passed to a helper must be bounds-checked for the full size the helper reads.' : ''}` : 'The arguments do not match the helper\'s prototype.',
+      };
+    case 'loop':
+      return {
+        summary: `${at} is in a loop the verifier could not prove finishes within 1,000,000 instructions.`,
+        detail: `The verifier walks every iteration. Give the loop a constant upper bound (e.g. \`i < 64\`) so each path through it is finite and short.`,
+      };
+    case 'stack-size':
+      return {
+        summary: `The functions on one call chain use ${f.stackBytes ?? '>512'} bytes of stack together; the limit is 512.`,
+        detail: `Each BPF function's frame is rounded up to 16 bytes and a call chain's frames add up. Move large buffers to a per-CPU array map, or make them smaller.`,
+      };
+    default:
+      return { summary: `${at} was refused by the verifier.`, detail: 'See the kernel\'s message beside this explanation.' };
+  }
+}
+
+export function explain(input: ExplainInput, opts: { recheck?: Recheck } = {}): Explanation | null {
+  const { parsed, result } = input;
+  if (result.accepted) return null;
+  const funcStarts = [0, ...(parsed.spec.funcs ?? []).map((f) => f.insn).filter((i) => i > 0)];
+  const facts = classify(parsed.insns, parsed.spec.maps ?? [], result, funcStarts);
+  const li = parsed.spec.line_info ?? [];
+  const source = parsed.spec.source ?? '';
+  const lines = source.split('\n');
+  // A loop that never ends is about the loop, not the instruction the walk happened to stop on.
+  const loopPc = facts.kind === 'loop' ? lastBackEdge(parsed.insns, result.errorPath ?? []) : undefined;
+  const pos = posOfPc(li, loopPc ?? facts.pc) ?? { line: 1, column: 1 };
+  const code = (lines[pos.line - 1] ?? '').trim();
+  const names = namesAround(lines, pos.line);
+  const { summary, detail } = describe(facts, names, code);
+  const path = pathLines(li, result.errorPath ?? []);
+  const out: Explanation = { kind: facts.kind, line: pos.line, column: pos.column, summary, detail, path, message: result.error ?? 'rejected', pc: facts.pc };
+  if (source) {
+    const causeLine = facts.cause !== undefined ? posOfPc(li, facts.cause)?.line : undefined;
+    const cands = fixCandidates(facts, lines, pos.line, names, causeLine);
+    const fix = pickFix(cands, source, pos.line, facts.kind, opts.recheck);
+    if (fix) out.fix = fix;
+  }
+  return out;
+}
+
+/** The first candidate that makes this error go away (accepted, or the first error now elsewhere); without recheck, the first. */
+function pickFix(cands: Fix[], source: string, line: number, kind: ExplainKind, recheck: Recheck | undefined): Fix | undefined {
+  if (!recheck) return cands[0];
+  let moved: Fix | undefined;
+  for (const c of cands.slice(0, 24)) {
+    const r = recheck(applyFixText(source, c));
+    if (!r) continue;
+    if (r.accepted) return c;
+    // The line numbers after the insertion point shift by the lines inserted.
+    const shift = c.replace ? c.insert.split('\n').length - 1 : c.insert.split('\n').length;
+    const sameSpot = r.line === (line >= c.line ? line + shift : line) && r.kind === kind;
+    if (!sameSpot && !moved) moved = c;
+  }
+  return moved;
+}

@@ -1,0 +1,128 @@
+/**
+ * The C side of an explanation: which source line and column an instruction
+ * came from (the compiler's line_info), the enclosing function, and the
+ * names the program itself uses for the context, `data` and `data_end`,
+ * so a suggested fix is written in the learner's own words.
+ */
+import type { LineInfo } from '../isa/spec';
+
+export interface SourcePos {
+  line: number;
+  column: number;
+}
+
+/** The C position of an instruction slot: its own line_info, else the nearest earlier one. */
+export function posOfPc(lineInfo: readonly LineInfo[], pc: number): SourcePos | undefined {
+  let best: LineInfo | undefined;
+  for (const l of lineInfo) if (l.insn <= pc && (!best || l.insn >= best.insn)) best = l;
+  return best ? { line: best.line, column: best.col } : undefined;
+}
+
+/** The C lines a path of pcs went through, each once, in the order first reached (a loop's lines are not repeated). */
+export function pathLines(lineInfo: readonly LineInfo[], pcs: readonly number[]): number[] {
+  const seen = new Set<number>();
+  for (const pc of pcs) {
+    const p = posOfPc(lineInfo, pc);
+    if (p) seen.add(p.line);
+  }
+  return [...seen];
+}
+
+/** 1-based first and last line of the function body around `line` (a top-level `}` closes it). */
+export function functionAround(lines: readonly string[], line: number): { start: number; end: number } {
+  let start = line;
+  while (start > 1 && !/^[A-Za-z_].*\(/.test(lines[start - 1] ?? '')) start--;
+  let end = line;
+  while (end < lines.length && !/^}/.test(lines[end - 1] ?? '')) end++;
+  return { start, end };
+}
+
+export interface Names {
+  ctx: string;
+  /** Expressions for data and data_end: a variable of the program when it has one. */
+  data: string;
+  dataEnd: string;
+  /** Whether `data`/`data_end` are variables (they can be re-read after bpf_xdp_adjust_head). */
+  dataVar?: string;
+  dataEndVar?: string;
+  /** The action the program's own bounds checks return (XDP_DROP when it has none). */
+  action: string;
+}
+
+/** The program's names for the context and the packet bounds, from the function around `line`. */
+export function namesAround(lines: readonly string[], line: number): Names {
+  const { start, end } = functionAround(lines, line);
+  const body = lines.slice(start - 1, end).join('\n');
+  const ctx = /struct\s+xdp_md\s*\*\s*(\w+)/.exec(body)?.[1] ?? 'ctx';
+  const assigned = (field: string): string | undefined => {
+    const re = new RegExp(`(\\w+)\\s*=\\s*\\(void\\s*\\*\\)\\s*\\(long\\)\\s*${ctx}->${field}\\b`);
+    return re.exec(body)?.[1];
+  };
+  const dataVar = assigned('data');
+  const dataEndVar = assigned('data_end');
+  const action = /data_end\s*\)?\s*\)\s*\n?\s*return\s+(XDP_\w+)/.exec(body)?.[1] ?? 'XDP_DROP';
+  return {
+    ctx,
+    data: dataVar ?? `(void *)(long)${ctx}->data`,
+    dataEnd: dataEndVar ?? `(void *)(long)${ctx}->data_end`,
+    ...(dataVar ? { dataVar } : {}),
+    ...(dataEndVar ? { dataEndVar } : {}),
+    action,
+  };
+}
+
+const KEYWORDS = new Set(['if', 'else', 'return', 'while', 'for', 'sizeof', 'struct', 'void', 'long', 'int', 'char', 'unsigned', 'const', 'volatile', 'switch', 'case']);
+
+/** Identifiers the line dereferences (`p->f`, `p[i]`, `*p`), in order of appearance. */
+export function derefNames(text: string): string[] {
+  const out: string[] = [];
+  const re = /(\w+)\s*(?:->|\[)|\*\s*\(?\s*(\w+)/g;
+  for (let m = re.exec(text); m; m = re.exec(text)) {
+    const n = m[1] ?? m[2];
+    if (n && !KEYWORDS.has(n) && !/^\d/.test(n) && !out.includes(n)) out.push(n);
+  }
+  return out;
+}
+
+/** Every identifier on the line that is not a keyword, a macro constant or a function name. */
+export function identifiers(text: string): string[] {
+  const out: string[] = [];
+  const re = /\b([A-Za-z_]\w*)\b(?!\s*\()/g;
+  for (let m = re.exec(text); m; m = re.exec(text)) {
+    const n = m[1]!;
+    if (KEYWORDS.has(n) || /^[A-Z0-9_]+$/.test(n) || /^__u\d+$|^__be\d+$|^u\d+$/.test(n) || out.includes(n)) continue;
+    out.push(n);
+  }
+  return out;
+}
+
+/** Identifiers indexed on the line (`a[i]` gives i). */
+export function indexNames(text: string): string[] {
+  const out: string[] = [];
+  const re = /\[\s*([A-Za-z_]\w*)\s*\]/g;
+  for (let m = re.exec(text); m; m = re.exec(text)) if (!out.includes(m[1]!)) out.push(m[1]!);
+  return out;
+}
+
+/** The statement `NAME = EXPR;` (or a declaration with an initialiser) that last set NAME before `line`. */
+export function assignmentOf(lines: readonly string[], name: string, line: number): string | undefined {
+  const re = new RegExp(`(?:^|[\\s*(])${name}\\s*=\\s*([^;=][^;]*);`);
+  for (let l = line - 1; l >= 1; l--) {
+    const m = re.exec(lines[l - 1] ?? '');
+    if (m) return m[1]!.trim();
+  }
+  return undefined;
+}
+
+export function indentOf(text: string): string {
+  return /^\s*/.exec(text)?.[0] ?? '';
+}
+
+/** The source with `insert` placed before 1-based `line` (or replacing it). */
+export function applyFix(source: string, fix: { line: number; insert: string; replace?: boolean }): string {
+  const lines = source.split('\n');
+  const at = Math.max(0, Math.min(lines.length, fix.line - 1));
+  const add = fix.insert.split('\n');
+  lines.splice(at, fix.replace ? 1 : 0, ...add);
+  return lines.join('\n');
+}

@@ -1,0 +1,26 @@
+#include <linux/bpf.h>
+#include <linux/if_ether.h>
+#include <linux/ip.h>
+#include <linux/in.h>
+#include <linux/ipv6.h>
+#include <linux/udp.h>
+#include <linux/tcp.h>
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_endian.h>
+
+SEC("xdp")
+int prog(struct xdp_md *ctx)
+{
+	void *data_end = (void *)(long)ctx->data_end;
+	void *data = (void *)(long)ctx->data;
+	int off = ctx->rx_queue_index;
+	unsigned char *p;
+
+	if (off > 64)
+		return XDP_PASS;
+	p = data + off;
+	if ((void *)(p + 1) > data_end)
+		return XDP_PASS;
+	return *p ? XDP_DROP : XDP_PASS;
+}
+char _license[] SEC("license") = "GPL";

@@ -1,0 +1,27 @@
+#include <linux/bpf.h>
+#include <linux/if_ether.h>
+#include <linux/ip.h>
+#include <linux/in.h>
+#include <linux/ipv6.h>
+#include <linux/udp.h>
+#include <linux/tcp.h>
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_endian.h>
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__type(key, __u32);
+	__type(value, __u64);
+	__uint(max_entries, 16);
+} seen SEC(".maps");
+
+SEC("xdp")
+int prog(struct xdp_md *ctx)
+{
+	__u32 key;
+	__u64 *value = bpf_map_lookup_elem(&seen, &key);
+
+	if (value)
+		return XDP_DROP;
+	return XDP_PASS;
+}
+char _license[] SEC("license") = "GPL";

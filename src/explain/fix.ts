@@ -6,7 +6,7 @@
  * verifies (explain's recheck); the order here is most specific first.
  */
 import type { Facts } from './classify';
-import { assignmentOf, derefNames, functionAround, identifiers, indentOf, indexNames, type Names } from './source';
+import { assignmentOf, constIndexEnds, derefNames, functionAround, identifiers, indentOf, indexNames, type Names } from './source';
 
 export interface Fix {
   /** 1-based line: the code goes before it (or replaces it when `replace`). */
@@ -32,6 +32,13 @@ function insertionLines(lines: readonly string[], line: number, lowest: number):
   return out;
 }
 
+/** Whether NAME is declared or assigned in the function before `line` (a guard may only name what exists there). */
+function assignedBefore(lines: readonly string[], name: string, line: number, start: number): boolean {
+  const re = new RegExp(`\\b${name}\\s*(=[^=]|;|,|\\))`);
+  for (let l = start; l < line; l++) if (re.test(lines[l - 1] ?? '')) return true;
+  return false;
+}
+
 function block(indent: string, ...stmts: string[]): string {
   return stmts.map((s) => s.split('\n').map((x) => indent + x).join('\n')).join('\n');
 }
@@ -51,14 +58,24 @@ export function fixCandidates(f: Facts, lines: readonly string[], line: number, 
       const derefs = derefNames(text).filter((n) => n !== names.ctx);
       const stmts: string[] = [];
       const known = r && r.umax === '0' && r.smin === '0' && r.type === 'pkt';
-      for (const n of derefs) {
-        stmts.push(guard(`(void *)(${n} + 1) > ${names.dataEnd}`));
+      const rest = lines.slice(line - 1, fn.end);
+      const ends = constIndexEnds(rest);
+      const onLine = [...derefs, ...identifiers(text).filter((n) => !derefs.includes(n) && n !== names.ctx && n !== names.dataVar && n !== names.dataEndVar)];
+      for (const n of onLine) {
+        stmts.push(guard(`(void *)(${n} + ${ends.get(n) ?? 1}) > ${names.dataEnd}`));
         if (f.size !== undefined) stmts.push(guard(`(void *)${n} + ${(f.insnOff ?? 0) + f.size} > ${names.dataEnd}`));
       }
+      // When the check that was missing covered several headers, one guard for every pointer the rest of the function reads through.
+      const later = [...new Set(rest.flatMap((t) => derefNames(t)))].filter((n) => n !== names.ctx && assignedBefore(lines, n, line, fn.start));
+      if (later.length > 1) stmts.push(guard(later.map((n) => `(void *)(${n} + ${ends.get(n) ?? 1}) > ${names.dataEnd}`).join(' ||\n\t    ')));
       // A packet can never be longer than 0xffff bytes past data: a larger need is a loop's runaway pointer, not a missing check.
       const need = known && f.size !== undefined ? r.off + (f.insnOff ?? 0) + f.size : undefined;
       if (need !== undefined && need <= 0xffff) stmts.push(guard(`${names.data} + ${need} > ${names.dataEnd}`));
+      // A size written on the line (memcpy(buf, p, 12)) is the number of bytes read through the pointer.
+      for (const k of new Set((text.match(/\b\d+\b/g) ?? []).map(Number).filter((k) => k > 0 && k <= 1500)))
+        for (const n of onLine) stmts.push(guard(`(void *)${n} + ${k} > ${names.dataEnd}`));
       if (f.helper) for (const n of identifiers(text)) if (n !== names.ctx && !derefs.includes(n)) stmts.push(guard(`(void *)${n} + ${f.size ?? 1} > ${names.dataEnd}`));
+      stmts.splice(0, stmts.length, ...new Set(stmts));
       insertAll(stmts);
       break;
     }

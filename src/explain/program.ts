@@ -28,10 +28,13 @@ export function checkSource(source: string, opts: VerifyOptions = {}): Checked |
   return { parsed, result };
 }
 
+const RECHECK_INSN_LIMIT = 200_000;
+
 /** A recheck that compiles and verifies a candidate with the same options. */
 export function recheckWith(opts: VerifyOptions = {}): Recheck {
   return (source) => {
-    const c = checkSource(source, opts);
+    // A candidate that still runs away is not a fix; stop it early instead of walking a million instructions per try.
+    const c = checkSource(source, { insnLimit: RECHECK_INSN_LIMIT, ...opts });
     if ('error' in c) return null;
     if (c.result.accepted) return { accepted: true };
     const funcStarts = [0, ...(c.parsed.spec.funcs ?? []).map((f) => f.insn).filter((i) => i > 0)];

@@ -58,8 +58,10 @@ export function namesAround(lines: readonly string[], line: number): Names {
     const re = new RegExp(`(\\w+)\\s*=\\s*\\(void\\s*\\*\\)\\s*\\(long\\)\\s*${ctx}->${field}\\b`);
     return re.exec(body)?.[1];
   };
-  const dataVar = assigned('data');
-  const dataEndVar = assigned('data_end');
+  // A parsing helper gets them as parameters (`void *data_end`) instead of reading the context.
+  const param = (name: string): string | undefined => (new RegExp(`\\bvoid\\s*\\*\\s*(${name})\\b`).exec(body) ? name : undefined);
+  const dataVar = assigned('data') ?? param('data');
+  const dataEndVar = assigned('data_end') ?? param('data_end');
   const action = /data_end\s*\)?\s*\)\s*\n?\s*return\s+(XDP_\w+)/.exec(body)?.[1] ?? 'XDP_DROP';
   return {
     ctx,
@@ -93,6 +95,14 @@ export function identifiers(text: string): string[] {
     if (KEYWORDS.has(n) || /^[A-Z0-9_]+$/.test(n) || /^__u\d+$|^__be\d+$|^u\d+$/.test(n) || out.includes(n)) continue;
     out.push(n);
   }
+  return out;
+}
+
+/** For each pointer indexed with constants in these lines (`p[4]`), one past the largest index. */
+export function constIndexEnds(lines: readonly string[]): Map<string, number> {
+  const out = new Map<string, number>();
+  const re = /(\w+)\s*\[\s*(\d+)\s*\]/g;
+  for (const t of lines) for (let m = re.exec(t); m; m = re.exec(t)) out.set(m[1]!, Math.max(out.get(m[1]!) ?? 0, Number(m[2]) + 1));
   return out;
 }
 

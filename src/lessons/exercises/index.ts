@@ -1,0 +1,22 @@
+/**
+ * The graded course, in order: from a first XDP_PASS through parsing,
+ * rewriting, maps, XDP_TX, redirect and AF_XDP to the drivers' mechanisms
+ * as predict-then-observe exercises. `grade(ex, submission)` grades one.
+ */
+import { PARSING } from './catalog_parsing';
+import type { Exercise } from './types';
+
+export * from './types';
+export { grade, gradeProgram, gradePrediction, byteDiff } from './grade';
+export { describePacket, fieldAt } from './decode';
+
+export const EXERCISES: readonly Exercise[] = [...PARSING];
+
+export function exerciseById(id: string): Exercise | undefined {
+  return EXERCISES.find((e) => e.id === id);
+}
+
+/** The public listing: what the CLI prints and the UI's menu shows (no tests, no solution). */
+export function exerciseList(): { id: string; title: string; topic: string; kind: Exercise['kind'] }[] {
+  return EXERCISES.map((e) => ({ id: e.id, title: e.title, topic: e.topic, kind: e.kind }));
+}

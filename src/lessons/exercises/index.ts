@@ -4,13 +4,14 @@
  * as predict-then-observe exercises. `grade(ex, submission)` grades one.
  */
 import { PARSING } from './catalog_parsing';
+import { REWRITE } from './catalog_rewrite';
 import type { Exercise } from './types';
 
 export * from './types';
 export { grade, gradeProgram, gradePrediction, byteDiff } from './grade';
 export { describePacket, fieldAt } from './decode';
 
-export const EXERCISES: readonly Exercise[] = [...PARSING];
+export const EXERCISES: readonly Exercise[] = [...PARSING, ...REWRITE];
 
 export function exerciseById(id: string): Exercise | undefined {
   return EXERCISES.find((e) => e.id === id);

@@ -5,13 +5,14 @@
  */
 import { PARSING } from './catalog_parsing';
 import { REWRITE } from './catalog_rewrite';
+import { ACTIONS } from './catalog_actions';
 import type { Exercise } from './types';
 
 export * from './types';
 export { grade, gradeProgram, gradePrediction, byteDiff } from './grade';
 export { describePacket, fieldAt } from './decode';
 
-export const EXERCISES: readonly Exercise[] = [...PARSING, ...REWRITE];
+export const EXERCISES: readonly Exercise[] = [...PARSING, ...REWRITE, ...ACTIONS];
 
 export function exerciseById(id: string): Exercise | undefined {
   return EXERCISES.find((e) => e.id === id);

@@ -6,13 +6,14 @@
 import { PARSING } from './catalog_parsing';
 import { REWRITE } from './catalog_rewrite';
 import { ACTIONS } from './catalog_actions';
+import { MECHANISMS } from './catalog_mechanisms';
 import type { Exercise } from './types';
 
 export * from './types';
 export { grade, gradeProgram, gradePrediction, byteDiff } from './grade';
 export { describePacket, fieldAt } from './decode';
 
-export const EXERCISES: readonly Exercise[] = [...PARSING, ...REWRITE, ...ACTIONS];
+export const EXERCISES: readonly Exercise[] = [...PARSING, ...REWRITE, ...ACTIONS, ...MECHANISMS];
 
 export function exerciseById(id: string): Exercise | undefined {
   return EXERCISES.find((e) => e.id === id);

@@ -16,6 +16,8 @@ const COMMANDS: Record<string, Command> = {
   verify: { summary: 'verify a program like the kernel verifier', load: () => import('./commands/verify') },
   sim: { summary: 'run the driver simulation headless (--list, --scenario NAME)', load: () => import('./commands/sim') },
   bench: { summary: 'print the performance figures', load: () => import('./commands/bench') },
+  exercises: { summary: 'list the graded course (--json)', load: () => import('./commands/exercises') },
+  grade: { summary: 'grade a solution: grade ID FILE.c [--json]', load: () => import('./commands/grade') },
 };
 
 function usage(): string {

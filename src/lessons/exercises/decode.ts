@@ -11,7 +11,7 @@ export function describePacket(b: Uint8Array): string {
   if (d.eth) parts.push(`${d.eth.src} → ${d.eth.dst}`);
   for (const v of d.vlans) parts.push(`vlan ${v.vid}${v.tpid === 0x88a8 ? ' (802.1ad)' : ''}`);
   if (d.arp) parts.push(`ARP ${d.arp.op === 1 ? 'request' : 'reply'} ${d.arp.senderIp} → ${d.arp.targetIp}`);
-  if (d.ipv4) parts.push(`IPv4 ${d.ipv4.src} → ${d.ipv4.dst} ttl ${d.ipv4.ttl}${d.ipv4.ihl > 5 ? ` ihl ${d.ipv4.ihl}` : ''}${d.ipv4.csumOk ? '' : ' (bad IP checksum)'}`);
+  if (d.ipv4) parts.push(`IPv4 ${d.ipv4.src} → ${d.ipv4.dst} ttl ${d.ipv4.ttl}${d.ipv4.ihl > 20 ? ` with ${d.ipv4.ihl - 20} bytes of options` : ''}${d.ipv4.csumOk ? '' : ' (bad IP checksum)'}`);
   if (d.ipv6) parts.push(`IPv6 ${d.ipv6.src} → ${d.ipv6.dst} next ${d.ipv6.nextHeader} hop limit ${d.ipv6.hopLimit}`);
   if (d.udp) parts.push(`UDP ${d.udp.sport} → ${d.udp.dport}${d.udp.csumOk ? '' : ' (bad checksum)'}`);
   if (d.tcp) parts.push(`TCP ${d.tcp.sport} → ${d.tcp.dport} flags 0x${d.tcp.flags.toString(16)}${d.tcp.csumOk ? '' : ' (bad checksum)'}`);
@@ -41,7 +41,7 @@ export function fieldAt(b: Uint8Array, off: number): string {
   let l3 = 14 + 4 * d.vlans.length;
   if (off < l3) return `vlan[${Math.floor((off - 14) / 4)}]`;
   if (d.ipv4) {
-    const ihl = d.ipv4.ihl * 4;
+    const ihl = d.ipv4.ihl; // bytes, as decodePacket reports it
     if (off < l3 + ihl) return `ipv4.${pick(IPV4_FIELDS, off - l3)}`;
     l3 += ihl;
     const proto = d.ipv4.proto;

@@ -10,6 +10,7 @@ import { SimView } from './viz/SimView';
 import { Notice } from './Notice';
 import { Splitter } from './Splitter';
 import { LessonsPane } from './lessons/LessonsPane';
+import { ExplainBar } from './explain/ExplainBar';
 import { useApp } from '../store';
 
 /**
@@ -38,6 +39,7 @@ export function App() {
       <main className="workspace">
         <section className={`editor-pane${lessonsOpen ? ' with-lessons' : ''}`} aria-label="Program editor">
           {lessonsOpen && <LessonsPane />}
+          <ExplainBar />
           <Suspense fallback={<EditorLoading />}>
             <Editor />
           </Suspense>

@@ -1,5 +1,5 @@
 /** Lesson progress in localStorage: the open lesson and the steps done ("lesson:index"). */
-import { LESSONS } from './lessons';
+import { LESSONS } from '../../lessons/tours';
 
 const KEY = 'xdp-lab:lessons';
 

@@ -2,7 +2,7 @@
 import { loadExample } from '../controller';
 import { configure, setRunning } from '../simControl';
 import { setApp, useApp } from '../../store';
-import type { StepSetup } from './lessons';
+import type { StepSetup } from '../../lessons/tours';
 
 export async function runSetup(s: StepSetup): Promise<void> {
   if (s.example) {

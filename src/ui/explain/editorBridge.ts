@@ -1,0 +1,54 @@
+/**
+ * The explanation's reach into the editor without owning it: path lines
+ * highlighted, and the fix applied as an edit the editor can undo (Ctrl+Z or
+ * the Undo button). Monaco is imported lazily so the explanation never pulls
+ * the editor into the first chunk; without an editor on screen the fix goes
+ * through the store instead.
+ */
+import type { Fix } from '../../explain';
+
+type MonacoNs = typeof import('../editor/monaco')['monaco'];
+let ns: MonacoNs | null = null;
+const load = async (): Promise<MonacoNs> => (ns ??= (await import('../editor/monaco')).monaco);
+
+type Decorations = ReturnType<ReturnType<MonacoNs['editor']['getEditors']>[number]['createDecorationsCollection']>;
+let collection: Decorations | null = null;
+
+function editor(m: MonacoNs) {
+  return m.editor.getEditors()[0] ?? null;
+}
+
+/** Highlight the path (lighter) and the failing line; empty lists clear it. */
+export async function highlight(path: number[], errorLine: number | null): Promise<void> {
+  const m = await load();
+  const e = editor(m);
+  if (!e) return;
+  collection ??= e.createDecorationsCollection();
+  const lines = [...new Set(path)].filter((l) => l !== errorLine);
+  collection.set([
+    ...lines.map((l) => ({ range: new m.Range(l, 1, l, 1), options: { isWholeLine: true, className: 'explain-path-line' } })),
+    ...(errorLine !== null ? [{ range: new m.Range(errorLine, 1, errorLine, 1), options: { isWholeLine: true, className: 'explain-error-line' } }] : []),
+  ]);
+}
+
+/** Apply the fix as one undoable edit; false when there is no editor to edit (the caller sets the text itself). */
+export async function applyInEditor(fix: Fix): Promise<boolean> {
+  const m = await load();
+  const e = editor(m);
+  const model = e?.getModel();
+  if (!e || !model) return false;
+  const line = Math.min(fix.line, model.getLineCount());
+  const range = fix.replace ? new m.Range(line, 1, line, model.getLineMaxColumn(line)) : new m.Range(line, 1, line, 1);
+  e.pushUndoStop();
+  e.executeEdits('xdp-lab-explain', [{ range, text: fix.replace ? fix.insert : `${fix.insert}\n` }]);
+  e.pushUndoStop();
+  return true;
+}
+
+export async function undoInEditor(): Promise<boolean> {
+  const m = await load();
+  const e = editor(m);
+  if (!e) return false;
+  e.trigger('xdp-lab-explain', 'undo', null);
+  return true;
+}

@@ -17,7 +17,7 @@ import { S as CostSteps } from '../cost';
 import { K as TraceKinds } from '../trace';
 import { PageLoc } from '../page_alloc';
 import type { TxWire } from '../wire';
-import type { RxRing } from './mlx4';
+import type { RxRing } from './rx_ring';
 
 // Module-local copies (see mlx4.ts: a cross-module binding is a getter call under tsx/vitest).
 const S = { ...CostSteps };

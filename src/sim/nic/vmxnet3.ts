@@ -27,7 +27,7 @@ import { RxRing, SlotState, XDP_PACKET_HEADROOM } from './rx_ring';
 import type { AttachResult, MtuResult, NicDriver, RedirectHandler, RedirectTarget } from './driver';
 import { CpumapTarget } from '../cpumap';
 import { TxWire, wireCyclesPerByte } from '../wire';
-import { XdpXmit } from './xdp_tx_ring';
+import { XdpXmit } from './xdp_xmit';
 import { bpf_prog_run_xdp as runXdp, xdp_prepare_buff as prepareBuff } from './xdp_run';
 import { napi_complete_arm as arm, napi_poll_step as pollStep, nic_receive as receive, type NapiDriver, type RxDma } from './napi';
 

@@ -26,7 +26,7 @@ import { SocketQueue } from '../stack';
 import type { AttachResult, MtuResult, NicDriver, RedirectHandler, RedirectTarget } from './driver';
 import { DevmapTarget, type DevmapTargetOptions } from '../devmap';
 import { TxWire, wireCyclesPerByte } from '../wire';
-import { XdpXmit } from './xdp_tx_ring';
+import { XdpXmit } from './xdp_xmit';
 import { RxRing, SlotState as SlotStateEnum, XDP_PACKET_HEADROOM as HEADROOM } from './rx_ring';
 import { bpf_prog_run_xdp as runXdp, xdp_prepare_buff as prepareBuff } from './xdp_run';
 import { napi_complete_arm as arm, napi_poll_step as pollStep, nic_receive as receive, type NapiDriver, type RxDma } from './napi';

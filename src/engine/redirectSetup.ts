@@ -12,7 +12,7 @@
  * kind does not match the setup stays empty, so bpf_redirect_map returns
  * its flags' action (XDP_ABORTED for 0), as the kernel does on a missing key.
  */
-import { scenarioProgramSpec } from '../sim';
+import { scenarioProgramSpec } from './programs';
 import type { ParsedSpec } from '../isa';
 import type { BpfMap } from '../maps';
 import type { ProgramInstance } from './vmHook';

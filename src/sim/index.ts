@@ -14,7 +14,9 @@
  *
  * Programs are XdpHook objects: vmHook(parsedSpec) runs real bytecode in
  * the VM; nativeXdp1/2 are reference implementations for tests.
- * Scenarios (SCENARIOS, runScenario) are the seeds' setups by name.
+ * Scenarios (SCENARIOS, runScenario) are the seeds' setups by name; their
+ * compiled programs come from the engine's pipeline (src/engine/programs.ts
+ * examplePrograms): the sim never imports the compiler.
  */
 export { Simulation, type SimSnapshot, type QueueSnapshot, type RingSlotView, type SimRates, type StepKind } from './simulation';
 export { resolveConfig, type SimConfig, type StackSinkConfig, type ResolvedConfig, type XskConfig } from './config';
@@ -36,6 +38,5 @@ export { CpumapTarget, CPU_MAP_BULK_SIZE, type CpumapBulkQueue } from './cpumap'
 export * from './xsk';
 export type { NicDriver, AttachResult, MtuResult, RedirectHandler, RedirectTarget, AfXdpSocket } from './nic/driver';
 export { PagePool, PP_ALLOC_CACHE_SIZE } from './page_pool';
-export { vmHook, type VmHook } from './vm_hook';
+export { vmHook, type VmHook, type VmHookOptions } from './vm_hook';
 export { SCENARIOS, findScenario, runScenario, nativePrograms, type Scenario, type ScenarioResult, type ScenarioProgram, type ProgramResolver } from './scenarios';
-export { examplePrograms, exampleSpec, compileToSpec, scenarioProgramSpec } from './example_programs';

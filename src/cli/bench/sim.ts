@@ -7,7 +7,8 @@
  * alone, which is what the >= 2 M/s target is about).
  */
 import type { CliIO } from '../io';
-import { examplePrograms, findScenario, nativePrograms, Simulation, type ProgramResolver } from '../../sim';
+import { findScenario, nativePrograms, Simulation, type ProgramResolver } from '../../sim';
+import { examplePrograms } from '../../engine/programs';
 
 export async function bench(io: CliIO, opts: { quick: boolean }): Promise<void> {
   const s = findScenario('seed000-xdp1-drop')!;

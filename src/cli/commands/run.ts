@@ -5,7 +5,7 @@
  * maps, in the kernel oracle's JSON shape. As in the kernel, data_out
  * starts at data_meta: metadata the program added is part of it.
  */
-import { compile } from '../../cc';
+import { compileWorkspace, singleFileWorkspace } from '../../engine/pipeline';
 import { hexToBytes, parseSpec } from '../../isa';
 import { createVm, testRunFrame, TEST_RUN_MAX_DATA } from '../../vm';
 import { parseArgs, parseJson, readTextFile, UsageError, type CliIO } from '../io';
@@ -13,7 +13,7 @@ import { parseArgs, parseJson, readTextFile, UsageError, type CliIO } from '../i
 /** FILE.c: compile it first (src/cc); warnings go to stderr, the first error is the one line. */
 function compileC(file: string, io: CliIO): unknown {
   const source = readTextFile(file);
-  const r = compile(source, { file });
+  const r = compileWorkspace(singleFileWorkspace(source, file));
   const errors = r.diagnostics.filter((d) => d.severity === 'error');
   if (!r.spec) {
     const e = errors[0];

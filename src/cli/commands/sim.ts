@@ -11,7 +11,7 @@
  * Prints the counters, the page cache statistics, the achieved rate and
  * the profile by kernel function name.
  */
-import { parseArgs, readBinaryFile, UsageError, type CliIO } from '../io';
+import { parseArgs, parseJson, readBinaryFile, readTextFile, UsageError, type CliIO } from '../io';
 import { readPcap, PcapError, TRAFFIC_PROFILES, type TrafficSpec } from '../../net';
 import {
   findScenario,
@@ -24,7 +24,8 @@ import {
   type ScenarioProgram,
   type XdpHook,
 } from '../../sim';
-import { loadProgramHook, scenarioPrograms, setVerify } from '../sim_programs';
+import { compileSource, loadChecked, specProgram, verifyProgram } from '../../engine/pipeline';
+import { examplePrograms, scenarioProgramSpec } from '../../engine/programs';
 
 const BUILTIN = ['xdp1', 'xdp2', 'xdp_pass'] as const;
 
@@ -41,8 +42,8 @@ export async function run(args: string[], io: CliIO): Promise<number> {
   }
   const packets = options.has('packets') ? intOption(options.get('packets')!, 'packets', 1, 1e9) : undefined;
   const seed = options.has('seed') ? intOption(options.get('seed')!, 'seed', 0, 2 ** 32 - 1) : 1;
-  setVerify(flags.has('verify'));
-  const resolver: ProgramResolver = flags.has('native') ? nativePrograms : await scenarioPrograms();
+  const verify = flags.has('verify');
+  const resolver: ProgramResolver = flags.has('native') ? nativePrograms : scenarioPrograms(verify);
 
   if (options.has('scenario')) {
     const name = options.get('scenario')!;
@@ -68,7 +69,7 @@ export async function run(args: string[], io: CliIO): Promise<number> {
   const progArg = options.get('prog')!;
   let prog: XdpHook;
   if ((BUILTIN as readonly string[]).includes(progArg)) prog = resolver(progArg as Exclude<ScenarioProgram, null>);
-  else prog = await loadProgramHook(progArg);
+  else prog = loadProgramFile(progArg, verify);
 
   let traffic: TrafficSpec;
   if (options.has('pcap')) {
@@ -142,6 +143,31 @@ export async function run(args: string[], io: CliIO): Promise<number> {
   printProfile(io, out.profile);
   printCounters(io, out.counters);
   return 0;
+}
+
+/**
+ * The scenarios' programs: compiled examples in the VM (src/engine/programs.ts). With
+ * --verify the verifier judges each first and a rejected one is refused, as
+ * the kernel would refuse to load it.
+ */
+function scenarioPrograms(verify: boolean): ProgramResolver {
+  return (name) => {
+    if (verify) {
+      const v = verifyProgram(scenarioProgramSpec(name), { logLevel: 1 });
+      if (!v.accepted) throw new UsageError(`${name}.c: rejected by the verifier: ${v.error ?? 'invalid program'}`);
+    }
+    return examplePrograms(name);
+  };
+}
+
+/** A program file (C, or a spec) through the pipeline: compile, (verify,) load. */
+function loadProgramFile(file: string, verify: boolean): XdpHook {
+  const text = readTextFile(file);
+  const parsed = file.endsWith('.c') ? compileSource(text, file) : specProgram(parseJson(text, file), file);
+  if ('error' in parsed) throw new UsageError(parsed.error);
+  const h = loadChecked(parsed, file, { verify });
+  if ('error' in h) throw new UsageError(h.error);
+  return h;
 }
 
 function intOption(v: string, name: string, min: number, max: number): number {

@@ -2,14 +2,16 @@
  * xdp-lab sim: the driver simulation, headless.
  *
  *   sim --list                                   the named seed scenarios
- *   sim --scenario NAME [--json]                 run one; prints model next to published
+ *   sim --scenario NAME [--json] [--no-trace]    run one; prints model next to published
+ *       (--no-trace: no event trace at all, so no trace_hash; the counters and profile are the same)
  *   sim --prog xdp1|xdp2|xdp_pass|SPEC.json|FILE.c [--traffic PROFILE | --pcap F]
  *       [--packets N] [--hw NAME] [--rx-ring N] [--tx-ring N] [--no-cache] [--mtu N] [--seed N] [--json]
  *       [--native]  the simulator's TS reference programs instead of compiled bytecode in the VM
  *       [--verify]  run the verifier first and refuse a rejected program
  *
  * Prints the counters, the page cache statistics, the achieved rate and
- * the profile by kernel function name.
+ * the profile by kernel function name; --json adds "wall": the wall-clock
+ * seconds the run took and simulated packets per wall second.
  */
 import { parseArgs, parseJson, readBinaryFile, readTextFile, UsageError, type CliIO } from '../io';
 import { readPcap, PcapError, TRAFFIC_PROFILES, type TrafficSpec } from '../../net';
@@ -31,7 +33,7 @@ const BUILTIN = ['xdp1', 'xdp2', 'xdp_pass'] as const;
 
 export async function run(args: string[], io: CliIO): Promise<number> {
   const { positional, flags, options } = parseArgs(args, {
-    flags: ['list', 'json', 'no-cache', 'native', 'verify'],
+    flags: ['list', 'json', 'no-cache', 'native', 'verify', 'no-trace'],
     options: ['scenario', 'prog', 'traffic', 'pcap', 'packets', 'hw', 'rx-ring', 'tx-ring', 'mtu', 'seed'],
   });
   if (positional.length) throw new UsageError(`unexpected argument '${positional[0]}'`);
@@ -49,9 +51,11 @@ export async function run(args: string[], io: CliIO): Promise<number> {
     const name = options.get('scenario')!;
     const s = findScenario(name);
     if (!s) throw new UsageError(`unknown scenario '${name}' (see: xdp-lab sim --list)`);
-    const r = runScenario(s, { programs: resolver, packets, seed });
+    const t0 = performance.now();
+    const r = runScenario(s, { programs: resolver, packets, seed, trace: !flags.has('no-trace') });
+    const wall = wallOf(performance.now() - t0, s.warmup + (packets ?? s.measure));
     if (flags.has('json')) {
-      io.out(`${JSON.stringify(r, null, 2)}\n`);
+      io.out(`${JSON.stringify({ ...r, ...(flags.has('no-trace') ? { trace_hash: null } : {}), wall }, null, 2)}\n`);
       return 0;
     }
     io.out(`${r.scenario}: ${r.title}\n`);
@@ -109,12 +113,14 @@ export async function run(args: string[], io: CliIO): Promise<number> {
     throw new UsageError((e as Error).message);
   }
   const n = packets ?? (options.has('pcap') ? Infinity : 200_000);
+  const t0 = performance.now();
   if (n === Infinity) while (sim.stepEvent());
   else {
     sim.run({ packets: Math.min(n, 20_000) >> 2 });
     sim.markWindow();
     sim.run({ packets: n });
   }
+  const wall = wallOf(performance.now() - t0, sim.nic.packetsDone);
   const snap = sim.snapshot();
   const q = snap.queues[0]!;
   const out = {
@@ -129,6 +135,7 @@ export async function run(args: string[], io: CliIO): Promise<number> {
     profile: snap.profile.map((e) => ({ symbol: e.symbol, percent: Math.round(e.percent * 100) / 100 })),
     maps: prog.mapsSummary?.() ?? {},
     warnings: snap.warnings,
+    wall,
   };
   if (flags.has('json')) {
     io.out(`${JSON.stringify(out, null, 2)}\n`);
@@ -168,6 +175,12 @@ function loadProgramFile(file: string, verify: boolean): XdpHook {
   const h = loadChecked(parsed, file, { verify });
   if ('error' in h) throw new UsageError(h.error);
   return h;
+}
+
+/** The run's wall-clock cost: seconds, and simulated packets handled per wall second. */
+function wallOf(ms: number, packets: number): { seconds: number; packets_per_second: number } {
+  const seconds = ms / 1000;
+  return { seconds: Math.round(seconds * 1e4) / 1e4, packets_per_second: seconds > 0 ? Math.round(packets / seconds) : 0 };
 }
 
 function intOption(v: string, name: string, min: number, max: number): number {

@@ -219,8 +219,29 @@ function computeLiveRegisters(env: Env): void {
 }
 
 /** Everything the kernel checks before do_check. */
+/**
+ * check_abnormal_return: without BTF func_info a subprogram cannot end the
+ * program another way than returning (LD_ABS's implicit exit, a tail call).
+ */
+function checkAbnormalReturn(env: Env): void {
+  const insns = env.insns;
+  for (let s = 1; s < env.subprogs.length; s++) {
+    let ldAbs = false;
+    let tailCall = false;
+    for (let i = env.subprogs[s]!; i < (env.subprogs[s + 1] ?? insns.length); i++) {
+      const insn = insns[i]!;
+      const mode = O.BPF_MODE(insn.code);
+      if (O.BPF_CLASS(insn.code) === O.BPF_LD && (mode === O.BPF_ABS || mode === O.BPF_IND)) ldAbs = true;
+      if (insn.code === (O.BPF_JMP | O.BPF_CALL) && insn.src === 0 && insn.imm === 12) tailCall = true;
+    }
+    if (ldAbs) env.reject('LD_ABS is not allowed in subprogs without BTF');
+    if (tailCall) env.reject('tail_call is not allowed in subprogs without BTF');
+  }
+}
+
 export function checkProgramShape(env: Env): void {
   checkSubprogs(env);
+  checkAbnormalReturn(env);
   resolvePseudoLdimm64(env);
   checkCfg(env);
   computeLiveRegisters(env);

@@ -66,6 +66,22 @@ function checkAtomic(env: Env, idx: number): void {
   checkMemAccess(env, { regno: insn.dst, off: insn.off, size, t: 'write', valueRegno: -1, strictOnce: true });
 }
 
+/**
+ * Pointer types whose loads and stores the kernel rewrites per type
+ * (reg_type_mismatch_ok is false for them): one instruction may not reach
+ * such an object on one path and other memory on another.
+ */
+const CONVERTED_PTR = new Set(['ctx', 'xdp_sock', 'xdp_sock_or_null']);
+
+/** save_aux_ptr_type */
+function saveAuxPtrType(env: Env, idx: number, type: string): void {
+  const prev = env.auxPtrType.get(idx);
+  if (prev === undefined) env.auxPtrType.set(idx, type);
+  else if (prev !== type && (CONVERTED_PTR.has(type) || CONVERTED_PTR.has(prev))) {
+    env.reject('same insn cannot be used with different pointers');
+  }
+}
+
 /** check_return_code for the main program's exit. */
 function checkReturnCode(env: Env): void {
   checkRegArg(env, 0, 'src');
@@ -121,6 +137,7 @@ export function doCheck(env: Env): void {
         case O.BPF_LDX: {
           checkRegArg(env, insn.src, 'src');
           checkRegArg(env, insn.dst, 'dst_no_mark');
+          const srcType = env.regs[insn.src]!.type;
           checkMemAccess(env, {
             regno: insn.src,
             off: insn.off,
@@ -129,6 +146,7 @@ export function doCheck(env: Env): void {
             valueRegno: insn.dst,
             signExtend: O.BPF_MODE(insn.code) === O.BPF_MEMSX,
           });
+          saveAuxPtrType(env, idx, srcType);
           break;
         }
         case O.BPF_STX:
@@ -140,11 +158,13 @@ export function doCheck(env: Env): void {
           checkRegArg(env, insn.src, 'src');
           checkRegArg(env, insn.dst, 'src');
           checkMemAccess(env, { regno: insn.dst, off: insn.off, size: O.sizeBytes(O.BPF_SIZE(insn.code)), t: 'write', valueRegno: insn.src });
+          saveAuxPtrType(env, idx, env.regs[insn.dst]!.type);
           break;
         case O.BPF_ST:
           if (O.BPF_MODE(insn.code) !== O.BPF_MEM || insn.src !== 0) env.reject('BPF_ST uses reserved fields');
           checkRegArg(env, insn.dst, 'src');
           checkMemAccess(env, { regno: insn.dst, off: insn.off, size: O.sizeBytes(O.BPF_SIZE(insn.code)), t: 'write', valueRegno: -1, stImm: insn.imm });
+          saveAuxPtrType(env, idx, env.regs[insn.dst]!.type);
           break;
         case O.BPF_LD: {
           const mode = O.BPF_MODE(insn.code);

@@ -84,6 +84,8 @@ export class Env {
   readonly insnLimit: number;
   /** nr_cpu_ids of the modelled machine (bounds get_smp_processor_id). */
   nrCpuIds = 2;
+  /** Per load/store instruction: the pointer type it first accessed through (insn_aux_data ptr_type). */
+  readonly auxPtrType = new Map<number, string>();
   /** The current path's pcs; a pending path remembers how long its prefix was. */
   path: number[] = [];
   /** Log position when the last branch was pushed (level 1 rolls back to it). */

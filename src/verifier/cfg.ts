@@ -66,7 +66,7 @@ function resolvePseudoLdimm64(env: Env): void {
         env.reject('invalid bpf_ld_imm64 insn');
       }
       if (insn.src !== 0) {
-        if (insn.src === O.BPF_PSEUDO_MAP_FD || env.mapOfInsn.has(i)) {
+        if (insn.src === O.BPF_PSEUDO_MAP_FD) {
           if (next.imm !== 0) env.reject('unrecognized bpf_ld_imm64 insn');
           if (!env.mapOfInsn.has(i)) env.reject(`fd ${insn.imm} is not pointing to valid bpf_map`);
         } else if (insn.src === O.BPF_PSEUDO_MAP_VALUE) {

@@ -210,6 +210,12 @@ function regBoundOffset(r: Reg): void {
 
 /** reg_bounds_sync: let every view of the value learn from the others. */
 export function regBoundsSync(r: Reg): void {
+  // A constant's bounds are its value in every view; when they already say
+  // so there is nothing to learn (the common case, and BigInt work is dear).
+  if (r.varOff.mask === 0n) {
+    const v = r.varOff.value;
+    if (r.umin === v && r.umax === v && r.u32min === (v & 0xffffffffn) && r.u32max === r.u32min && r.smin === r.smax && r.s32min === r.s32max) return;
+  }
   updateRegBounds(r);
   regDeduceBounds(r);
   regDeduceBounds(r);

@@ -17,6 +17,8 @@ export interface VerifyOptions {
   unprivileged?: boolean;
   /** BPF_F_STRICT_ALIGNMENT. */
   strictAlignment?: boolean;
+  /** Log buffer size in bytes (default libbpf's 16 MiB); older lines fall off the front. */
+  logSize?: number;
   /** Processed-instruction limit (the kernel's BPF_COMPLEXITY_LIMIT_INSNS). */
   insnLimit?: number;
   /**
@@ -100,7 +102,7 @@ export class Env {
     readonly linfo: LineInfoEntry[],
     opts: VerifyOptions,
   ) {
-    this.log = new VLog(opts.logLevel ?? 0);
+    this.log = new VLog(opts.logLevel ?? 0, opts.logSize);
     this.prunePoint = new Uint8Array(insns.length + 1);
     this.forceCheckpoint = new Uint8Array(insns.length + 1);
     this.liveRegs = new Uint16Array(insns.length + 1);

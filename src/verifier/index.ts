@@ -76,8 +76,10 @@ export interface VerifyResult {
   accepted: boolean;
   /** The first error line, as the kernel prints it. */
   error?: string;
-  /** The log in the kernel's format for the requested level ('' at level 0). */
+  /** The log in the kernel's format for the requested level ('' at level 0): its last logSize bytes. */
   log: string;
+  /** The log outgrew its buffer and holds only its end (the kernel would fail the load with ENOSPC). */
+  logTruncated?: boolean;
   insnsProcessed: number;
   states: InsnStates[];
   /** With states: 'first' (and then `states` is empty). */
@@ -223,6 +225,7 @@ export function verify(parsed: ParsedSpec, opts: VerifyOptions = {}): VerifyResu
   const result: VerifyResult = {
     accepted,
     log: env.log.level ? env.log.text : '',
+    ...(env.log.truncated ? { logTruncated: true } : {}),
     insnsProcessed: env.insnProcessed,
     states: states.filter((s): s is InsnStates => s !== undefined),
     ...(opts.states === 'first' ? { firstStates: first.filter((s): s is FirstStateText => s !== undefined) } : {}),

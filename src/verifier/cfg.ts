@@ -12,6 +12,9 @@ import { rowsForCode } from '../isa/table';
 import { helperById } from '../helpers/table';
 import type { Env } from './env';
 
+/** ld_imm64 src_reg: the address of a subprogram (a callback). */
+export const BPF_PSEUDO_FUNC = 4;
+
 const isLdImm64 = (i: Insn): boolean => i.code === (O.BPF_LD | O.BPF_IMM | O.BPF_DW);
 const isPseudoCall = (i: Insn): boolean => i.code === (O.BPF_JMP | O.BPF_CALL) && i.src === O.BPF_PSEUDO_CALL;
 
@@ -21,9 +24,10 @@ function checkSubprogs(env: Env): void {
   const starts = new Set<number>([0]);
   for (let i = 0; i < n; i++) {
     const insn = insns[i]!;
-    if (isPseudoCall(insn)) {
+    if (isPseudoCall(insn) || (isLdImm64(insn) && insn.src === BPF_PSEUDO_FUNC)) {
+      // A bpf-to-bpf call or a callback's address (ld_imm64 BPF_PSEUDO_FUNC) starts a subprogram.
       const t = i + insn.imm + 1;
-      if (t < 0 || t >= n) env.reject('call to invalid destination');
+      if (t < 0 || t >= n) env.reject(isPseudoCall(insn) ? 'call to invalid destination' : 'function pointer to invalid destination');
       starts.add(t);
     } else if (insn.code === (O.BPF_JMP | O.BPF_CALL) && insn.src === O.BPF_PSEUDO_KFUNC_CALL) {
       env.reject('calling kernel functions are not allowed in XDP Lab');
@@ -69,6 +73,8 @@ function resolvePseudoLdimm64(env: Env): void {
         if (insn.src === O.BPF_PSEUDO_MAP_FD) {
           if (next.imm !== 0) env.reject('unrecognized bpf_ld_imm64 insn');
           if (!env.mapOfInsn.has(i)) env.reject(`fd ${insn.imm} is not pointing to valid bpf_map`);
+        } else if (insn.src === BPF_PSEUDO_FUNC) {
+          // PTR_TO_FUNC: checked when reached (it needs BTF func_info).
         } else if (insn.src === O.BPF_PSEUDO_MAP_VALUE) {
           if (!env.mapOfInsn.has(i)) env.reject(`fd ${insn.imm} is not pointing to valid bpf_map`);
           const m = env.maps[env.mapOfInsn.get(i)!]!;
@@ -94,6 +100,7 @@ function successors(insns: readonly Insn[], t: number): { fall: number | null; b
   const insn = insns[t]!;
   const cls = O.BPF_CLASS(insn.code);
   const size = isLdImm64(insn) ? 2 : 1;
+  if (size === 2 && insn.src === BPF_PSEUDO_FUNC) return { fall: t + 2, branch: null, call: t + insn.imm + 1 };
   if (cls !== O.BPF_JMP && cls !== O.BPF_JMP32) return { fall: t + size, branch: null, call: null };
   const op = O.BPF_OP(insn.code);
   if (op === O.BPF_EXIT) return { fall: null, branch: null, call: null };

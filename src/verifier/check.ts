@@ -10,6 +10,7 @@ import { checkAluOp } from './alu';
 import { checkCondJmpOp } from './branch';
 import { checkExitFields, checkFuncCall, checkHelperCall, prepareFuncExit } from './call';
 import { Reject, type Env } from './env';
+import { BPF_PSEUDO_FUNC } from './cfg';
 import { checkMemAccess } from './mem';
 import { isStateVisited, updateBranchCounts } from './prune';
 import { isPointer, knownScalar, pointer } from './reg';
@@ -23,6 +24,8 @@ function checkLdImm(env: Env, idx: number): void {
   if (O.BPF_SIZE(insn.code) !== O.BPF_DW) env.reject('invalid BPF_LD_IMM insn');
   if (insn.off !== 0) env.reject('BPF_LD_IMM64 uses reserved fields');
   checkRegArg(env, insn.dst, 'dst');
+  // A callback's address: the kernel needs the program's BTF func_info to type it.
+  if (insn.src === BPF_PSEUDO_FUNC) env.reject('missing btf func_info');
   const mapIdx = env.mapOfInsn.get(idx);
   if (mapIdx === undefined) {
     const v = (BigInt((insn.imm2 ?? 0) >>> 0) << 32n) | BigInt(insn.imm >>> 0);

@@ -12,6 +12,9 @@ import { rowsForCode } from '../isa/table';
 import { helperById } from '../helpers/table';
 import type { Env } from './env';
 
+/** BPF_JMP | BPF_JCOND | BPF_K: may_goto. */
+export const BPF_JCOND_K = 0xe5;
+
 /** ld_imm64 src_reg: the address of a subprogram (a callback). */
 export const BPF_PSEUDO_FUNC = 4;
 
@@ -89,7 +92,8 @@ function resolvePseudoLdimm64(env: Env): void {
       i++;
       continue;
     }
-    if (rowsForCode(insn.code).length === 0) {
+    // may_goto (BPF_JMP | BPF_JCOND): checked by the verifier only; the opcode table does not hold it.
+    if (rowsForCode(insn.code).length === 0 && insn.code !== BPF_JCOND_K) {
       env.reject(`unknown opcode ${insn.code.toString(16).padStart(2, '0')}`);
     }
   }
@@ -146,6 +150,7 @@ function checkCfg(env: Env): void {
     }
     if ((cls === O.BPF_JMP || cls === O.BPF_JMP32) && op !== O.BPF_JA && op !== O.BPF_CALL && op !== O.BPF_EXIT) {
       env.prunePoint[t] = 1;
+      if (insn.code === BPF_JCOND_K) env.forceCheckpoint[t] = 1;
     }
   }
   for (let i = 0; i < n; i++) {

@@ -10,12 +10,12 @@ import { checkAluOp } from './alu';
 import { checkCondJmpOp } from './branch';
 import { checkExitFields, checkFuncCall, checkHelperCall, prepareFuncExit } from './call';
 import { Reject, type Env } from './env';
-import { BPF_PSEUDO_FUNC } from './cfg';
+import { BPF_JCOND_K, BPF_PSEUDO_FUNC } from './cfg';
 import { checkMemAccess } from './mem';
 import { isStateVisited, updateBranchCounts } from './prune';
 import { isPointer, knownScalar, pointer } from './reg';
 import { checkRegArg } from './regarg';
-import { initialState } from './state';
+import { cloneState, initialState } from './state';
 
 const BPF_COMPLEXITY_LIMIT_JMP_SEQ = 8192;
 
@@ -218,6 +218,16 @@ export function doCheck(env: Env): void {
               checkReturnCode(env);
               pathEnded = true;
             }
+          } else if (op === 0xe0) {
+            // may_goto: explore the jump now, the fall-through (one more trip) later.
+            if (insn.code !== BPF_JCOND_K || insn.src !== 0 || insn.dst !== 0 || insn.imm !== 0) env.reject(`invalid may_goto imm ${insn.imm}`);
+            const st = cloneState(env.cur);
+            st.mayGotoDepth = (st.mayGotoDepth ?? 0) + 1;
+            if (env.pending.length >= BPF_COMPLEXITY_LIMIT_JMP_SEQ) env.reject(`The sequence of ${env.pending.length} jumps is too complex.`);
+            if (st.parent) st.parent.branches++;
+            env.pending.push({ state: st, insnIdx: idx + 1, prevInsnIdx: idx, logPos: env.log.pos, pathLen: env.path.length });
+            env.branchLogPos = env.log.pos;
+            next = idx + insn.off + 1;
           } else {
             const out = checkCondJmpOp(env, insn, idx) as ReturnType<typeof checkCondJmpOp> & { replace?: import('./state').VState };
             if (out.replace) env.cur = out.replace;

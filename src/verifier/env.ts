@@ -201,6 +201,8 @@ export class Env {
 
   /** An instruction as the kernel log prints it; maps print as a kernel address. */
   insnText(idx: number): string {
+    const insn = this.insns[idx]!;
+    if (insn.code === 0xe5) return `(e5) may_goto pc${insn.off >= 0 ? '+' : ''}${insn.off}`;
     return disasmInsn(this.insns[idx]!, {
       style: 'kernel',
       ldImm64: (_i, slot) => {

@@ -93,7 +93,9 @@ function resolvePseudoLdimm64(env: Env): void {
       continue;
     }
     // may_goto (BPF_JMP | BPF_JCOND): checked by the verifier only; the opcode table does not hold it.
-    if (rowsForCode(insn.code).length === 0 && insn.code !== BPF_JCOND_K) {
+    // 8- and 16-bit atomics exist for load-acquire / store-release only (checked in do_check).
+    const smallAtomic = insn.code === (O.BPF_STX | O.BPF_ATOMIC | O.BPF_B) || insn.code === (O.BPF_STX | O.BPF_ATOMIC | O.BPF_H);
+    if (rowsForCode(insn.code).length === 0 && insn.code !== BPF_JCOND_K && !smallAtomic) {
       env.reject(`unknown opcode ${insn.code.toString(16).padStart(2, '0')}`);
     }
   }

@@ -39,8 +39,44 @@ function checkLdImm(env: Env, idx: number): void {
   }
 }
 
+const BPF_LOAD_ACQ = 0x100;
+const BPF_STORE_REL = 0x110;
+
+/**
+ * atomic_ptr_type_ok for load-acquire / store-release: not through the
+ * context, packet or socket pointers (their accesses are rewritten).
+ */
+function atomicPtrTypeOk(t: string): boolean {
+  return t !== 'ctx' && t !== 'pkt' && t !== 'pkt_meta' && t !== 'pkt_end' && t !== 'xdp_sock';
+}
+
+/** check_atomic_load / check_atomic_store: an ordered load or store of any size. */
+function checkLoadAcqStoreRel(env: Env, idx: number): void {
+  const insn = env.insns[idx]!;
+  const size = O.sizeBytes(O.BPF_SIZE(insn.code));
+  if (insn.imm === BPF_LOAD_ACQ) {
+    checkRegArg(env, insn.src, 'src');
+    const t = env.regs[insn.src]!.type;
+    if (!atomicPtrTypeOk(t)) env.reject(`BPF_ATOMIC loads from R${insn.src} ${t} is not allowed`);
+    checkRegArg(env, insn.dst, 'dst_no_mark');
+    checkMemAccess(env, { regno: insn.src, off: insn.off, size, t: 'read', valueRegno: insn.dst, strictOnce: true });
+    saveAuxPtrType(env, idx, t);
+    return;
+  }
+  checkRegArg(env, insn.src, 'src');
+  checkRegArg(env, insn.dst, 'src');
+  const t = env.regs[insn.dst]!.type;
+  checkMemAccess(env, { regno: insn.dst, off: insn.off, size, t: 'write', valueRegno: insn.src, strictOnce: true });
+  saveAuxPtrType(env, idx, t);
+  if (!atomicPtrTypeOk(t)) env.reject(`BPF_ATOMIC stores into R${insn.dst} ${t} is not allowed`);
+}
+
 function checkAtomic(env: Env, idx: number): void {
   const insn = env.insns[idx]!;
+  if (insn.imm === BPF_LOAD_ACQ || insn.imm === BPF_STORE_REL) {
+    checkLoadAcqStoreRel(env, idx);
+    return;
+  }
   const okOps = [O.BPF_ADD, O.BPF_AND, O.BPF_OR, O.BPF_XOR];
   const base = insn.imm & ~O.BPF_FETCH;
   if (!(okOps.includes(base) || insn.imm === O.BPF_XCHG || insn.imm === O.BPF_CMPXCHG)) {

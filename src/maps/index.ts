@@ -7,6 +7,14 @@
  * hashtab.c, devmap.c, cpumap.c and xskmap.c. Values are live byte buffers:
  * a program's lookup returns the buffer itself, so its stores are the map's.
  * `dump()` gives the oracle's JSON shape (arrays list non-zero entries only).
+ *
+ * Limits are the kernel's (key and value sizes per map type, E2BIG/EINVAL)
+ * plus a memory cap standing in for the memory cgroup a map is charged to:
+ * each map's footprint, computed as the kernel sizes it (preallocated
+ * elements included), must fit a per-map and a total budget (MapMemory;
+ * 64 MiB and 256 MiB by default) or creation fails with ENOMEM. Array
+ * storage is allocated lazily in chunks, so a large but legal array costs
+ * nothing until its elements are touched.
  */
 import type { MapSpec, MapType } from '../isa/spec';
 import { bytesToHex } from '../isa/insn';
@@ -24,7 +32,59 @@ export const EEXIST = 17;
 export const EINVAL = 22;
 export const EOPNOTSUPP = 95;
 
-const PERCPU: ReadonlySet<MapType> = new Set(['percpu_array', 'percpu_hash']);
+const PERCPU: ReadonlySet<MapType> = new Set(['percpu_array', 'percpu_hash', 'lru_percpu_hash']);
+
+/** KMALLOC_MAX_SIZE on x86_64 (4 KiB pages, MAX_PAGE_ORDER 10): the largest single value. */
+export const KMALLOC_MAX_SIZE = 4 << 20;
+/** PCPU_MIN_UNIT_SIZE: the largest per-cpu value. */
+export const PCPU_MIN_UNIT_SIZE = 32 << 10;
+/** MAX_BPF_STACK: a hash key must fit on the program's stack. */
+export const MAX_BPF_STACK = 512;
+/** sizeof(struct htab_elem) on x86_64, which the kernel adds to every preallocated element. */
+const HTAB_ELEM_SIZE = 48;
+
+export const MAP_MEMORY_PER_MAP = 64 << 20;
+export const MAP_MEMORY_TOTAL = 256 << 20;
+
+/**
+ * The memory budget maps are charged to (a memory cgroup's limit, as the
+ * kernel charges map memory to the creating task's cgroup): one per program
+ * instance, shared by its maps.
+ */
+export class MapMemory {
+  used = 0;
+  constructor(
+    readonly perMap = MAP_MEMORY_PER_MAP,
+    readonly total = MAP_MEMORY_TOTAL,
+  ) {}
+}
+
+const mib = (n: number): string => (n >= 1 << 20 ? `${+(n / (1 << 20)).toFixed(1)} MiB` : `${n} bytes`);
+const round8 = (n: number): number => Math.ceil(n / 8) * 8;
+
+/** The bytes the kernel allocates for a map up front (element storage; per-map overhead ignored). */
+export function mapFootprint(spec: MapSpec, nCpus: number): number {
+  const { type, key_size: ks, value_size: vs, max_entries: n } = spec;
+  const perCpu = PERCPU.has(type) ? nCpus : 1;
+  switch (type) {
+    case 'array':
+    case 'percpu_array':
+      return round8(vs) * n * perCpu;
+    case 'hash':
+    case 'percpu_hash':
+    case 'lru_hash':
+    case 'lru_percpu_hash':
+      // Preallocated unless BPF_F_NO_PREALLOC (then charged as elements are added; counted here at the maximum too).
+      return n * (HTAB_ELEM_SIZE + round8(ks) + (perCpu > 1 ? 8 : round8(vs))) + (perCpu > 1 ? n * round8(vs) * perCpu : 0);
+    case 'ringbuf':
+      return n;
+    case 'lpm_trie':
+      return n * (HTAB_ELEM_SIZE + ks + vs);
+    default:
+      // devmap, cpumap, xskmap, prog_array, perf_event_array, map-in-map: one pointer-sized slot per entry.
+      return n * 8;
+  }
+}
 const ARRAY_LIKE: ReadonlySet<MapType> = new Set(['array', 'percpu_array', 'prog_array', 'devmap', 'cpumap', 'xskmap']);
 
 export interface MapDumpEntry {
@@ -68,13 +128,32 @@ export function checkMapSpec(spec: MapSpec, nCpus: number): string | undefined {
   if ((type === 'xskmap' || type === 'prog_array') && vs !== 4) return `map ${type}: value_size must be 4 (EINVAL)`;
   if (type === 'devmap_hash' && ks !== 4) return 'map devmap_hash: key_size must be 4 (EINVAL)';
   if (type === 'cpumap' && n > 8192) return 'map cpumap: max_entries too large (EINVAL)';
+  const percpu = PERCPU.has(type);
+  if ((type === 'array' || type === 'percpu_array') && vs > (percpu ? PCPU_MIN_UNIT_SIZE : KMALLOC_MAX_SIZE)) {
+    return `map ${type}: value_size ${vs} is larger than ${percpu ? PCPU_MIN_UNIT_SIZE : KMALLOC_MAX_SIZE} (E2BIG)`;
+  }
+  if (type === 'hash' || type === 'percpu_hash' || type === 'lru_hash' || type === 'lru_percpu_hash') {
+    if (ks > MAX_BPF_STACK) return `map ${type}: key_size ${ks} is larger than ${MAX_BPF_STACK} (E2BIG)`;
+    if (percpu && vs > PCPU_MIN_UNIT_SIZE) return `map ${type}: value_size ${vs} is larger than ${PCPU_MIN_UNIT_SIZE} (E2BIG)`;
+    if (vs >= KMALLOC_MAX_SIZE - MAX_BPF_STACK - HTAB_ELEM_SIZE) return `map ${type}: value_size ${vs} is too large (E2BIG)`;
+  }
   void nCpus;
   return undefined;
 }
 
-export function createMap(spec: MapSpec, opts: { nCpus?: number } = {}): BpfMap | { error: string } {
+/** Charge a map's footprint to the budget; the kernel's ENOMEM as one line when it does not fit. */
+function chargeMemory(spec: MapSpec, nCpus: number, mem: MapMemory): string | undefined {
+  const bytes = mapFootprint(spec, nCpus);
+  const name = spec.name ?? spec.type;
+  if (bytes > mem.perMap) return `map ${name}: needs ${mib(bytes)}, more than the ${mib(mem.perMap)} a map may use (ENOMEM: Cannot allocate memory)`;
+  if (mem.used + bytes > mem.total) return `map ${name}: needs ${mib(bytes)}, but only ${mib(mem.total - mem.used)} of the ${mib(mem.total)} for all maps is left (ENOMEM: Cannot allocate memory)`;
+  mem.used += bytes;
+  return undefined;
+}
+
+export function createMap(spec: MapSpec, opts: { nCpus?: number; memory?: MapMemory } = {}): BpfMap | { error: string } {
   const nCpus = opts.nCpus ?? 1;
-  const err = checkMapSpec(spec, nCpus);
+  const err = checkMapSpec(spec, nCpus) ?? chargeMemory(spec, nCpus, opts.memory ?? new MapMemory());
   if (err) return { error: err };
   const m = ARRAY_LIKE.has(spec.type) ? new ArrayMap(spec, nCpus) : new HashMap(spec, nCpus);
   for (const [i, e] of (spec.init ?? []).entries()) {
@@ -144,10 +223,58 @@ abstract class MapBase {
   }
 }
 
+/**
+ * Element storage of an array, allocated in chunks on first touch: each
+ * chunk is one buffer plus a view per element (made with the chunk, so a
+ * lookup returns the same live view every time and allocates nothing).
+ */
+class LazyPlane {
+  private readonly chunks: (Uint8Array[] | undefined)[] = [];
+  readonly shift: number;
+  constructor(
+    readonly valueSize: number,
+    readonly maxEntries: number,
+  ) {
+    // Chunks of up to 1024 elements and about 64 KiB.
+    let shift = 10;
+    while (shift > 0 && (1 << shift) * valueSize > 65536) shift--;
+    this.shift = shift;
+  }
+  /** The live view of element i (allocating its chunk if needed); i must be < maxEntries. */
+  at(i: number): Uint8Array {
+    const c = i >>> this.shift;
+    const views = this.chunks[c] ?? this.alloc(c);
+    return views[i & ((1 << this.shift) - 1)]!;
+  }
+  /** Element i if its chunk exists (all-zero otherwise), without allocating. */
+  peek(i: number): Uint8Array | undefined {
+    return this.chunks[i >>> this.shift]?.[i & ((1 << this.shift) - 1)];
+  }
+  /** Indices of allocated chunks' elements, in order. */
+  *touched(): Generator<number> {
+    for (let c = 0; c < this.chunks.length; c++) {
+      if (!this.chunks[c]) continue;
+      const first = c << this.shift;
+      const last = Math.min(this.maxEntries, first + (1 << this.shift));
+      for (let i = first; i < last; i++) yield i;
+    }
+  }
+  private alloc(c: number): Uint8Array[] {
+    const first = c << this.shift;
+    const count = Math.min(1 << this.shift, this.maxEntries - first);
+    const vs = this.valueSize;
+    const backing = new Uint8Array(vs * count);
+    const views: Uint8Array[] = new Array(count);
+    for (let k = 0; k < count; k++) views[k] = backing.subarray(k * vs, (k + 1) * vs);
+    this.chunks[c] = views;
+    return views;
+  }
+}
+
 /** array, percpu_array and the index-keyed special maps (devmap, cpumap, xskmap, prog_array). */
 class ArrayMap extends MapBase implements BpfMap {
-  /** values[cpu][index]; non-percpu maps use cpu 0 only. */
-  private readonly values: Uint8Array[][];
+  /** values[cpu]; non-percpu maps use cpu 0 only. */
+  private readonly values: LazyPlane[];
   /** For devmap/cpumap/xskmap/prog_array: which slots hold an entry. */
   private readonly present: Uint8Array | undefined;
   private readonly special: boolean;
@@ -156,10 +283,7 @@ class ArrayMap extends MapBase implements BpfMap {
     super(spec, nCpus);
     this.special = spec.type !== 'array' && spec.type !== 'percpu_array';
     const planes = this.percpu ? nCpus : 1;
-    this.values = Array.from({ length: planes }, () => {
-      const backing = new Uint8Array(this.valueSize * this.maxEntries);
-      return Array.from({ length: this.maxEntries }, (_, i) => backing.subarray(i * this.valueSize, (i + 1) * this.valueSize));
-    });
+    this.values = Array.from({ length: planes }, () => new LazyPlane(this.valueSize, this.maxEntries));
     this.present = this.special ? new Uint8Array(this.maxEntries) : undefined;
   }
 
@@ -167,7 +291,14 @@ class ArrayMap extends MapBase implements BpfMap {
     const i = u32(key);
     if (i >= this.maxEntries) return undefined;
     if (this.present && !this.present[i]) return undefined;
-    return this.values[this.percpu ? cpu % this.nCpus : 0]![i];
+    return this.values[this.percpu ? cpu % this.nCpus : 0]!.at(i);
+  }
+
+  /** lookup by index (the JIT's inline array lookup); undefined when absent. */
+  lookupIndex(i: number, cpu: number): Uint8Array | undefined {
+    if (i >= this.maxEntries) return undefined;
+    if (this.present && !this.present[i]) return undefined;
+    return this.values[this.percpu ? cpu % this.nCpus : 0]!.at(i);
   }
 
   update(key: Uint8Array, value: Uint8Array, flags: number, cpu: number): number {
@@ -175,7 +306,7 @@ class ArrayMap extends MapBase implements BpfMap {
     if (this.special) return -EINVAL;
     const r = this.checkFlags(key, flags);
     if (r) return r;
-    this.values[this.percpu ? cpu % this.nCpus : 0]![u32(key)]!.set(value.subarray(0, this.valueSize));
+    this.values[this.percpu ? cpu % this.nCpus : 0]!.at(u32(key)).set(value.subarray(0, this.valueSize));
     return 0;
   }
 
@@ -193,7 +324,7 @@ class ArrayMap extends MapBase implements BpfMap {
     if (i >= this.maxEntries) return -EINVAL;
     if (!this.present![i]) return -ENOENT;
     this.present![i] = 0;
-    this.values[0]![i]!.fill(0);
+    this.values[0]!.peek(i)?.fill(0);
     return 0;
   }
 
@@ -207,21 +338,28 @@ class ArrayMap extends MapBase implements BpfMap {
       if (flags === BPF_NOEXIST && this.present![i]) return -EEXIST;
       this.present![i] = 1;
     }
-    vals.forEach((v, c) => this.values[c]![i]!.set(v));
+    vals.forEach((v, c) => this.values[c]!.at(i).set(v));
     return 0;
   }
 
   userLookup(key: Uint8Array): Uint8Array[] | undefined {
     const i = u32(key);
     if (i >= this.maxEntries || (this.present && !this.present[i])) return undefined;
-    return this.values.map((plane) => plane[i]!);
+    return this.values.map((plane) => plane.peek(i) ?? new Uint8Array(this.valueSize));
   }
 
   keys(): Uint8Array[] {
     const out: Uint8Array[] = [];
-    for (let i = 0; i < this.maxEntries; i++) {
-      if (this.present && !this.present[i]) continue;
-      out.push(new Uint8Array([i & 0xff, (i >>> 8) & 0xff, (i >>> 16) & 0xff, i >>> 24]));
+    const key = (i: number): Uint8Array => new Uint8Array([i & 0xff, (i >>> 8) & 0xff, (i >>> 16) & 0xff, i >>> 24]);
+    if (this.present) {
+      for (let i = 0; i < this.maxEntries; i++) if (this.present[i]) out.push(key(i));
+    } else if (this.maxEntries <= 4096) {
+      for (let i = 0; i < this.maxEntries; i++) out.push(key(i));
+    } else {
+      // Too many to list: the elements of touched chunks (every other element is all zero).
+      const seen = new Set<number>();
+      for (const plane of this.values) for (const i of plane.touched()) seen.add(i);
+      for (const i of [...seen].sort((a, b) => a - b)) out.push(key(i));
     }
     return out;
   }
@@ -240,7 +378,7 @@ class HashMap extends MapBase implements BpfMap {
 
   constructor(spec: MapSpec, nCpus: number) {
     super(spec, nCpus);
-    this.lru = spec.type === 'lru_hash';
+    this.lru = spec.type === 'lru_hash' || spec.type === 'lru_percpu_hash';
   }
 
   lookup(key: Uint8Array, cpu: number): Uint8Array | undefined {

@@ -59,7 +59,7 @@ export interface XdpHelperContext {
 export function xdpHelpers(ctx: XdpHelperContext): Map<number, HelperFn> {
   const h = new Map<number, HelperFn>();
   const mapIndexOf = (m: Machine, pc: number, reg: number): number => {
-    const r = m.regions.byHi(m.hi[reg]!);
+    const r = m.regions.get(m.pv[reg]!);
     if (!r || r.kind !== 'map') throw new VmFault(pc, 'helper', `pc ${pc}: R${reg} is not a map pointer`, reg, r?.name ?? 'none');
     return r.mapIndex!;
   };
@@ -123,7 +123,7 @@ export function xdpHelpers(ctx: XdpHelperContext): Map<number, HelperFn> {
     const args = [3, 4, 5].map((r) => ({
       value: m.regU64(r),
       str: () => {
-        const reg = m.regions.byHi(m.hi[r]!);
+        const reg = m.regions.get(m.pv[r]!);
         if (!reg) return undefined;
         const at = (m.lo[r]! >>> 0) - 0x40000000;
         let s = '';

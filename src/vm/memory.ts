@@ -31,6 +31,8 @@ export interface Region {
    * bytesAt for helpers), so a stack frame is re-zeroed only where it was used.
    */
   dirtyLo: number;
+  /** Stacks only: per 8-byte slot, the provenance (region id) of a pointer spilled there, else 0. */
+  spill: Int32Array | undefined;
 }
 
 /** Zero the bytes a run may have written ([dirtyLo, end)): each run's stack frames start zeroed. */
@@ -38,6 +40,7 @@ export function clearStack(r: Region): void {
   const n = r.bytes.length;
   if (r.dirtyLo < n) {
     r.bytes.fill(0, r.dirtyLo);
+    if (r.spill) r.spill.fill(0, r.dirtyLo >> 3);
     r.dirtyLo = n;
   }
 }
@@ -79,6 +82,7 @@ export class RegionTable {
       mapIndex: undefined,
       // Unknown contents: the first clearStack zeroes it all.
       dirtyLo: 0,
+      spill: undefined,
     };
     this.regions.push(r);
     return r;

@@ -7,7 +7,7 @@
  */
 import type { ParsedSpec } from '../isa/spec';
 import { BPF_PSEUDO_MAP_FD, BPF_PSEUDO_MAP_VALUE } from '../isa/opcodes';
-import { createMap, type BpfMap } from '../maps';
+import { createMap, MapMemory, type BpfMap } from '../maps';
 import { Machine, type TraceHook } from './interp';
 import { HI_BASE, LO_BASE, VmFault, type Region } from './memory';
 import { xdpHelpers, type HelperEnv, type RedirectInfo, type XdpBuffState } from './helpers';
@@ -59,6 +59,8 @@ export interface VmOptions {
   engine?: 'jit' | 'interp';
   /** CPUs for per-cpu maps created here. */
   nCpus?: number;
+  /** The memory budget the maps created here are charged to (default: 64 MiB a map, 256 MiB in all). */
+  memory?: MapMemory;
 }
 
 /** A seeded, deterministic environment: virtual clock, xorshift32 random numbers, cpu 0. */
@@ -188,7 +190,8 @@ export class XdpVm {
     const f = this.exec(frame);
     const s = this.state;
     const m = this.machine;
-    const out: XdpResult = { retval: m.lo[0]! >>> 0, data: s.data, dataEnd: s.dataEnd, dataMeta: s.dataMeta, insns: m.executed };
+    // A faulting program is XDP_ABORTED (what the simulator counts too); the fault says why.
+    const out: XdpResult = { retval: f ? 0 : m.lo[0]! >>> 0, data: s.data, dataEnd: s.dataEnd, dataMeta: s.dataMeta, insns: m.executed };
     if (f) {
       out.fault = { pc: f.pc, kind: f.kind, message: f.message, reg: f.reg, region: f.region };
     }
@@ -206,7 +209,7 @@ export class XdpVm {
     const f = this.exec(frame);
     const s = this.state;
     const m = this.machine;
-    out.retval = m.lo[0]! >>> 0;
+    out.retval = f ? 0 : m.lo[0]! >>> 0;
     out.data = s.data;
     out.dataEnd = s.dataEnd;
     out.dataMeta = s.dataMeta;
@@ -237,9 +240,11 @@ export class XdpVm {
     // Loops, not fill(): for 11 entries a runtime call costs more than the stores.
     const lo = m.lo;
     const hi = m.hi;
+    const pv = m.pv;
     for (let r = 0; r < 11; r++) {
       lo[r] = 0;
       hi[r] = 0;
+      pv[r] = 0;
     }
     m.setPtr(1, this.ctxRegion, 0);
     return m.run();
@@ -251,8 +256,9 @@ export function createVm(parsed: ParsedSpec, opts: VmOptions = {}): XdpVm | { er
   let maps = opts.maps;
   if (!maps) {
     maps = [];
+    const memory = opts.memory ?? new MapMemory();
     for (const spec of parsed.spec.maps ?? []) {
-      const m = createMap(spec, { nCpus: opts.nCpus ?? 1 });
+      const m = createMap(spec, { nCpus: opts.nCpus ?? 1, memory });
       if ('error' in m) return { error: m.error };
       maps.push(m);
     }

@@ -102,6 +102,8 @@ export interface BpfMap {
   readonly percpu: boolean;
   /** The program's view: the live value buffer (this cpu's, for per-cpu maps), or undefined. */
   lookup(key: Uint8Array, cpu: number): Uint8Array | undefined;
+  /** Arrays: lookup by index (the JIT's inline lookups). */
+  lookupIndex?(i: number, cpu: number): Uint8Array | undefined;
   /** The program's bpf_map_update_elem: 0 or a negative errno. */
   update(key: Uint8Array, value: Uint8Array, flags: number, cpu: number): number;
   /** bpf_map_delete_elem: 0 or a negative errno. */

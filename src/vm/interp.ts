@@ -200,6 +200,9 @@ export class Machine {
       const sp = st.spill!;
       for (let i = 0; i < sp.length; i++) sp[i] = rt.byHi(dv.getInt32(i * 8 + 4, true))?.id ?? 0;
     }
+    // The callers' saved r6-r10: (lo, hi, provenance) triples.
+    const sv = this.saved;
+    for (let i = 0; i + 2 < sv.length; i += 3) sv[i + 2] = rt.byHi(sv[i + 1]!)?.id ?? 0;
   }
 
   /**

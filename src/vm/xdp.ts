@@ -8,7 +8,9 @@
 import type { ParsedSpec } from '../isa/spec';
 import { BPF_PSEUDO_MAP_FD, BPF_PSEUDO_MAP_VALUE } from '../isa/opcodes';
 import { createMap, MapMemory, type BpfMap } from '../maps';
+import { verify } from '../verifier';
 import { Machine, type TraceHook } from './interp';
+import { compileJit, JIT_MAX_SLOTS, type ArrayInline, type JitTarget } from './jit';
 import { HI_BASE, LO_BASE, VmFault, type Region } from './memory';
 import { xdpHelpers, type HelperEnv, type RedirectInfo, type XdpBuffState } from './helpers';
 
@@ -55,7 +57,11 @@ export interface VmOptions {
   env?: Partial<VmEnv>;
   /** Instructions per run before the run is stopped. */
   budget?: number;
-  /** 'jit' (default) or 'interp' (the reference interpreter); a trace hook always uses the interpreter. */
+  /**
+   * 'jit' (default) or 'interp' (the reference interpreter). The JIT needs
+   * the verifier's proof: a program the verifier rejects runs in the
+   * interpreter (XdpVm.jitUnavailable says why); a trace hook always uses the interpreter.
+   */
   engine?: 'jit' | 'interp';
   /** CPUs for per-cpu maps created here. */
   nCpus?: number;
@@ -98,6 +104,10 @@ export class XdpVm {
   private readonly ctxFields: Int32Array;
   /** The packet region's pointer tag (high word). */
   private readonly packetHi: number;
+  /** Why runs use the interpreter although the engine is 'jit' (undefined when the JIT runs). */
+  readonly jitUnavailable: string | undefined;
+  /** What the JIT was bound to (for tests and experiments that translate again). */
+  lastTarget: JitTarget | undefined;
 
   constructor(parsed: ParsedSpec, maps: BpfMap[], opts: VmOptions) {
     this.maps = maps;
@@ -145,6 +155,41 @@ export class XdpVm {
     this.machine.ctxRegion = this.ctxRegion;
     // data, data_end, data_meta, ingress_ifindex, rx_queue_index; not egress_ifindex (it faults, in ctxLoad).
     this.machine.ctxReadable = [true, true, true, true, true, false];
+    this.jitUnavailable = (opts.engine ?? 'jit') === 'jit' ? this.buildJit(parsed) : 'engine is interp';
+  }
+
+  /** Verify (recording the proof the JIT needs) and translate; the reason when the JIT cannot be used. */
+  private buildJit(parsed: ParsedSpec): string | undefined {
+    if (this.machine.checkProgram()) return 'the program is invalid';
+    if (parsed.insns.length > JIT_MAX_SLOTS) return `more than ${JIT_MAX_SLOTS} instructions`;
+    const v = verify(parsed, { logLevel: 0, states: false, proof: true });
+    if (!v.accepted || !v.proof) return `the verifier rejects it: ${v.error ?? 'rejected'}`;
+    const m = this.machine;
+    const arrays = this.maps.map((map): ArrayInline | undefined => {
+      if ((map.type !== 'array' && map.type !== 'percpu_array') || map.maxEntries > 65536 || !map.lookupIndex) return undefined;
+      const planes = map.percpu ? map.nCpus : 1;
+      const max = map.maxEntries;
+      const tags = new Int32Array(max * planes);
+      const lookupIndex = map.lookupIndex.bind(map);
+      return {
+        max,
+        planes,
+        tags,
+        // The element's value region, as the lookup helper names it (one region per value buffer, shared).
+        fill: (i, cpu) => {
+          const plane = planes > 1 ? cpu % planes : 0;
+          const v = lookupIndex(i, plane)!;
+          const r = m.regions.forBuffer('map_value', `map_value(${map.name})`, v, true);
+          return (tags[plane * max + i] = (HI_BASE + r.id * 8) | 0);
+        },
+      };
+    });
+    const target = { packet: this.packet, ctx: this.ctxRegion, arrays, env: this.env };
+    this.lastTarget = target;
+    const run = compileJit(m, v.proof, target);
+    if (!run) return 'this host forbids generated code (no unsafe-eval)';
+    m.jit = run;
+    return undefined;
   }
 
   private bindPacketBounds(): void {
@@ -237,16 +282,19 @@ export class XdpVm {
     cf[8] = frame.rxQueueIndex | 0;
     cf[9] = 0;
     const m = this.machine;
-    // Loops, not fill(): for 11 entries a runtime call costs more than the stores.
-    const lo = m.lo;
-    const hi = m.hi;
-    const pv = m.pv;
-    for (let r = 0; r < 11; r++) {
-      lo[r] = 0;
-      hi[r] = 0;
-      pv[r] = 0;
+    // The JIT starts from its own constants (r1 = ctx, the rest 0); the interpreter from the machine's registers.
+    if (m.jit === undefined || m.engine !== 'jit' || m.trace !== undefined) {
+      // Loops, not fill(): for 11 entries a runtime call costs more than the stores.
+      const lo = m.lo;
+      const hi = m.hi;
+      const pv = m.pv;
+      for (let r = 0; r < 11; r++) {
+        lo[r] = 0;
+        hi[r] = 0;
+        pv[r] = 0;
+      }
+      m.setPtr(1, this.ctxRegion, 0);
     }
-    m.setPtr(1, this.ctxRegion, 0);
     return m.run();
   }
 }

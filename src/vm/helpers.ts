@@ -35,12 +35,16 @@ export interface XdpBuffState {
   dataEnd: number;
   dataMeta: number;
   frameSize: number;
+  /** xdp_md's ingress_ifindex and rx_queue_index for this frame (the JIT's ctx loads read them here). */
+  ingressIfindex: number;
+  rxQueueIndex: number;
   packet: Region;
-  redirect?: RedirectInfo;
+  redirect: RedirectInfo | undefined;
 }
 
 export interface HelperEnv {
-  ktimeNs(): bigint;
+  /** Nanoseconds (a double: exact for 104 days of virtual time), so no BigInt per call. */
+  ktimeNs(): number;
   prandomU32(): number;
   cpu: number;
   printk(text: string): void;
@@ -109,8 +113,8 @@ export function xdpHelpers(ctx: XdpHelperContext): Map<number, HelperFn> {
     const { map } = mapArg(m, pc, 1);
     m.setReg(0, map.delete(m.bytesAt(pc, 2, map.keySize, false)));
   });
-  h.set(BPF_FUNC.ktime_get_ns, (m) => m.setReg(0, BigInt.asUintN(64, ctx.env.ktimeNs())));
-  h.set(BPF_FUNC.ktime_get_boot_ns, (m) => m.setReg(0, BigInt.asUintN(64, ctx.env.ktimeNs())));
+  h.set(BPF_FUNC.ktime_get_ns, (m) => m.setReg(0, ctx.env.ktimeNs()));
+  h.set(BPF_FUNC.ktime_get_boot_ns, (m) => m.setReg(0, ctx.env.ktimeNs()));
   h.set(BPF_FUNC.get_prandom_u32, (m) => m.setReg(0, ctx.env.prandomU32() >>> 0));
   h.set(BPF_FUNC.get_smp_processor_id, (m) => m.setReg(0, ctx.env.cpu));
   h.set(BPF_FUNC.get_numa_node_id, (m) => m.setReg(0, 0));
@@ -136,27 +140,46 @@ export function xdpHelpers(ctx: XdpHelperContext): Map<number, HelperFn> {
     ctx.env.printk(text);
     m.setReg(0, text.length);
   });
+  // What the redirect helpers record, preallocated: a redirect per packet allocates nothing. The
+  // result hands out these objects; a caller that keeps one past the next run copies it (runXdp does).
+  const toIfindex = { ifindex: 0, flags: 0 };
+  const toMap = { map: 0, key: 0, flags: 0 };
+  const redirectKey = new Uint8Array(4);
   h.set(BPF_FUNC.redirect, (m) => {
-    const flags = Number(m.regU64(2) & 0xffffffffffffn);
     const x = ctx.xdp();
-    if (m.regU64(2) !== 0n) return m.setReg(0, XDP_ABORTED);
-    x.redirect = { ifindex: m.regU32(1), flags };
+    // Any flag is invalid for XDP (no BigInt: both halves of r2 must be zero).
+    if (m.lo[2] !== 0 || m.hi[2] !== 0) return m.setReg(0, XDP_ABORTED);
+    toIfindex.ifindex = m.regU32(1);
+    toIfindex.flags = 0;
+    x.redirect = toIfindex;
     m.setReg(0, XDP_REDIRECT);
   });
   h.set(BPF_FUNC.redirect_map, (m, pc) => {
-    const { map, index } = mapArg(m, pc, 1);
+    const index = mapIndexOf(m, pc, 1);
+    const map = ctx.maps[index]!;
     const key = m.regU32(2);
-    const flags = m.regU64(3);
+    const flags = m.lo[3]! >>> 0;
     const broadcastOk = map.type === 'devmap' || map.type === 'devmap_hash';
     // BPF_F_ACTION_MASK (the low 2 bits: the action when the key is missing) plus BROADCAST/EXCLUDE_INGRESS for devmaps.
-    const allowed = 3n | (broadcastOk ? 8n | 16n : 0n);
-    if (flags & ~allowed) return m.setReg(0, XDP_ABORTED);
+    const allowed = 3 | (broadcastOk ? 8 | 16 : 0);
+    if (m.hi[3] !== 0 || (flags & ~allowed) !== 0) return m.setReg(0, XDP_ABORTED);
     const x = ctx.xdp();
-    if (!(broadcastOk && flags & 8n)) {
-      const kb = new Uint8Array([key & 0xff, (key >>> 8) & 0xff, (key >>> 16) & 0xff, key >>> 24]);
-      if (!map.lookup(kb, ctx.env.cpu)) return m.setReg(0, Number(flags & 3n));
+    if (!(broadcastOk && flags & 8)) {
+      let present: Uint8Array | undefined;
+      if (map.lookupIndex) present = map.lookupIndex(key, ctx.env.cpu);
+      else {
+        redirectKey[0] = key & 0xff;
+        redirectKey[1] = (key >>> 8) & 0xff;
+        redirectKey[2] = (key >>> 16) & 0xff;
+        redirectKey[3] = key >>> 24;
+        present = map.lookup(redirectKey, ctx.env.cpu);
+      }
+      if (!present) return m.setReg(0, flags & 3);
     }
-    x.redirect = { map: index, key, flags: Number(flags) };
+    toMap.map = index;
+    toMap.key = key;
+    toMap.flags = flags;
+    x.redirect = toMap;
     m.setReg(0, XDP_REDIRECT);
   });
   h.set(BPF_FUNC.csum_diff, (m, pc) => {

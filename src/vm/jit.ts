@@ -50,6 +50,8 @@ export interface JitTarget {
   ctx: Region;
   arrays: readonly (ArrayInline | undefined)[];
   env: { cpu: number };
+  /** The xdp_buff as helpers keep it: ctx loads read data, data_end, data_meta and the queue fields here. */
+  state: { data: number; dataEnd: number; dataMeta: number; ingressIfindex: number; rxQueueIndex: number };
 }
 
 /**
@@ -182,32 +184,49 @@ export function translate(m: Machine, proof: VerifierProof, target: JitTarget): 
   const remainAfter = new Int32Array(n);
   const leaders: number[] = [];
   for (let k = 0; k < n; k++) if (leader[k]) leaders.push(k);
-  const targets = forwardTargets(m);
-  t.structured = targets !== undefined;
-  if (targets) {
-    // Every jump goes forward and there are no calls: each instruction runs at most once, so the
-    // whole program fits the budget when its length does (checked at entry) and blocks need no
-    // budget checks; a jump to T is a break out of the block labelled B<T>, which ends just before T.
-    out.push(`if (budget < ${n}) { deopt = true; break main; }`);
-    for (const x of [...targets].sort((p, q) => q - p)) out.push(`B${x}: {`);
-    for (let b = 0; b < leaders.length; b++) {
-      const start = leaders[b]!;
-      if (targets.has(start)) out.push('}');
-      const slots: number[] = [];
-      let k = start;
-      for (;;) {
-        slots.push(k);
-        const next = code[k] === 0x18 ? k + 2 : k + 1;
-        if (endsBlock(m, k) || next >= n || leader[next]) break;
-        k = next;
-      }
-      slots.forEach((s, i) => (remainAfter[s] = slots.length - 1 - i));
-      out.push(`count += ${slots.length};`);
-      for (const s of slots) out.push(emit(t, s));
+  // Blocks: their slots, and where control goes after them.
+  const blocks = new Map<number, { slots: number[]; succ: number[]; next: number }>();
+  for (const start of leaders) {
+    const slots: number[] = [];
+    let k = start;
+    let next: number;
+    for (;;) {
+      slots.push(k);
+      next = code[k] === 0x18 ? k + 2 : k + 1;
+      if (endsBlock(m, k) || next >= n || leader[next]) break;
+      k = next;
     }
+    const last = slots[slots.length - 1]!;
+    const c = code[last]!;
+    const succ: number[] = [];
+    if (c === 0x05) succ.push(last + 1 + m.off[last]!);
+    else if (c === 0x06) succ.push(last + 1 + m.imm[last]!);
+    else if (isJmpClass(c) && c !== 0x85 && c !== 0x8d && c !== 0x95) succ.push(last + 1 + m.off[last]!, next);
+    else if (c !== 0x95) succ.push(next);
+    blocks.set(start, { slots, succ, next });
+  }
+  const order = acyclicOrder(m, leaders, blocks);
+  t.structured = order !== undefined;
+  if (order) {
+    // No loops and no calls: each instruction runs at most once, so the whole program fits the
+    // budget when its length does (checked at entry) and blocks need no budget checks. Blocks are
+    // laid out in a topological order, so every jump goes forward: a jump to T is a break out of
+    // the block labelled B<T>, which ends just before T.
+    out.push(`if (budget < ${n}) { deopt = true; break main; }`);
+    for (let i = order.length - 1; i >= 1; i--) out.push(`B${order[i]}: {`);
+    order.forEach((start, i) => {
+      if (i > 0) out.push('}');
+      const b = blocks.get(start)!;
+      b.slots.forEach((s, j) => (remainAfter[s] = b.slots.length - 1 - j));
+      out.push(`count += ${b.slots.length};`);
+      for (const s of b.slots) out.push(emit(t, s));
+      const last = b.slots[b.slots.length - 1]!;
+      // Falling through to a block laid out elsewhere: an explicit jump.
+      if (fallsThrough(m, last) && b.next < n && order[i + 1] !== b.next) out.push(t.goto(b.next));
+    });
     out.push(`throw new VmFault(${n - 1}, 'invalid_insn', 'pc ${n}: jumped outside the program (${n} insns)');`);
   }
-  for (let b = 0; b < leaders.length && !targets; b++) {
+  for (let b = 0; b < leaders.length && !order; b++) {
     const start = leaders[b]!;
     const slots: number[] = [];
     let k = start;
@@ -233,7 +252,7 @@ export function translate(m: Machine, proof: VerifierProof, target: JitTarget): 
   const ctxLo = (LOB + target.ctx.start) | 0;
   return `"use strict";
 const lo = m.lo, hi = m.hi, pv = m.pv, CF = m.ctxFields, RT = m.regions.regions, retPc = m.retPc, saved = m.saved, stacks = m.stacks;
-const PKT = T.packet, ENV = T.env;
+const PKT = T.packet, ENV = T.env, ST = T.state;
 const STK = stacks[0].bytes, SDV = new DataView(STK.buffer, STK.byteOffset, ${STACK_SIZE * MAX_CALL_FRAMES}), S64 = new Float64Array(STK.buffer, STK.byteOffset, ${(STACK_SIZE * MAX_CALL_FRAMES) / 8});
 const RA = new Int32Array([${Array.from(remainAfter).join(',')}]);
 let RH = 0;
@@ -276,24 +295,40 @@ ${out.join('\n')}
 };`;
 }
 
-/** The forward jump targets, when every jump goes forward and there are no calls (structured mode); else undefined. */
-function forwardTargets(m: Machine): Set<number> | undefined {
-  const out = new Set<number>();
+/**
+ * A topological order of the blocks (as close to the layout as possible) when
+ * the control-flow graph has no cycle and no calls; else undefined.
+ */
+function acyclicOrder(m: Machine, leaders: readonly number[], blocks: ReadonlyMap<number, { slots: number[]; succ: number[] }>): number[] | undefined {
+  // Hundreds of nested labelled blocks are legal JS, but parsers recurse per level: stay well inside.
+  if (leaders.length > 300) return undefined;
   for (let k = 0; k < m.n; k++) {
     const c = m.code[k]!;
-    if (c === 0x18) {
-      k++;
-      continue;
-    }
-    if (!isJmpClass(c) || c === 0x95) continue;
     if ((c === 0x85 && m.src[k] === 1) || c === 0x8d) return undefined;
-    if (c === 0x85) continue;
-    const to = k + 1 + (c === 0x06 ? m.imm[k]! : m.off[k]!);
-    if (to <= k || to >= m.n) return undefined;
-    out.add(to);
+    if (c === 0x18) k++;
   }
-  // Hundreds of nested labelled blocks are legal JS, but parsers recurse per level: stay well inside.
-  return out.size <= 300 ? out : undefined;
+  const indeg = new Map<number, number>(leaders.map((l) => [l, 0]));
+  for (const b of blocks.values()) {
+    for (const x of b.succ) {
+      if (!indeg.has(x)) return undefined;
+      indeg.set(x, indeg.get(x)! + 1);
+    }
+  }
+  // Kahn's algorithm, always taking the ready block that comes first in the layout.
+  const ready = leaders.filter((l) => indeg.get(l) === 0);
+  const out: number[] = [];
+  while (ready.length) {
+    ready.sort((a, b) => a - b);
+    const x = ready.shift()!;
+    out.push(x);
+    for (const y of blocks.get(x)!.succ) {
+      const d = indeg.get(y)! - 1;
+      indeg.set(y, d);
+      if (d === 0) ready.push(y);
+    }
+  }
+  if (out.length !== leaders.length || out[0] !== 0) return undefined;
+  return out;
 }
 
 /** One instruction's code. Block-ending instructions leave `pc` set and `continue main`, or return. */
@@ -438,7 +473,16 @@ function emitLoad(t: Translator, k: number, c: number, d: number, s: number, o: 
   const kind = t.kind(k, s);
   if (kind === 'ctx') {
     // The kernel rewrites ctx loads; the owner keeps the answers in ctxFields.
-    if (c === 0x61 && o >= 0 && o % 4 === 0 && t.m.ctxReadable[o / 4]) return `${dl} = CF[${o / 2}]; ${dh} = CF[${o / 2 + 1}];`;
+    const pktHi = (HI_BASE + t.target.packet.id * 8) | 0;
+    if (c === 0x61) {
+      switch (o) {
+        case 0: return `${dl} = (${LOB} + ST.data) | 0; ${dh} = ${pktHi};`;
+        case 4: return `${dl} = (${LOB} + ST.dataEnd) | 0; ${dh} = ${pktHi};`;
+        case 8: return `${dl} = (${LOB} + ST.dataMeta) | 0; ${dh} = ${pktHi};`;
+        case 12: return `${dl} = ST.ingressIfindex | 0; ${dh} = 0;`;
+        case 16: return `${dl} = ST.rxQueueIndex | 0; ${dh} = 0;`;
+      }
+    }
     return slow;
   }
   const at = address(t, k, s, o, size, false);

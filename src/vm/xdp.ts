@@ -71,10 +71,10 @@ export interface VmOptions {
 
 /** A seeded, deterministic environment: virtual clock, xorshift32 random numbers, cpu 0. */
 export function defaultEnv(seed = 1, printed: string[] = []): VmEnv {
-  let t = 1_000_000_000n;
+  let t = 1_000_000_000;
   let s = seed >>> 0 || 1;
   return {
-    ktimeNs: () => (t += 1000n),
+    ktimeNs: () => (t += 1000),
     prandomU32: () => {
       s ^= s << 13;
       s >>>= 0;
@@ -128,7 +128,7 @@ export class XdpVm {
     this.packet = regions.add('packet', 'packet', new Uint8Array(0), true);
     this.ctxFields = this.machine.ctxFields;
     this.packetHi = (HI_BASE + this.packet.id * 8) | 0;
-    this.state = { buf: new Uint8Array(0), data: 0, dataEnd: 0, dataMeta: 0, frameSize: 0, packet: this.packet };
+    this.state = { buf: new Uint8Array(0), data: 0, dataEnd: 0, dataMeta: 0, frameSize: 0, ingressIfindex: 0, rxQueueIndex: 0, packet: this.packet, redirect: undefined };
     const helpersCtx: Parameters<typeof xdpHelpers>[0] = {
       env: this.env,
       maps,
@@ -184,7 +184,7 @@ export class XdpVm {
         },
       };
     });
-    const target = { packet: this.packet, ctx: this.ctxRegion, arrays, env: this.env };
+    const target = { packet: this.packet, ctx: this.ctxRegion, arrays, env: this.env, state: this.state };
     this.lastTarget = target;
     const run = compileJit(m, v.proof, target);
     if (!run) return 'this host forbids generated code (no unsafe-eval)';
@@ -240,7 +240,8 @@ export class XdpVm {
     if (f) {
       out.fault = { pc: f.pc, kind: f.kind, message: f.message, reg: f.reg, region: f.region };
     }
-    if (s.redirect) out.redirect = s.redirect;
+    // A copy: the helpers reuse their redirect record from run to run.
+    if (s.redirect) out.redirect = { ...s.redirect };
     return out;
   }
 
@@ -248,10 +249,11 @@ export class XdpVm {
    * runXdp for a hot loop (the simulator's driver): the same run, its result
    * written into the caller's object, which is reused from run to run, so
    * nothing is allocated per packet. fault and redirect are set to undefined
-   * when absent.
+   * when absent; redirect is the helpers' own record, valid until the next run.
    */
   runXdpInto(frame: XdpFrame, out: XdpResult): XdpResult {
-    const f = this.exec(frame);
+    const m0 = this.machine;
+    const f = m0.jit !== undefined && m0.engine === 'jit' && m0.trace === undefined ? this.execJit(frame) : this.exec(frame);
     const s = this.state;
     const m = this.machine;
     out.retval = f ? 0 : m.lo[0]! >>> 0;
@@ -264,6 +266,36 @@ export class XdpVm {
     return out;
   }
 
+  /**
+   * The JIT's run: only what its code reads is set (the packet region and
+   * the xdp_buff state; r1 and r10 are constants in the translation).
+   */
+  private execJit(frame: XdpFrame): VmFault | undefined {
+    const pk = this.packet;
+    if (pk.bytes !== frame.buf) this.machine.regions.rebind(pk, frame.buf, frame.dv);
+    const st = this.state;
+    const data = frame.data;
+    const meta = frame.dataMeta;
+    st.buf = frame.buf;
+    st.data = data;
+    st.dataEnd = frame.dataEnd;
+    st.dataMeta = meta;
+    st.frameSize = frame.frameSize;
+    st.ingressIfindex = frame.ingressIfindex;
+    st.rxQueueIndex = frame.rxQueueIndex;
+    st.redirect = undefined;
+    this.ctxFrame = frame;
+    pk.start = meta < data ? meta : data;
+    pk.end = frame.dataEnd;
+    try {
+      this.machine.jit!();
+      return undefined;
+    } catch (e) {
+      if (e instanceof VmFault) return e;
+      throw e;
+    }
+  }
+
   private exec(frame: XdpFrame): VmFault | undefined {
     const regions = this.machine.regions;
     regions.rebind(this.packet, frame.buf, frame.dv);
@@ -273,6 +305,8 @@ export class XdpVm {
     st.dataEnd = frame.dataEnd;
     st.dataMeta = frame.dataMeta;
     st.frameSize = frame.frameSize;
+    st.ingressIfindex = frame.ingressIfindex;
+    st.rxQueueIndex = frame.rxQueueIndex;
     st.redirect = undefined;
     this.ctxFrame = frame;
     this.bindPacketBounds();

@@ -68,7 +68,7 @@ export async function run(args: string[], io: CliIO): Promise<number> {
     const durationNs = Number((process.hrtime.bigint() - t0) / BigInt(p.repeat));
     const out: Record<string, unknown> = { retval: r.retval, data_out: Buffer.from(frame.buf.subarray(Math.min(r.dataMeta, r.data), r.dataEnd)).toString('hex') };
     if (r.fault) out.fault = r.fault.message;
-    if (r.redirect) out.redirect = r.redirect;
+    if (r.redirect) out.redirect = { ...r.redirect };
     out.insns = r.insns;
     if (timed) out.duration_ns = durationNs;
     return out;

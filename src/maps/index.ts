@@ -18,11 +18,18 @@
  */
 import type { MapSpec, MapType } from '../isa/spec';
 import { bytesToHex } from '../isa/insn';
+import { LpmTrie } from './lpm';
 
 export const BPF_ANY = 0;
 export const BPF_NOEXIST = 1;
 export const BPF_EXIST = 2;
 export const BPF_F_LOCK = 4;
+
+/** Map flags (BPF_MAP_CREATE's map_flags). */
+export const BPF_F_NO_PREALLOC = 1;
+export const BPF_F_RDONLY_PROG = 0x80;
+export const BPF_F_WRONLY_PROG = 0x100;
+export const BPF_F_MMAPABLE = 0x400;
 
 export const EPERM = 1;
 export const ENOENT = 2;
@@ -85,7 +92,9 @@ export function mapFootprint(spec: MapSpec, nCpus: number): number {
       return n * 8;
   }
 }
-const ARRAY_LIKE: ReadonlySet<MapType> = new Set(['array', 'percpu_array', 'prog_array', 'devmap', 'cpumap', 'xskmap']);
+const ARRAY_LIKE: ReadonlySet<MapType> = new Set(['array', 'percpu_array', 'prog_array', 'devmap', 'cpumap', 'xskmap', 'array_of_maps']);
+/** Maps a program reaches only through helpers (perf_event_output, ringbuf_*): no elements to look up. */
+const EVENT_MAPS: ReadonlySet<MapType> = new Set(['perf_event_array', 'ringbuf']);
 
 export interface MapDumpEntry {
   key: string;
@@ -100,6 +109,10 @@ export interface BpfMap {
   readonly maxEntries: number;
   readonly nCpus: number;
   readonly percpu: boolean;
+  /** map_flags (BPF_F_RDONLY_PROG, BPF_F_WRONLY_PROG, BPF_F_MMAPABLE, BPF_F_NO_PREALLOC). */
+  readonly flags: number;
+  /** After BPF_MAP_FREEZE user space may no longer write (EPERM); the program still may, unless BPF_F_RDONLY_PROG. */
+  frozen: boolean;
   /** The program's view: the live value buffer (this cpu's, for per-cpu maps), or undefined. */
   lookup(key: Uint8Array, cpu: number): Uint8Array | undefined;
   /** Arrays: lookup by index (the JIT's inline lookups). */
@@ -123,13 +136,22 @@ export function checkMapSpec(spec: MapSpec, nCpus: number): string | undefined {
   const { type, key_size: ks, value_size: vs, max_entries: n } = spec;
   if (n === 0) return `map ${type}: max_entries must be > 0 (EINVAL)`;
   if (ARRAY_LIKE.has(type) && ks !== 4) return `map ${type}: key_size must be 4 (EINVAL)`;
-  if (vs === 0 && type !== 'devmap' && type !== 'devmap_hash') return `map ${type}: value_size must be > 0 (EINVAL)`;
-  if (ks === 0) return `map ${type}: key_size must be > 0 (EINVAL)`;
+  if (vs === 0 && type !== 'devmap' && type !== 'devmap_hash' && type !== 'ringbuf') return `map ${type}: value_size must be > 0 (EINVAL)`;
+  if (ks === 0 && type !== 'ringbuf') return `map ${type}: key_size must be > 0 (EINVAL)`;
   if ((type === 'devmap' || type === 'devmap_hash') && vs !== 4 && vs !== 8) return `map ${type}: value_size must be 4 or 8 (EINVAL)`;
   if ((type === 'cpumap') && vs !== 4 && vs !== 8) return `map cpumap: value_size must be 4 or 8 (EINVAL)`;
-  if ((type === 'xskmap' || type === 'prog_array') && vs !== 4) return `map ${type}: value_size must be 4 (EINVAL)`;
+  if ((type === 'xskmap' || type === 'prog_array' || type === 'perf_event_array' || type === 'array_of_maps' || type === 'hash_of_maps') && vs !== 4) return `map ${type}: value_size must be 4 (EINVAL)`;
+  if (type === 'perf_event_array' && ks !== 4) return 'map perf_event_array: key_size must be 4 (EINVAL)';
+  if (type === 'ringbuf' && (ks !== 0 || vs !== 0)) return 'map ringbuf: key_size and value_size must be 0 (EINVAL)';
+  if (type === 'ringbuf' && (n < 4096 || (n & (n - 1)) !== 0)) return `map ringbuf: max_entries ${n} must be a power of 2 and a multiple of the page size (EINVAL)`;
   if (type === 'devmap_hash' && ks !== 4) return 'map devmap_hash: key_size must be 4 (EINVAL)';
   if (type === 'cpumap' && n > 8192) return 'map cpumap: max_entries too large (EINVAL)';
+  const flags = spec.flags ?? 0;
+  if (!Number.isInteger(flags) || flags < 0) return `map ${type}: flags must be a non-negative integer (EINVAL)`;
+  if ((flags & BPF_F_RDONLY_PROG) && (flags & BPF_F_WRONLY_PROG)) return `map ${type}: BPF_F_RDONLY_PROG and BPF_F_WRONLY_PROG together (EINVAL)`;
+  if ((flags & BPF_F_MMAPABLE) && type !== 'array' && type !== 'ringbuf') return `map ${type}: BPF_F_MMAPABLE is for arrays (EINVAL)`;
+  if (type === 'lpm_trie' && !(flags & BPF_F_NO_PREALLOC)) return 'map lpm_trie: needs BPF_F_NO_PREALLOC (EINVAL)';
+  if (type === 'lpm_trie' && (ks <= 4 || ks > 4 + 256)) return `map lpm_trie: key_size ${ks} must be 5 to 260 (EINVAL)`;
   const percpu = PERCPU.has(type);
   if ((type === 'array' || type === 'percpu_array') && vs > (percpu ? PCPU_MIN_UNIT_SIZE : KMALLOC_MAX_SIZE)) {
     return `map ${type}: value_size ${vs} is larger than ${percpu ? PCPU_MIN_UNIT_SIZE : KMALLOC_MAX_SIZE} (E2BIG)`;
@@ -157,7 +179,13 @@ export function createMap(spec: MapSpec, opts: { nCpus?: number; memory?: MapMem
   const nCpus = opts.nCpus ?? 1;
   const err = checkMapSpec(spec, nCpus) ?? chargeMemory(spec, nCpus, opts.memory ?? new MapMemory());
   if (err) return { error: err };
-  const m = ARRAY_LIKE.has(spec.type) ? new ArrayMap(spec, nCpus) : new HashMap(spec, nCpus);
+  const m: BpfMap = ARRAY_LIKE.has(spec.type) ? new ArrayMap(spec, nCpus) : spec.type === 'lpm_trie' ? new LpmTrie(spec, nCpus) : EVENT_MAPS.has(spec.type) ? new EventMap(spec, nCpus) : new HashMap(spec, nCpus);
+  // prog_array: the slots user space fills with the object's programs (their indices in ProgramSpec.programs).
+  for (const ps of spec.prog_slots ?? []) {
+    if (spec.type !== 'prog_array') return { error: `map ${spec.name ?? spec.type}: prog_slots is for prog_array maps` };
+    const r = m.userUpdate(u32Bytes(ps.slot), u32Bytes(ps.prog), BPF_ANY);
+    if (r < 0) return { error: `map ${spec.name ?? spec.type}: prog_slots slot ${ps.slot} rejected (errno ${-r})` };
+  }
   for (const [i, e] of (spec.init ?? []).entries()) {
     const k = hexBytes(e.key);
     const v = hexBytes(e.value);
@@ -166,6 +194,7 @@ export function createMap(spec: MapSpec, opts: { nCpus?: number; memory?: MapMem
     const r = m.userUpdate(k, v, BPF_ANY);
     if (r < 0) return { error: `map ${spec.name ?? spec.type}: init[${i}] rejected (errno ${-r})` };
   }
+  if (spec.freeze) m.frozen = true;
   return m;
 }
 
@@ -175,6 +204,8 @@ function hexBytes(h: string): Uint8Array | undefined {
   for (let i = 0; i < out.length; i++) out[i] = parseInt(h.substr(2 * i, 2), 16);
   return out;
 }
+
+const u32Bytes = (n: number): Uint8Array => new Uint8Array([n & 0xff, (n >>> 8) & 0xff, (n >>> 16) & 0xff, n >>> 24]);
 
 /** Per-cpu values are laid out 8-byte aligned, as the kernel copies them. */
 const stride = (vs: number): number => Math.ceil(vs / 8) * 8;
@@ -189,6 +220,8 @@ abstract class MapBase {
   readonly valueSize: number;
   readonly maxEntries: number;
   readonly percpu: boolean;
+  readonly flags: number;
+  frozen = false;
   constructor(
     spec: MapSpec,
     readonly nCpus: number,
@@ -199,6 +232,7 @@ abstract class MapBase {
     this.valueSize = spec.value_size;
     this.maxEntries = spec.max_entries;
     this.percpu = PERCPU.has(spec.type);
+    this.flags = spec.flags ?? 0;
   }
   abstract keys(): Uint8Array[];
   abstract userLookup(key: Uint8Array): Uint8Array[] | undefined;
@@ -331,6 +365,7 @@ class ArrayMap extends MapBase implements BpfMap {
   }
 
   userUpdate(key: Uint8Array, value: Uint8Array, flags = BPF_ANY): number {
+    if (this.frozen) return -EPERM;
     const r = this.checkFlags(key, flags);
     if (r) return r;
     const vals = this.perCpuValues(value);
@@ -433,6 +468,7 @@ class HashMap extends MapBase implements BpfMap {
   }
 
   userUpdate(key: Uint8Array, value: Uint8Array, flags = BPF_ANY): number {
+    if (this.frozen) return -EPERM;
     const vals = this.perCpuValues(value);
     if (!vals || key.length !== this.keySize) return -EINVAL;
     return this.put(key, flags, (e) => vals.forEach((v, c) => e.values[c]!.set(v)));
@@ -444,5 +480,31 @@ class HashMap extends MapBase implements BpfMap {
 
   keys(): Uint8Array[] {
     return [...this.table.values()].map((e) => e.key);
+  }
+}
+
+/**
+ * perf_event_array and ringbuf: programs write to them only through their
+ * helpers (the records land in the VM's event log), so there is nothing to
+ * look up, update or dump (the oracle dumps them empty too).
+ */
+class EventMap extends MapBase implements BpfMap {
+  lookup(): Uint8Array | undefined {
+    return undefined;
+  }
+  update(): number {
+    return -EINVAL;
+  }
+  delete(): number {
+    return -EINVAL;
+  }
+  userUpdate(): number {
+    return -EINVAL;
+  }
+  userLookup(): Uint8Array[] | undefined {
+    return undefined;
+  }
+  keys(): Uint8Array[] {
+    return [];
   }
 }

@@ -4,10 +4,12 @@
  * net/core/filter.c and kernel/bpf/helpers.c as BPF_PROG_TEST_RUN runs them.
  */
 import { BPF_FUNC } from '../helpers/table';
-import type { BpfMap } from '../maps';
+import { BPF_F_RDONLY_PROG, BPF_F_WRONLY_PROG, type BpfMap } from '../maps';
 import { VmFault, type Region } from './memory';
 import type { HelperFn, Machine } from './interp';
 import { formatPrintk } from './printk';
+import { objectHelpers, type EventLog } from './helpers_objects';
+import { AF_INET, AF_INET6, FIB_LOOKUP_SIZE, type FibTable } from './fib';
 
 export const XDP_ABORTED = 0;
 export const XDP_DROP = 1;
@@ -24,6 +26,7 @@ export const ETH_HLEN = 14;
 const EINVAL = 22;
 const EFAULT = 14;
 const EACCES = 13;
+const EAFNOSUPPORT = 97;
 
 /** What bpf_redirect/bpf_redirect_map recorded (the kernel's bpf_redirect_info). */
 export type RedirectInfo = { ifindex: number; flags: number } | { map: number; key: number; flags: number };
@@ -40,6 +43,10 @@ export interface XdpBuffState {
   rxQueueIndex: number;
   packet: Region;
   redirect: RedirectInfo | undefined;
+  /** A pending tail call: the target's index in ProgramSpec.programs, -1 for none. */
+  tailCall: number;
+  /** Tail calls taken so far in this run (the kernel stops at MAX_TAIL_CALL_CNT). */
+  tailCalls: number;
 }
 
 export interface HelperEnv {
@@ -58,6 +65,17 @@ export interface XdpHelperContext {
   xdp(): XdpBuffState;
   /** Packet bounds changed: every packet pointer's range must follow. */
   packetMoved(): void;
+  /** Where perf_event_output and ringbuf records go. */
+  log: EventLog;
+  /** bpf_fib_lookup's routing and neighbour tables. */
+  fib: FibTable;
+}
+
+/** The region of a map value (one per value buffer, shared by the helpers and the JIT), with the map's program access flags. */
+export function valueRegion(m: Machine, map: BpfMap, v: Uint8Array): Region {
+  const r = m.regions.forBuffer('map_value', `map_value(${map.name})`, v, (map.flags & BPF_F_RDONLY_PROG) === 0);
+  r.noRead = (map.flags & BPF_F_WRONLY_PROG) !== 0;
+  return r;
 }
 
 export function xdpHelpers(ctx: XdpHelperContext): Map<number, HelperFn> {
@@ -91,13 +109,18 @@ export function xdpHelpers(ctx: XdpHelperContext): Map<number, HelperFn> {
     for (let i = 0; i < n; i++) key[i] = src[at + i]!;
     const v = map.lookup(key, ctx.env.cpu);
     if (!v) return m.setReg(0, 0);
+    if (map.type === 'array_of_maps' || map.type === 'hash_of_maps') {
+      // The value is the inner map (its index in the program's map list here, an fd in the kernel).
+      const inner = ctx.mapRegions[(v[0]! | (v[1]! << 8) | (v[2]! << 16) | (v[3]! << 24)) >>> 0];
+      return inner ? m.setPtr(0, inner, 0) : m.setReg(0, 0);
+    }
     let r: Region | undefined;
     if (lastValue[index] === v) r = lastRegion[index]!;
     else {
       let cache = valueRegions.get(map);
       if (!cache) valueRegions.set(map, (cache = new WeakMap()));
       r = cache.get(v);
-      if (!r) cache.set(v, (r = m.regions.forBuffer('map_value', `map_value(${map.name})`, v, true)));
+      if (!r) cache.set(v, (r = valueRegion(m, map, v)));
       lastValue[index] = v;
       lastRegion[index] = r;
     }
@@ -250,6 +273,16 @@ export function xdpHelpers(ctx: XdpHelperContext): Map<number, HelperFn> {
   };
   h.set(BPF_FUNC.xdp_load_bytes, xdpBytes(false));
   h.set(BPF_FUNC.xdp_store_bytes, xdpBytes(true));
+  h.set(BPF_FUNC.fib_lookup, (m, pc) => {
+    // bpf_fib_lookup(ctx, params, plen, flags).
+    if (m.regNum(3) !== FIB_LOOKUP_SIZE) return m.setReg(0, -EINVAL);
+    const flags = m.lo[4]! >>> 0;
+    if (m.hi[4] !== 0 || (flags & ~0x1f) !== 0) return m.setReg(0, -EINVAL);
+    const p = m.bytesAt(pc, 2, FIB_LOOKUP_SIZE, true);
+    if (p[0] !== AF_INET && p[0] !== AF_INET6) return m.setReg(0, -EAFNOSUPPORT);
+    m.setReg(0, ctx.fib.lookup(p, flags));
+  });
+  objectHelpers({ maps: ctx.maps, cpu: () => ctx.env.cpu, xdp: ctx.xdp, log: ctx.log, mapIndexOf }, h);
   return h;
 }
 

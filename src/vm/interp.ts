@@ -151,10 +151,10 @@ export class Machine {
   }
 
   /** Make the lddw at `slot` load a pointer into `region` (a map, or a map value at imm2's offset). */
-  bindLdImm64(slot: number, region: Region): void {
+  bindLdImm64(slot: number, region: Region, offset?: number): void {
     this.ldMapRegion[slot] = region.id;
     this.ldPtrHi[slot] = hiOf(region);
-    this.ldPtrLo[slot] = loOf(region.kind === 'map' ? 0 : this.imm2[slot]!);
+    this.ldPtrLo[slot] = loOf(region.kind === 'map' ? 0 : (offset ?? this.imm2[slot]!));
   }
 
   // ---- register access for helpers --------------------------------------------
@@ -224,6 +224,7 @@ export class Machine {
     if (at < region.start || at + size > region.end) {
       throw new VmFault(pc, 'oob', `pc ${pc}: out-of-bounds ${what} ${region.name} through R${reg}: offset ${at - region.start} size ${size}, region has ${region.end - region.start} bytes`, reg, region.name);
     }
+    if (!write && region.noRead) throw new VmFault(pc, 'readonly', `pc ${pc}: read from write-only ${region.name} through R${reg} (BPF_F_WRONLY_PROG)`, reg, region.name);
     if (write && !region.writable) throw new VmFault(pc, region.kind === 'ctx' ? 'ctx' : 'readonly', `pc ${pc}: ${what} read-only ${region.name} through R${reg}`, reg, region.name);
     if (this.trace) this.lastMem = { region: region.name, kind: region.kind, offset: at - region.start, size, write, bytes: region.bytes.subarray(at, at + size) };
     if (write && at < region.dirtyLo) region.dirtyLo = at;
@@ -673,7 +674,7 @@ export class Machine {
       return;
     }
     // Fast path: in bounds and not tracing; resolve() handles (and names) everything else.
-    if (region === undefined || !inTag || region.kind === 'map' || at < region.start || at + size > region.end || this.trace) at = this.resolve(pc, s, o, size, false);
+    if (region === undefined || !inTag || region.kind === 'map' || region.noRead || at < region.start || at + size > region.end || this.trace) at = this.resolve(pc, s, o, size, false);
     else this.resRegion = region;
     const rr = this.resRegion;
     const dv = rr.dv;

@@ -405,7 +405,9 @@ function emitHelperCall(t: Translator, k: number, id: number): string {
     const prov = (bits & ~K_SCALARISH) === 0 ? '0' : t.kind(k, r) === 'other' ? `tagId(${H(r)})` : `(${H(r)} - ${HI_BASE}) >> 3`;
     return `lo[${r}]=${L(r)};hi[${r}]=${H(r)};pv[${r}]=${prov};`;
   });
-  const call = `${pass.join('')}HELPER[${id}](m, ${k}); l0 = lo[0]; h0 = hi[0];${reloadPkt}`;
+  // bpf_tail_call does not come back when it succeeds: the owner runs the target next.
+  const unwind = id === BPF_FUNC.tail_call ? ` if (m.unwound) { m.executed = count; return; }` : '';
+  const call = `${pass.join('')}HELPER[${id}](m, ${k}); l0 = lo[0]; h0 = hi[0];${reloadPkt}${unwind}`;
   if (id === BPF_FUNC.map_lookup_elem) {
     const mi = t.proof.callMap[k]!;
     const arr = mi >= 0 ? t.target.arrays[mi] : undefined;
@@ -451,7 +453,7 @@ function address(t: Translator, k: number, reg: number, off: number, size: numbe
       return { pre: rel, fail: `(a >>> 0) > ${STACK_SIZE - size}`, fix: `a += (${h} - ${base}) << 6;`, mem: 'SDV', bytes: 'STK' };
     }
     case 'mapv':
-      return { pre: `R = RT[(${h} - ${HI_BASE}) >> 3]; ${rel}`, fail: `(a >>> 0) > R.end - ${size}${write ? ' || !R.writable' : ''}`, fix: '', mem: 'R.dv', bytes: 'R.bytes' };
+      return { pre: `R = RT[(${h} - ${HI_BASE}) >> 3]; ${rel}`, fail: `(a >>> 0) > R.end - ${size}${write ? ' || !R.writable' : ' || R.noRead'}`, fix: '', mem: 'R.dv', bytes: 'R.bytes' };
     default:
       return undefined;
   }

@@ -21,6 +21,8 @@ export interface Region {
   start: number;
   end: number;
   writable: boolean;
+  /** A map value of a BPF_F_WRONLY_PROG map: the program may write but not read it. */
+  noRead: boolean;
   /** Plain bytes a load or store may touch directly (not ctx, whose loads are rewritten, nor a map, which has no bytes). */
   readonly direct: boolean;
   /** For kind 'map': the map's index in the program's map list. */
@@ -77,6 +79,7 @@ export class RegionTable {
       start: 0,
       end: bytes.length,
       writable,
+      noRead: false,
       direct: kind !== 'ctx' && kind !== 'map',
       // Present from the start so every region has one shape (the JIT's inline checks stay monomorphic).
       mapIndex: undefined,

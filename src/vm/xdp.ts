@@ -12,7 +12,10 @@ import { verify } from '../verifier';
 import { Machine, type TraceHook } from './interp';
 import { compileJit, JIT_MAX_SLOTS, type ArrayInline, type JitTarget } from './jit';
 import { HI_BASE, LO_BASE, VmFault, type Region } from './memory';
-import { xdpHelpers, type HelperEnv, type RedirectInfo, type XdpBuffState } from './helpers';
+import type { EventLog } from './helpers_objects';
+import { FibTable } from './fib';
+import { parseSpec } from '../isa/spec';
+import { valueRegion, xdpHelpers, type HelperEnv, type RedirectInfo, type XdpBuffState } from './helpers';
 
 export interface XdpFrame {
   /** The page holding the frame (e.g. 4096 B); data offsets index into it. */
@@ -65,6 +68,10 @@ export interface VmOptions {
   engine?: 'jit' | 'interp';
   /** CPUs for per-cpu maps created here. */
   nCpus?: number;
+  /** Share an event log (perf_event_output and ringbuf records) with another VM. */
+  events?: EventLog;
+  /** bpf_fib_lookup's tables (default: defaultFibConfig()); the caller may keep and change it. */
+  fib?: FibTable;
   /** The memory budget the maps created here are charged to (default: 64 MiB a map, 256 MiB in all). */
   memory?: MapMemory;
 }
@@ -98,7 +105,7 @@ export class XdpVm {
   readonly printed: string[] = [];
   readonly env: VmEnv;
   private readonly ctxRegion: Region;
-  private readonly packet: Region;
+  readonly packet: Region;
   private state: XdpBuffState;
   private ctxFrame: XdpFrame | undefined;
   private readonly ctxFields: Int32Array;
@@ -109,7 +116,26 @@ export class XdpVm {
   /** What the JIT was bound to (for tests and experiments that translate again). */
   lastTarget: JitTarget | undefined;
 
-  constructor(parsed: ParsedSpec, maps: BpfMap[], opts: VmOptions) {
+  /** perf_event_output and ringbuf records, newest last (EVENTS_KEPT at most; `dropped` counts the rest). */
+  readonly log: EventLog;
+  /** bpf_fib_lookup's tables when the VM made its own (opts.fib absent). */
+  fib: FibTable | undefined;
+  /** The program's name (tail-call targets carry theirs into faults). */
+  readonly name: string;
+  private readonly root: XdpVm;
+  private readonly tailVms: (XdpVm | null)[] = [];
+  private readonly tailFrame: XdpFrame = { buf: new Uint8Array(0), data: 0, dataEnd: 0, dataMeta: 0, ingressIfindex: 0, rxQueueIndex: 0, frameSize: 0 };
+
+  constructor(
+    private readonly parsed: ParsedSpec,
+    maps: BpfMap[],
+    private readonly opts: VmOptions,
+    name = 'prog',
+    root?: XdpVm,
+  ) {
+    this.name = name;
+    this.root = root ?? this;
+    this.log = opts.events ?? { events: [], dropped: 0 };
     this.maps = maps;
     this.env = { ...defaultEnv(1, this.printed), ...opts.env };
     const mapRegions: Region[] = [];
@@ -128,28 +154,34 @@ export class XdpVm {
     this.packet = regions.add('packet', 'packet', new Uint8Array(0), true);
     this.ctxFields = this.machine.ctxFields;
     this.packetHi = (HI_BASE + this.packet.id * 8) | 0;
-    this.state = { buf: new Uint8Array(0), data: 0, dataEnd: 0, dataMeta: 0, frameSize: 0, ingressIfindex: 0, rxQueueIndex: 0, packet: this.packet, redirect: undefined };
+    this.state = { buf: new Uint8Array(0), data: 0, dataEnd: 0, dataMeta: 0, frameSize: 0, ingressIfindex: 0, rxQueueIndex: 0, packet: this.packet, redirect: undefined, tailCall: -1, tailCalls: 0 };
     const helpersCtx: Parameters<typeof xdpHelpers>[0] = {
       env: this.env,
       maps,
       mapRegions,
       xdp: () => this.state,
       packetMoved: () => this.bindPacketBounds(),
+      log: this.log,
+      fib: opts.fib ?? (this.fib = new FibTable()),
     };
     for (const [id, fn] of xdpHelpers(helpersCtx)) lazy.set(id, fn);
     // lddw of a map: relocations first, else src_reg says imm is a map (index) or a map value.
     const relocated = new Set<number>();
+    // Global data (BPF_PSEUDO_MAP_VALUE): a pointer to byte `offset` of the map's value 0, as libbpf relocates .data/.bss/.rodata.
+    const bindValue = (slot: number, mapIndex: number, offset: number): void => {
+      const map = maps[mapIndex];
+      const v = map?.lookup(new Uint8Array(4), this.env.cpu);
+      if (map && v) this.machine.bindLdImm64(slot, valueRegion(this.machine, map, v), offset);
+    };
     for (const r of parsed.spec.map_relocs ?? []) {
-      this.machine.bindLdImm64(r.insn, mapRegions[r.map]!);
+      if (r.kind === 'value') bindValue(r.insn, r.map, r.offset ?? 0);
+      else this.machine.bindLdImm64(r.insn, mapRegions[r.map]!);
       relocated.add(r.insn);
     }
     parsed.insns.forEach((insn, k) => {
       if (insn.code !== 0x18 || relocated.has(k)) return;
       if (insn.src === BPF_PSEUDO_MAP_FD && mapRegions[insn.imm]) this.machine.bindLdImm64(k, mapRegions[insn.imm]!);
-      if (insn.src === BPF_PSEUDO_MAP_VALUE && maps[insn.imm]) {
-        const v = maps[insn.imm]!.lookup(new Uint8Array(4), this.env.cpu);
-        if (v) this.machine.bindLdImm64(k, regions.forBuffer('map_value', `map_value(${maps[insn.imm]!.name})`, v, true));
-      }
+      if (insn.src === BPF_PSEUDO_MAP_VALUE && maps[insn.imm]) bindValue(k, insn.imm, insn.imm2 ?? 0);
     });
     this.machine.ctxLoad = (pc, reg, dstReg, at, size) => this.ctxLoad(pc, reg, dstReg, at, size);
     this.machine.ctxRegion = this.ctxRegion;
@@ -179,7 +211,7 @@ export class XdpVm {
         fill: (i, cpu) => {
           const plane = planes > 1 ? cpu % planes : 0;
           const v = lookupIndex(i, plane)!;
-          const r = m.regions.forBuffer('map_value', `map_value(${map.name})`, v, true);
+          const r = valueRegion(m, map, v);
           return (tags[plane * max + i] = (HI_BASE + r.id * 8) | 0);
         },
       };
@@ -232,16 +264,10 @@ export class XdpVm {
 
   /** Run the program on one frame, in place. */
   runXdp(frame: XdpFrame): XdpResult {
-    const f = this.exec(frame);
-    const s = this.state;
-    const m = this.machine;
-    // A faulting program is XDP_ABORTED (what the simulator counts too); the fault says why.
-    const out: XdpResult = { retval: f ? 0 : m.lo[0]! >>> 0, data: s.data, dataEnd: s.dataEnd, dataMeta: s.dataMeta, insns: m.executed };
-    if (f) {
-      out.fault = { pc: f.pc, kind: f.kind, message: f.message, reg: f.reg, region: f.region };
-    }
+    const out: XdpResult = { retval: 0, data: 0, dataEnd: 0, dataMeta: 0, insns: 0, fault: undefined, redirect: undefined };
+    this.runXdpInto(frame, out);
     // A copy: the helpers reuse their redirect record from run to run.
-    if (s.redirect) out.redirect = { ...s.redirect };
+    if (out.redirect) out.redirect = { ...out.redirect };
     return out;
   }
 
@@ -252,18 +278,65 @@ export class XdpVm {
    * when absent; redirect is the helpers' own record, valid until the next run.
    */
   runXdpInto(frame: XdpFrame, out: XdpResult): XdpResult {
-    const m0 = this.machine;
-    const f = m0.jit !== undefined && m0.engine === 'jit' && m0.trace === undefined ? this.execJit(frame) : this.exec(frame);
-    const s = this.state;
-    const m = this.machine;
+    let f = this.runOnce(frame, 0);
+    // The program that ran last: this one (undefined) or a tail-call target.
+    let target: XdpVm | undefined;
+    let insns = this.machine.executed;
+    // Tail calls: the target program runs on the same xdp_buff and its result is the run's.
+    while (f === undefined && (target ?? this).state.tailCall >= 0) {
+      const cur = target ?? this;
+      const st = cur.state;
+      const next = this.tailTarget(st.tailCall);
+      if (!next) {
+        f = new VmFault(-1, 'helper', `bpf_tail_call: prog_array holds program ${st.tailCall}, which this object does not have`);
+        break;
+      }
+      const tf = this.tailFrame;
+      tf.buf = st.buf;
+      tf.dv = cur.packet.dv;
+      tf.data = st.data;
+      tf.dataEnd = st.dataEnd;
+      tf.dataMeta = st.dataMeta;
+      tf.frameSize = st.frameSize;
+      tf.ingressIfindex = st.ingressIfindex;
+      tf.rxQueueIndex = st.rxQueueIndex;
+      f = next.runOnce(tf, st.tailCalls);
+      insns += next.machine.executed;
+      target = next;
+    }
+    const s = (target ?? this).state;
+    const m = (target ?? this).machine;
     out.retval = f ? 0 : m.lo[0]! >>> 0;
     out.data = s.data;
     out.dataEnd = s.dataEnd;
     out.dataMeta = s.dataMeta;
-    out.insns = m.executed;
-    out.fault = f ? { pc: f.pc, kind: f.kind, message: f.message, reg: f.reg, region: f.region } : undefined;
+    out.insns = insns;
+    out.fault = f ? { pc: f.pc, kind: f.kind, message: target ? `${target.name}: ${f.message}` : f.message, reg: f.reg, region: f.region } : undefined;
     out.redirect = s.redirect;
     return out;
+  }
+
+  /** One program's run (no tail calls followed), starting with `tailCalls` already taken. */
+  private runOnce(frame: XdpFrame, tailCalls: number): VmFault | undefined {
+    const st = this.state;
+    st.tailCall = -1;
+    st.tailCalls = tailCalls;
+    const m = this.machine;
+    return m.jit !== undefined && m.engine === 'jit' && m.trace === undefined ? this.execJit(frame) : this.exec(frame);
+  }
+
+  /** The object's other programs, made on their first tail call (sharing maps, environment and event log). */
+  private tailTarget(index: number): XdpVm | undefined {
+    const root = this.root;
+    let vm = root.tailVms[index];
+    if (vm === undefined) {
+      const p = root.parsed.spec.programs?.[index];
+      const parsed = p ? parseSpec({ ...root.parsed.spec, insns: p.insns, map_relocs: p.map_relocs ?? [], line_info: p.line_info, funcs: p.funcs, programs: undefined }) : undefined;
+      vm = parsed && !('error' in parsed) ? new XdpVm(parsed, root.maps, { ...root.opts, env: root.env, events: root.log, fib: root.fib ?? root.opts.fib }, p!.name, root) : null;
+      root.tailVms[index] = vm;
+    }
+    if (vm) vm.machine.trace = root.machine.trace;
+    return vm ?? undefined;
   }
 
   /**
@@ -287,6 +360,7 @@ export class XdpVm {
     this.ctxFrame = frame;
     pk.start = meta < data ? meta : data;
     pk.end = frame.dataEnd;
+    this.machine.unwound = false;
     try {
       this.machine.jit!();
       return undefined;

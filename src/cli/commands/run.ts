@@ -73,12 +73,15 @@ export async function run(args: string[], io: CliIO): Promise<number> {
     if (timed) out.duration_ns = durationNs;
     return out;
   });
-  const result = { runs, maps: vm.maps.map((m) => m.dump()), trace_printk: vm.printed };
+  const events = vm.log.events.map((e) => ({ kind: e.kind, map: e.mapName, cpu: e.cpu, data: Buffer.from(e.data).toString('hex') }));
+  const result = { runs, maps: vm.maps.map((m) => m.dump()), trace_printk: vm.printed, ...(events.length ? { events, events_dropped: vm.log.dropped } : {}) };
   if (flags.has('json')) io.out(JSON.stringify(result) + '\n');
   else {
     runs.forEach((r, i) => io.out(`packet ${i}: ${ACTIONS[r.retval as number] ?? `action ${r.retval}`} (${r.insns} insns${r.duration_ns !== undefined ? `, ${r.duration_ns} ns/run` : ''})${r.fault ? `  FAULT: ${r.fault}` : ''}\n  data_out ${r.data_out}\n`));
     vm.maps.forEach((m, i) => io.out(`map ${i} ${m.name} (${m.type}): ${JSON.stringify(m.dump().entries)}\n`));
     for (const t of vm.printed) io.out(`trace_printk: ${t}\n`);
+    for (const e of events) io.out(`${e.kind === 'perf' ? 'perf_event' : 'ringbuf'} ${e.map} cpu ${e.cpu}: ${e.data}\n`);
+    if (vm.log.dropped) io.out(`(${vm.log.dropped} older events dropped)\n`);
   }
   return 0;
 }

@@ -12,7 +12,8 @@
  * compile() never throws, whatever the input.
  */
 import type { Sym } from './ast';
-import { FuncGen, type EmittedInsn, type ProgramContext } from './codegen';
+import type { EmittedInsn, ProgramContext } from './codegen/frame';
+import { FuncGen } from './codegen/stmt';
 import { CompileAbort, DiagnosticBag, NO_SPAN, type Diagnostic } from './diagnostics';
 import { HEADERS } from './headers';
 import { describeType, readMapDef, type BtfInfo } from './maps';

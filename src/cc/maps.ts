@@ -7,7 +7,7 @@
  */
 import type { Sym } from './ast';
 import type { DiagnosticBag } from './diagnostics';
-import { constOf } from './codegen';
+import { constOf } from './codegen/tree';
 import { MAP_TYPES, type MapSpec, type MapType } from '../isa/spec';
 import { findMember, sizeOf, type Type } from './types';
 

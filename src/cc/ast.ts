@@ -30,6 +30,9 @@ export interface Sym {
   isStatic?: boolean;
   isExtern?: boolean;
   isInline?: boolean;
+  /** The object itself is const / volatile (`const volatile int knob`; not a pointer to const). */
+  isConst?: boolean;
+  isVolatile?: boolean;
   attrs: Attrs;
   /** &x or an aggregate: must live in memory. */
   addressTaken?: boolean;
@@ -100,6 +103,8 @@ export type Stmt =
   | { k: 'default'; span: Span }
   | { k: 'label'; name: string; span: Span }
   | { k: 'goto'; name: string; span: Span }
+  /** Inline assembly: `text` is the template; only the empty one (a compiler barrier) can be lowered. */
+  | { k: 'asm'; text: string; span: Span }
   | { k: 'empty'; span: Span };
 
 export interface TranslationUnit {

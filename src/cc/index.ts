@@ -17,10 +17,11 @@ import { FuncGen } from './codegen/stmt';
 import { CompileAbort, DiagnosticBag, NO_SPAN, type Diagnostic } from './diagnostics';
 import { HEADERS } from './headers';
 import { describeType, readMapDef, type BtfInfo } from './maps';
+import { GlobalData, foldableGlobals } from './globals';
 import { Parser } from './parser';
 import { Preprocessor } from './preprocessor';
 import { bytesToHex, encodeProgram } from '../isa/insn';
-import type { LineInfo, MapSpec, ProgramSpec } from '../isa/spec';
+import type { LineInfo, MapReloc, MapSpec, ProgramSpec } from '../isa/spec';
 
 export { formatDiagnostic, type Diagnostic, type Span, type Severity } from './diagnostics';
 export { HEADERS } from './headers';
@@ -87,11 +88,15 @@ function compileInner(source: string, file: string, diags: DiagnosticBag, header
   const entry = entries[0]!;
   for (const other of entries.slice(1)) diags.warning('cc-extra-entry', `only the first XDP program ('${entry.name}') is compiled; '${other.name}' is ignored`, other.span);
 
+  const globalData = new GlobalData(diags, mapSpecs.length);
   const ctx: ProgramContext = {
     diags,
     maps,
     subprogs: [],
     optimize,
+    globalRef: (sym, span) => globalData.ref(sym, span),
+    stringRef: (bytes) => globalData.stringRef(bytes),
+    foldable: foldableGlobals(unit.globals, unit.funcs),
     inlineable: (f) => !!f.body && !f.attrs.noinline && f !== entry && !(f.attrs.section && /^xdp/.test(f.attrs.section)),
   };
   const bodies: { sym: Sym; out: EmittedInsn[] }[] = [];
@@ -108,6 +113,10 @@ function compileInner(source: string, file: string, diags: DiagnosticBag, header
   }
   // Code after an error may be incomplete: resolve jumps only for a clean program.
   if (diags.hasErrors) return undefined;
+  for (const m of globalData.maps()) {
+    mapSpecs.push(m.spec);
+    btf.maps.push({ name: m.spec.name!, key: { kind: 'int', name: 'unsigned int', size: 4, signed: false }, value: m.value });
+  }
   for (const g of gens) g.finish();
 
   // Link: lay the functions out one after another and resolve calls and map references.
@@ -117,10 +126,10 @@ function compileInner(source: string, file: string, diags: DiagnosticBag, header
     start.set(b.sym, all.length);
     all.push(...b.out);
   }
-  const relocs: { insn: number; map: number }[] = [];
+  const relocs: MapReloc[] = [];
   all.forEach((e, i) => {
     if (e.callee) e.insn.imm = start.get(e.callee)! - (i + 1);
-    if (e.map !== undefined) relocs.push({ insn: i, map: e.map });
+    if (e.map !== undefined) relocs.push(e.valueOff !== undefined ? { insn: i, map: e.map, kind: 'value', offset: e.valueOff } : { insn: i, map: e.map });
   });
   if (all.length > 1_000_000) diags.error('cc-too-large', 'program is too large (more than 1M instructions)', entry.span);
   const lineInfo: LineInfo[] = all.map((e, i) => ({ insn: i, file: e.span.file, line: e.span.line, col: e.span.col, endLine: e.span.endLine, endCol: e.span.endCol }));

@@ -12,9 +12,10 @@ import { nextSymId } from './ast';
 import { CompileAbort, type DiagnosticBag, type Span } from './diagnostics';
 import { parseNumber, type Token } from './lexer';
 import { Sema } from './sema';
-import { T, findMember, isInt, isPtr, isScalar, layoutStruct, ptrTo, sizeOf, typeName, type FuncType, type Member, type StructType, type Type } from './types';
+import { T, findMember, opaqueScalar, isInt, isPtr, isScalar, layoutStruct, ptrTo, sizeOf, typeName, type FuncType, type Member, type StructType, type Type } from './types';
 
 const KEYWORDS = new Set([
+  'float', 'double', '__int128',
   'void', 'char', 'short', 'int', 'long', 'signed', 'unsigned', '_Bool', 'struct', 'union', 'enum', 'typedef', 'static', 'extern',
   'inline', '__inline', '__inline__', 'const', 'volatile', 'restrict', '__restrict', '__restrict__', 'register', 'auto', 'typeof', '__typeof__', '__typeof',
   '__attribute__', '__attribute', 'if', 'else', 'for', 'while', 'do', 'switch', 'case', 'default', 'break', 'continue', 'return', 'goto', 'sizeof',
@@ -30,12 +31,21 @@ const BUILTINS = new Set([
 
 interface DeclSpec {
   type: Type;
+  /** Top-level qualifiers written in the specifiers (`const volatile int x`). */
+  isConst?: boolean;
+  isVolatile?: boolean;
   storage?: 'typedef' | 'static' | 'extern';
   inline: boolean;
   attrs: Attrs;
 }
 
 const MAX_NESTING = 200;
+
+/** Qualifiers of the declared object: `const char s[]` is const, `const char *p` is not. */
+function objectQuals(spec: DeclSpec, type: Type): { isConst?: boolean; isVolatile?: boolean } {
+  if (type.k === 'ptr') return {};
+  return { ...(spec.isConst ? { isConst: true } : {}), ...(spec.isVolatile ? { isVolatile: true } : {}) };
+}
 
 export class Parser {
   private k = 0;
@@ -140,7 +150,7 @@ export class Parser {
   private isTypeName(t: Token = this.peek()): boolean {
     if (t.kind !== 'id') return false;
     if (KEYWORDS.has(t.text)) {
-      return ['void', 'char', 'short', 'int', 'long', 'signed', 'unsigned', '_Bool', 'struct', 'union', 'enum', 'const', 'volatile', 'restrict', '__restrict', 'typeof', '__typeof__', '__typeof', '__attribute__', '__extension__', '__signed__', '__const', '__const__', 'static', 'extern', 'typedef', 'inline', '__inline', '__inline__', 'register', 'auto', '__volatile__', '_Noreturn', '__restrict__', '__attribute'].includes(t.text);
+      return ['void', 'float', 'double', '__int128', '__int128_t', '__uint128_t', 'char', 'short', 'int', 'long', 'signed', 'unsigned', '_Bool', 'struct', 'union', 'enum', 'const', 'volatile', 'restrict', '__restrict', 'typeof', '__typeof__', '__typeof', '__attribute__', '__extension__', '__signed__', '__const', '__const__', 'static', 'extern', 'typedef', 'inline', '__inline', '__inline__', 'register', 'auto', '__volatile__', '_Noreturn', '__restrict__', '__attribute'].includes(t.text);
     }
     return this.lookup(t.text)?.kind === 'typedef';
   }
@@ -179,6 +189,7 @@ export class Parser {
     let first = true;
     for (;;) {
       const d = this.declarator(spec.type);
+      this.asmLabel();
       const attrs = { ...spec.attrs, ...this.attributes() };
       if (!d.name) this.error('expected identifier', d.span);
       if (spec.storage === 'typedef') {
@@ -228,7 +239,7 @@ export class Parser {
   }
 
   private globalVar(name: string, type: Type, span: Span, spec: DeclSpec, attrs: Attrs): void {
-    const sym: Sym = { id: nextSymId(), kind: 'var', name, type, span, global: true, isStatic: spec.storage === 'static', isExtern: spec.storage === 'extern', attrs };
+    const sym: Sym = { id: nextSymId(), kind: 'var', name, type, span, global: true, isStatic: spec.storage === 'static', isExtern: spec.storage === 'extern', attrs, ...objectQuals(spec, type) };
     this.declare(sym);
     if (this.accept('=')) {
       // Helper declarations: `static T (*bpf_x)(...) = (void *) ID;`
@@ -259,6 +270,15 @@ export class Parser {
   }
 
   // ---- declarations --------------------------------------------------------------
+  /** `extern int f(void) __asm__("real_name");`: the symbol's assembler name, which BPF has no use for. */
+  private asmLabel(): void {
+    if (!(this.is('asm') || this.is('__asm__') || this.is('__asm')) || !this.is('(', 1)) return;
+    this.advance();
+    this.advance();
+    while (this.peek().kind === 'str') this.advance();
+    this.expect(')');
+  }
+
   private attributes(into: Attrs = {}): Attrs {
     for (;;) {
       if (this.is('__attribute__') || this.is('__attribute')) {
@@ -273,7 +293,7 @@ export class Parser {
             args = [];
             while (!this.is(')') && this.peek().kind !== 'eof') {
               if (this.peek().kind === 'str') strArg = this.stringLiteral().text;
-              else if (this.peek().kind === 'id' && !this.lookup(this.peek().text)) this.advance();
+              else if (this.peek().kind === 'id' && !KEYWORDS.has(this.peek().text) && !this.lookup(this.peek().text) && (this.is(',', 1) || this.is(')', 1))) this.advance();
               else args.push(this.assignExpr());
               if (!this.accept(',')) break;
             }
@@ -306,6 +326,9 @@ export class Parser {
     let signed: boolean | undefined;
     let short = 0, long = 0, int = 0, char = 0;
     let seen = false;
+    let isConst = false, isVolatile = false;
+    let floating: 'float' | 'double' | undefined;
+    let int128 = false;
     const start = this.peek().span;
     for (;;) {
       const t = this.peek();
@@ -317,7 +340,14 @@ export class Parser {
         this.advance(); storage = w; continue;
       }
       if (w === 'inline' || w === '__inline' || w === '__inline__') { this.advance(); inline = true; continue; }
-      if (['const', 'volatile', 'restrict', '__restrict', '__restrict__', 'register', 'auto', '__volatile__', '__const', '__const__', '_Noreturn'].includes(w)) { this.advance(); continue; }
+      if (['const', 'volatile', 'restrict', '__restrict', '__restrict__', 'register', 'auto', '__volatile__', '__const', '__const__', '_Noreturn'].includes(w)) {
+        if (w === 'const' || w === '__const' || w === '__const__') isConst = true;
+        if (w === 'volatile' || w === '__volatile__') isVolatile = true;
+        this.advance();
+        continue;
+      }
+      if (w === 'float' || w === 'double') { this.advance(); floating = w; seen = true; continue; }
+      if (w === '__int128' || w === '__int128_t' || w === '__uint128_t') { this.advance(); int128 = true; if (w === '__uint128_t') signed = false; seen = true; continue; }
       if (w === 'signed' || w === '__signed__') { this.advance(); signed = true; seen = true; continue; }
       if (w === 'unsigned') { this.advance(); signed = false; seen = true; continue; }
       if (w === 'short') { this.advance(); short++; seen = true; continue; }
@@ -346,7 +376,9 @@ export class Parser {
     }
     if (seen) {
       if (base) this.error(`cannot combine with previous '${typeName(base)}' declaration specifier`, start);
-      if (char) base = signed === undefined ? T.char : signed ? T.schar : T.uchar;
+      if (floating) base = opaqueScalar(long ? 'long double' : floating, floating === 'float' ? 4 : long ? 16 : 8);
+      else if (int128) base = opaqueScalar(signed === false ? 'unsigned __int128' : '__int128', 16);
+      else if (char) base = signed === undefined ? T.char : signed ? T.schar : T.uchar;
       else if (short) base = signed === false ? T.ushort : T.short;
       else if (long >= 2) base = signed === false ? T.ullong : T.llong;
       else if (long === 1) base = signed === false ? T.ulong : T.long;
@@ -365,7 +397,7 @@ export class Parser {
         base = T.int;
       } else this.error(t.kind === 'eof' ? 'expected a type' : `unknown type name '${t.text}'`, t.span, 'parse-unknown-type');
     }
-    return { type: base!, storage, inline, attrs };
+    return { type: base!, storage, inline, attrs, isConst, isVolatile };
   }
 
   private structSpec(): Type {
@@ -750,15 +782,27 @@ export class Parser {
     if (this.accept(';')) return out;
     for (;;) {
       const d = this.declarator(spec.type);
+      this.asmLabel();
       const attrs = { ...spec.attrs, ...this.attributes() };
       if (spec.storage === 'typedef') {
         this.declare({ id: nextSymId(), kind: 'typedef', name: d.name!, type: d.type, span: d.span, global: false, attrs });
       } else if (d.type.k === 'func') {
         this.declareFunc(d.name!, d.type, d.span, spec, attrs, d.paramSyms);
       } else {
-        const sym: Sym = { id: nextSymId(), kind: 'var', name: d.name!, type: d.type, span: d.span, global: spec.storage === 'static' || spec.storage === 'extern', isStatic: spec.storage === 'static', attrs };
-        if (spec.storage === 'static') this.diags.error('cc-static-local', `static local variables are not supported (they need a .data map): '${d.name}'`, d.span);
+        const sym: Sym = { id: nextSymId(), kind: 'var', name: d.name!, type: d.type, span: d.span, global: spec.storage === 'static' || spec.storage === 'extern', isStatic: spec.storage === 'static', isExtern: spec.storage === 'extern', attrs, ...objectQuals(spec, d.type) };
         this.declare(sym);
+        if (spec.storage === 'static' || spec.storage === 'extern') {
+          // A static local is global data with a block-scoped name (bpf_printk's `static const char ____fmt[]`).
+          if (this.accept('=')) {
+            const i = this.initializer(sym.type, sym);
+            if (sym.type.k === 'array' && sym.type.len === undefined) sym.type = { ...sym.type, len: i.arrayLen ?? 0 };
+            sym.init = { zero: i.zero, parts: i.parts, span: i.span };
+          }
+          this.globals.push(sym);
+          if (this.accept(',')) continue;
+          this.expect(';', 'at end of declaration');
+          return out;
+        }
         let init: Init | undefined;
         if (this.accept('=')) {
           const i = this.initializer(sym.type, sym);
@@ -900,15 +944,17 @@ export class Parser {
           return { k: 'return', e, span: this.spanFrom(start) };
         }
         case 'asm': case '__asm__': case '__asm': {
+          // Kept as a statement: only lowering it is an error (functions never
+          // called, like x86's asm/swab.h helpers, never are); the empty
+          // template is a compiler barrier and lowers to nothing.
           this.advance();
-          while (['volatile', '__volatile__', 'goto', 'inline'].includes(this.peek().text)) this.advance();
+          while (['volatile', '__volatile__', 'goto', 'inline', '__inline__'].includes(this.peek().text)) this.advance();
           this.expect('(');
-          const s = this.peek();
+          const text = this.peek().kind === 'str' ? this.stringLiteral().text : undefined;
           let depth = 1;
           while (depth > 0 && this.peek().kind !== 'eof') { const x = this.advance(); if (x.text === '(') depth++; else if (x.text === ')') depth--; }
           this.expect(';');
-          if (s.kind !== 'str' || (s.bytes ?? []).length > 0) this.diags.error('cc-asm', 'inline assembly is not supported (only the empty compiler barrier asm("" ::: "memory"))', start);
-          return { k: 'empty', span: start };
+          return { k: 'asm', text: text ?? '?', span: this.spanFrom(start) };
         }
       }
       if (this.peek(1).text === ':' && this.peek(1).kind === 'punct' && !KEYWORDS.has(t.text)) {

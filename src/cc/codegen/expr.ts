@@ -29,7 +29,7 @@ export abstract class ExprGen extends FrameGen {
   expr(e: Expr, discard = false): Val {
     switch (e.k) {
       case 'num': return { k: 'imm', v: e.value };
-      case 'str': this.fail('string literals need a .rodata map, which is not supported; use a char array on the stack', e.span);
+      case 'str': return this.addrToVal(this.stringAddr(e.bytes, e.span));
       case 'var': return this.readVar(e.sym, e.span);
       case 'cast': return this.convert(this.expr(e.e, discard), e.e.ty, e.ty);
       case 'unary': {
@@ -97,10 +97,16 @@ export abstract class ExprGen extends FrameGen {
     if (sym.global) {
       const m = this.ctx.maps.get(sym);
       if (m !== undefined) return { k: 'map', idx: m };
-      const c = sym.init && sym.init.parts.length === 1 && isInt(sym.type) ? constOf(sym.init.parts[0]!.e) : undefined;
-      if (c !== undefined) return { k: 'imm', v: c };
       if (sym.kind === 'func') this.fail(`taking the address of function '${sym.name}' is not supported`, span);
-      this.fail(`global variable '${sym.name}' is not supported (it would need a .data/.bss map); use a map`, span, 'cc-global-var');
+      const folds = this.ctx.foldable ? this.ctx.foldable.has(sym) : true;
+      if (folds && isInt(sym.type)) {
+        const p = sym.init?.parts;
+        const c = !p || p.length === 0 ? (sym.init || !sym.isExtern ? 0n : undefined) : p.length === 1 && p[0]!.offset === 0 && !p[0]!.bit ? constOf(p[0]!.e) : undefined;
+        if (c !== undefined) return { k: 'imm', v: c };
+      }
+      const a = this.globalAddr(sym, span);
+      if (sym.type.k === 'struct' || sym.type.k === 'array') return this.addrToVal(a);
+      return this.load(a, sym.type);
     }
     const h = this.homes.get(sym);
     if (!h) this.fail(`internal: '${sym.name}' has no location here`, span, 'cc-internal');
@@ -111,6 +117,29 @@ export abstract class ExprGen extends FrameGen {
     const v = this.load({ base: 'fp', off: h.off }, sym.type, sym.addressTaken ? undefined : 8);
     return v.k === 'reg' && bits !== undefined ? { ...v, bits, zext: true } : v;
   }
+  /** `lddw rX, map_value + offset` (BPF_PSEUDO_MAP_VALUE): the address of global data. */
+  protected mapValueAddr(map: number, offset: number): Addr {
+    const r = this.allocTemp();
+    this.emit(O.BPF_LD | O.BPF_IMM | O.BPF_DW, r, O.BPF_PSEUDO_MAP_VALUE, 0, 0, { map, valueOff: offset });
+    this.out.push({ insn: { code: 0, dst: 0, src: 0, off: 0, imm: offset }, span: this.span });
+    return { base: 'reg', reg: r, temp: true, off: 0 };
+  }
+
+  protected globalAddr(sym: Sym, span: Span): Addr {
+    const ref = this.ctx.globalRef?.(sym, span);
+    if (!ref) {
+      if (sym.isExtern) this.fail(`extern variable '${sym.name}' has no definition here (libbpf resolves only __kconfig and __ksym externs, which are not supported)`, span, 'cc-extern');
+      this.fail(`global variable '${sym.name}' is not supported here`, span, 'cc-global-var');
+    }
+    return this.mapValueAddr(ref.map, ref.offset);
+  }
+
+  protected stringAddr(bytes: number[], span: Span): Addr {
+    const ref = this.ctx.stringRef?.(bytes);
+    if (!ref) this.fail('string literals need a .rodata map, which is not available here', span);
+    return this.mapValueAddr(ref.map, ref.offset);
+  }
+
   protected addrToVal(a: Addr): Val {
     if (a.base === 'fp') return { k: 'fp', off: a.off };
     if (a.base === 'map') {
@@ -134,7 +163,7 @@ export abstract class ExprGen extends FrameGen {
         if (s.global) {
           const m = this.ctx.maps.get(s);
           if (m !== undefined) return { base: 'map', off: 0, map: m };
-          this.fail(`global variable '${s.name}' is not supported (it would need a .data/.bss map); use a map`, e.span, 'cc-global-var');
+          return this.globalAddr(s, e.span);
         }
         const h = this.homes.get(s);
         if (!h) this.fail(`internal: '${s.name}' has no location here`, e.span, 'cc-internal');
@@ -154,7 +183,7 @@ export abstract class ExprGen extends FrameGen {
         if (v.k === 'reg') return { base: 'reg', reg: v.r, temp: v.temp, off: 0 };
         break;
       }
-      case 'str': this.fail('string literals need a .rodata map, which is not supported; use a char array on the stack', e.span);
+      case 'str': return this.stringAddr(e.bytes, e.span);
     }
     this.fail('expression is not addressable', e.span);
   }

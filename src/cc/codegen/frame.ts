@@ -43,6 +43,8 @@ export interface EmittedInsn {
   callee?: Sym;
   /** lddw of a map address: map index. */
   map?: number;
+  /** lddw of a map value address (BPF_PSEUDO_MAP_VALUE, global data): byte offset in the value. */
+  valueOff?: number;
 }
 
 export interface MapRef {
@@ -93,6 +95,12 @@ export interface ProgramContext {
   inlineable(fn: Sym): boolean;
   /** Run the peephole pass (default on). */
   optimize?: boolean;
+  /** Global data: where a global variable lives (undefined: it has no storage, e.g. extern). */
+  globalRef?(sym: Sym, span: Span): { map: number; offset: number } | undefined;
+  /** A string literal's place in .rodata. */
+  stringRef?(bytes: number[]): { map: number; offset: number };
+  /** Globals whose initial value is their value (const, or static and never written). */
+  foldable?: Set<Sym>;
 }
 
 /** Generate one BPF function (the entry program or a subprogram). */

@@ -72,6 +72,10 @@ export class FuncGen extends CallGen {
   protected stmtInner(s: Stmt): void {
     switch (s.k) {
       case 'empty': return;
+      case 'asm':
+        // asm volatile("" ::: "memory"): a barrier to the compiler only; we keep no values in registers across statements it could reorder.
+        if (s.text.trim() === '') return;
+        this.fail(`inline assembly is not supported on BPF here: asm("${s.text.length > 40 ? `${s.text.slice(0, 40)}…` : s.text}") is reached from '${this.fn.name}'`, s.span, 'cc-asm');
       case 'case': case 'default': {
         const l = this.caseLabels[this.caseLabels.length - 1]?.get(s);
         if (l === undefined) this.fail(`'${s.k}' statement not in switch statement`, s.span, 'sema-case');

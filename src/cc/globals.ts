@@ -113,7 +113,8 @@ export class GlobalData {
   /** The internal maps, in map-index order, with their pretty-printing types. */
   maps(): { spec: MapSpec; value: TypeDesc }[] {
     return this.sections.map((s) => {
-      const size = Math.max(1, Math.ceil(s.bytes.length / 8) * 8);
+      // libbpf sizes the map by the section, byte for byte.
+      const size = Math.max(1, s.bytes.length);
       const bytes = [...s.bytes, ...new Array<number>(size - s.bytes.length).fill(0)];
       const rodata = s.name.startsWith('.rodata');
       const hex = bytes.map((b) => b.toString(16).padStart(2, '0')).join('');

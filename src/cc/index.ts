@@ -16,7 +16,7 @@ import type { EmittedInsn, ProgramContext } from './codegen/frame';
 import { FuncGen } from './codegen/stmt';
 import { CompileAbort, DiagnosticBag, NO_SPAN, type Diagnostic } from './diagnostics';
 import { HEADERS } from './headers';
-import { describeType, readMapDef, type BtfInfo } from './maps';
+import { describeType, readMapDef, type BtfInfo, type TypeDesc } from './maps';
 import { GlobalData, foldableGlobals } from './globals';
 import { Parser } from './parser';
 import { Preprocessor } from './preprocessor';
@@ -72,12 +72,12 @@ function compileInner(source: string, file: string, diags: DiagnosticBag, header
       const def = readMapDef(g, diags);
       if (!def) continue;
       maps.set(g, mapSpecs.length);
-      mapSpecs.push(def.spec);
-      btf.maps.push({
-        name: g.name,
-        key: def.key ? describeType(def.key) : { kind: 'array', elem: { kind: 'int', name: 'unsigned char', size: 1, signed: false }, len: def.spec.key_size, size: def.spec.key_size },
-        value: def.value ? describeType(def.value) : { kind: 'array', elem: { kind: 'int', name: 'unsigned char', size: 1, signed: false }, len: def.spec.value_size, size: def.spec.value_size },
-      });
+      const bytes = (n: number): TypeDesc => ({ kind: 'array', elem: { kind: 'int', name: 'unsigned char', size: 1, signed: false }, len: n, size: n });
+      for (const d of def.inner ? [def, def.inner] : [def]) {
+        if (d === def.inner) def.spec.inner_map = mapSpecs.length;
+        mapSpecs.push(d.spec);
+        btf.maps.push({ name: d.spec.name!, key: d.key ? describeType(d.key) : bytes(d.spec.key_size), value: d.value ? describeType(d.value) : bytes(d.spec.value_size) });
+      }
     }
   }
   const entries = unit.funcs.filter((f) => f.body && f.attrs.section !== undefined && /^xdp/.test(f.attrs.section));

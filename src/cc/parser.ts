@@ -23,7 +23,7 @@ const KEYWORDS = new Set([
 ]);
 
 const BUILTINS = new Set([
-  '__builtin_memcpy', '__builtin_memset', '__builtin_memmove', '__builtin_bswap16', '__builtin_bswap32', '__builtin_bswap64', '__builtin_expect',
+  '__builtin_memcpy', '__builtin_memset', '__builtin_memmove', '__builtin_memcmp', '__builtin_bcmp', '__builtin_bswap16', '__builtin_bswap32', '__builtin_bswap64', '__builtin_expect',
   '__builtin_constant_p', '__sync_fetch_and_add', '__sync_fetch_and_sub', '__sync_fetch_and_or', '__sync_fetch_and_and', '__sync_fetch_and_xor',
   '__sync_add_and_fetch', '__sync_sub_and_fetch', '__sync_or_and_fetch', '__sync_and_and_fetch', '__sync_xor_and_fetch',
   '__sync_val_compare_and_swap', '__sync_bool_compare_and_swap', '__sync_lock_test_and_set', '__builtin_unreachable', '__builtin_trap',
@@ -41,6 +41,12 @@ interface DeclSpec {
 
 const MAX_NESTING = 200;
 
+/** CO-RE builtins (bpf_core_read.h): answered from our own types, which are the target's. */
+const CORE_BUILTINS = new Set(['__builtin_btf_type_id', '__builtin_preserve_access_index', '__builtin_preserve_field_info', '__builtin_preserve_type_info', '__builtin_preserve_enum_value']);
+
+/** libc functions clang treats as builtins on BPF (string.h's declarations, or none at all). */
+const LIBC_BUILTINS = new Set(['memcpy', 'memset', 'memmove', 'memcmp', 'bcmp']);
+
 /** Qualifiers of the declared object: `const char s[]` is const, `const char *p` is not. */
 function objectQuals(spec: DeclSpec, type: Type): { isConst?: boolean; isVolatile?: boolean } {
   if (type.k === 'ptr') return {};
@@ -57,6 +63,7 @@ export class Parser {
   private curFunc?: Sym;
   private nesting = 0;
   private structIds = 0;
+  private btfTypeIds = new Map<string, number>();
   private pendingUnroll?: number | 'full' | 'none';
 
   constructor(private toks: Token[], private diags: DiagnosticBag) {
@@ -582,6 +589,7 @@ export class Parser {
           if (this.accept('...')) { variadic = true; break; }
           const spec = this.declSpec(false);
           const d = this.declarator(spec.type, true);
+          this.attributes();
           let pt = d.type;
           if (pt.k === 'array') pt = ptrTo(pt.of);
           if (pt.k === 'func') pt = ptrTo(pt);
@@ -938,6 +946,8 @@ export class Parser {
           let e = this.expr();
           this.expect(';', 'after return statement');
           if (fn) {
+            // `return f();` with f void: clang accepts it (a GNU extension); the value is nothing.
+            if (fn.ret.k === 'void' && e.ty.k === 'void') return { k: 'block', body: [{ k: 'expr', e, span: e.span }, { k: 'return', span: start }], span: this.spanFrom(start) };
             if (fn.ret.k === 'void') this.diags.error('sema-return', `void function '${this.curFunc!.name}' should not return a value`, e.span);
             else e = this.sema.convertForAssign(e, fn.ret, e.span, 'returning');
           }
@@ -1240,7 +1250,13 @@ export class Parser {
     }
     if (t.kind === 'id') {
       if (t.text === '__builtin_offsetof') return this.offsetofExpr();
+      if (CORE_BUILTINS.has(t.text)) return this.coreBuiltin();
       if (BUILTINS.has(t.text)) return this.builtin();
+      if (LIBC_BUILTINS.has(t.text) && this.is('(', 1)) {
+        // memcpy & co. are builtins to clang too: without a definition here they expand inline.
+        const sym = this.lookup(t.text);
+        if (!sym || (sym.kind === 'func' && !sym.body)) return this.builtin(`__builtin_${t.text}`);
+      }
       if (KEYWORDS.has(t.text)) this.error(`expected expression`, t.span);
       this.advance();
       const sym = this.lookup(t.text);
@@ -1258,6 +1274,62 @@ export class Parser {
       return { k: 'var', sym, ty: sym.type, span: t.span };
     }
     this.error(t.kind === 'eof' ? 'expected expression' : `expected expression`, t.kind === 'eof' ? this.prevEnd() : t.span, 'parse-expected-expr');
+  }
+
+  /**
+   * CO-RE: clang records a relocation and libbpf answers it from the
+   * kernel's BTF. Here the program is compiled against the kernel's own
+   * types (the system headers or vmlinux.h of the machine it runs on), so
+   * each question has its answer at compile time: field offsets, sizes and
+   * existence from our layout, type ids from a stable numbering of types.
+   */
+  private coreBuiltin(): Expr {
+    const t = this.advance();
+    const name = t.text;
+    this.expect('(');
+    const arg: Expr | Type = this.isTypeName() ? this.typeName() : this.assignExpr();
+    let kind = 0n;
+    if (this.accept(',')) {
+      const k = this.assignExpr();
+      kind = this.sema.constValue(k) ?? 0n;
+    }
+    this.expect(')');
+    const span = this.spanFrom(t.span);
+    const s = this.sema;
+    // An expression carries its type in `ty`; a type name is the type itself.
+    const argTy = 'ty' in arg ? arg.ty : arg;
+    switch (name) {
+      case '__builtin_preserve_access_index': return 'ty' in arg ? (arg as Expr) : s.num(0n, T.int, span);
+      case '__builtin_btf_type_id': {
+        const key = typeName(argTy);
+        let id = this.btfTypeIds.get(key);
+        if (id === undefined) { id = this.btfTypeIds.size + 1; this.btfTypeIds.set(key, id); }
+        return s.num(BigInt(id), T.uint, span);
+      }
+      case '__builtin_preserve_type_info':
+        // BPF_TYPE_EXISTS = 0, BPF_TYPE_SIZE = 1, BPF_TYPE_MATCHES = 2
+        return s.num(kind === 1n ? BigInt(sizeOf(argTy)) : 1n, T.uint, span);
+      case '__builtin_preserve_enum_value': {
+        // *(typeof(enum E) *)VALUE: BPF_ENUMVAL_EXISTS = 0, BPF_ENUMVAL_VALUE = 1.
+        let e = 'ty' in arg ? (arg as Expr) : undefined;
+        while (e && (e.k === 'deref' || e.k === 'cast')) e = e.e;
+        const v = e ? s.constValue(e) ?? 0n : 0n;
+        return s.num(kind === 1n ? v : 1n, T.ulong, span);
+      }
+      default: {
+        // __builtin_preserve_field_info(s->f, kind): BYTE_OFFSET 0, BYTE_SIZE 1, EXISTS 2, SIGNED 3, LSHIFT_U64 4, RSHIFT_U64 5.
+        const e = 'ty' in arg ? (arg as Expr) : undefined;
+        let off = 0, size = sizeOf(argTy), bitOff = 0, bitWidth = size * 8;
+        if (e && e.k === 'member') {
+          let x: Expr = e;
+          while (x.k === 'member') { off += x.offset; x = x.e; }
+          if (e.m.bitWidth !== undefined) { size = sizeOf(e.m.type); bitOff = e.m.bitOffset ?? 0; bitWidth = e.m.bitWidth; }
+        }
+        const signed = isInt(argTy) && argTy.signed ? 1 : 0;
+        const v = [off, size, 1, signed, 64 - (bitOff + bitWidth), 64 - bitWidth][Number(kind)] ?? 0;
+        return s.num(BigInt(v), T.uint, span);
+      }
+    }
   }
 
   private offsetofExpr(): Expr {
@@ -1286,9 +1358,9 @@ export class Parser {
     return this.sema.num(BigInt(off), T.ulong, this.spanFrom(t.span));
   }
 
-  private builtin(): Expr {
+  private builtin(as?: string): Expr {
     const t = this.advance();
-    const name = t.text;
+    const name = as ?? t.text;
     this.expect('(');
     const args: Expr[] = [];
     if (!this.is(')')) for (;;) { args.push(this.assignExpr()); if (!this.accept(',')) break; }
@@ -1323,13 +1395,19 @@ export class Parser {
       }
       case '__builtin_memcpy': case '__builtin_memmove': case '__builtin_memset': {
         if (!need(3)) return s.num(0n, ptrTo(T.void), span);
-        const n = s.constValue(s.rvalue(args[2]!));
-        if (n === undefined) this.diags.error('cc-builtin-size', `${name}: the size must be a compile-time constant on BPF`, args[2]!.span);
+        // The size may become constant only after inlining (a helper's `len` parameter): codegen checks it.
+        const n = s.convertForAssign(args[2]!, T.ulong, args[2]!.span, 'passing to parameter of type');
         const dst = s.rvalue(args[0]!);
         const src = s.rvalue(args[1]!);
         if (!isPtr(dst.ty)) this.diags.error('sema-incompatible', `passing '${typeName(dst.ty)}' to parameter of incompatible type 'void *'`, dst.span);
         if (name !== '__builtin_memset' && !isPtr(src.ty)) this.diags.error('sema-incompatible', `passing '${typeName(src.ty)}' to parameter of incompatible type 'const void *'`, src.span);
-        return { k: 'builtin', name: name === '__builtin_memmove' ? '__builtin_memcpy' : name, args: [dst, name === '__builtin_memset' ? s.cast(src, T.int, true) : src, s.num(n ?? 0n, T.ulong, args[2]!.span)], ty: dst.ty, span };
+        return { k: 'builtin', name: name === '__builtin_memmove' ? '__builtin_memcpy' : name, args: [dst, name === '__builtin_memset' ? s.cast(src, T.int, true) : src, n], ty: dst.ty, span };
+      }
+      case '__builtin_memcmp': case '__builtin_bcmp': {
+        if (!need(3)) return s.num(0n, T.int, span);
+        const a = s.rvalue(args[0]!), b = s.rvalue(args[1]!);
+        for (const x of [a, b]) if (!isPtr(x.ty)) this.diags.error('sema-incompatible', `passing '${typeName(x.ty)}' to parameter of incompatible type 'const void *'`, x.span);
+        return { k: 'builtin', name: '__builtin_memcmp', args: [a, b, s.convertForAssign(args[2]!, T.ulong, args[2]!.span, 'passing to parameter of type')], ty: T.int, span };
       }
       case '__builtin_unreachable': case '__builtin_trap':
         return { k: 'builtin', name, args: [], ty: T.void, span };

@@ -23,7 +23,7 @@ export abstract class BuiltinGen extends ExprGen {
       return { ...r, zext: bits < 64, bits: bits < 64 ? bits : undefined };
     }
     if (n === '__builtin_memcpy') {
-      const size = Number(constOf(e.args[2]!) ?? 0n);
+      const size = this.blockSize(e);
       const align = Math.min(ptrAlign(e.args[0]!), ptrAlign(e.args[1]!), 8);
       const src = this.pointerAddr(e.args[1]!);
       const dst = this.pointerAddr(e.args[0]!);
@@ -33,7 +33,7 @@ export abstract class BuiltinGen extends ExprGen {
       return this.addrToVal(dst);
     }
     if (n === '__builtin_memset') {
-      const size = Number(constOf(e.args[2]!) ?? 0n);
+      const size = this.blockSize(e);
       const align = Math.min(ptrAlign(e.args[0]!), 8);
       const cv = constOf(e.args[1]!);
       const dst = this.pointerAddr(e.args[0]!);
@@ -66,6 +66,7 @@ export abstract class BuiltinGen extends ExprGen {
       if (discard) { this.freeAddr(dst); return { k: 'imm', v: 0n }; }
       return this.addrToVal(dst);
     }
+    if (n === '__builtin_memcmp') return this.memcmp(e);
     if (n.startsWith('__sync_')) return this.atomic(e, discard);
     this.fail(`builtin '${n}' is not supported`, e.span);
   }
@@ -127,5 +128,42 @@ export abstract class BuiltinGen extends ExprGen {
       this.release(keep);
     }
     return { ...r, zext: !is64 };
+  }
+
+  /** The size of a memcpy/memset/memcmp: constant once inlining has bound the arguments, as clang needs it. */
+  private blockSize(e: Expr & { k: 'builtin' }): number {
+    const v = this.evalStatic(e.args[2]!);
+    if (v === undefined) this.fail(`${e.name}: the size must be a compile-time constant on BPF (BPF has no libc to call)`, e.args[2]!.span, 'cc-builtin-size');
+    if (v > 4096n) this.fail(`${e.name}: ${v} bytes is too large to expand inline`, e.args[2]!.span, 'cc-builtin-size');
+    return Number(v);
+  }
+
+  /**
+   * memcmp(a, b, n) with n constant: byte by byte, as clang expands it for
+   * BPF — the result is the difference of the first unequal bytes, 0 when
+   * all n are equal.
+   */
+  private memcmp(e: Expr & { k: 'builtin' }): Val {
+    const size = this.blockSize(e);
+    const pa = this.pointerAddr(e.args[0]!);
+    const keepA = { ...pa, temp: false };
+    const pb = this.pointerAddr(e.args[1]!);
+    const keepB = { ...pb, temp: false };
+    const res = this.allocTemp([this.baseReg(keepA), this.baseReg(keepB)]);
+    const end = this.newLabel();
+    this.emit(O.BPF_ALU64 | O.BPF_MOV | O.BPF_K, res, 0, 0, 0);
+    for (let i = 0; i < size; i++) {
+      const x = this.load({ ...keepA, off: keepA.off + i }, T.uchar) as Val & { k: 'reg' };
+      const y = this.load({ ...keepB, off: keepB.off + i }, T.uchar) as Val & { k: 'reg' };
+      this.emit(O.BPF_ALU64 | O.BPF_MOV | O.BPF_X, res, x.r);
+      this.emit(O.BPF_ALU64 | O.BPF_SUB | O.BPF_X, res, y.r);
+      this.release(x);
+      this.release(y);
+      this.emit(O.BPF_JMP | O.BPF_JNE | O.BPF_K, res, 0, 0, 0, { label: end });
+    }
+    this.place(end);
+    this.freeAddr(pa);
+    this.freeAddr(pb);
+    return { k: 'reg', r: res, temp: true, zext: false };
   }
 }

@@ -8,7 +8,7 @@
 import type { Expr, Stmt, Sym } from '../ast';
 import { T, isInt, isPtr, sizeOf, type Type } from '../types';
 import { MAX_INLINE_DEPTH, type Val, type Home, type InlineCtx } from './frame';
-import { savedHomesUsesReg, writes } from './tree';
+import { savedHomesUsesReg, wrapInt, writes } from './tree';
 import { BuiltinGen } from './builtins';
 import * as O from '../../isa/opcodes';
 
@@ -129,8 +129,15 @@ export abstract class CallGen extends BuiltinGen {
     // Bind arguments to the parameters (fresh homes per inlined instance).
     const savedHomes = new Map<Sym, Home | undefined>(params.map((p) => [p, this.homes.get(p)]));
     const vals = e.args.map((a) => this.pinIfR0(this.expr(a), a.ty));
+    const savedConst = new Map<Sym, bigint | undefined>(params.map((p) => [p, this.constBind.get(p)]));
     params.forEach((p, i) => {
       const v = vals[i] ?? { k: 'imm', v: 0n };
+      // A constant argument to a parameter the body never writes is that constant throughout
+      // (what lets memcpy(dst, src, len) in a helper expand once `len` is known).
+      if (v.k === 'imm' && !p.addressTaken && !writes(f.body!, p) && (isInt(p.type) || isPtr(p.type))) {
+        this.constBind.set(p, wrapInt(v.v, p.type));
+        return;
+      }
       // A read-only argument that is already in a register needs no copy when the body never writes it.
       if (v.k === 'reg' && !v.temp && !p.addressTaken && !writes(f.body!, p) && !(this.ranges.get(p)?.crossesCall && v.r < 6)) {
         this.homes.set(p, { k: 'reg', r: v.r });
@@ -168,6 +175,10 @@ export abstract class CallGen extends BuiltinGen {
       this.homes.delete(s);
     }
     for (const [p, h] of savedHomes) if (h) this.homes.set(p, h);
+    for (const [p, c] of savedConst) {
+      if (c === undefined) this.constBind.delete(p);
+      else this.constBind.set(p, c);
+    }
     this.stackTop = savedTop;
     if (discard || e.ty.k === 'void') return { k: 'imm', v: 0n };
     this.regOwner[0] = 'temp';

@@ -55,6 +55,19 @@ char _license[] SEC("license") = "GPL";
     // Laid out in first use: "XDP\0", then table.
     sections: { '.rodata': '584450000a141e28' },
   },
+  {
+    name: 'memcmp expanded inline gives the sign of the first difference',
+    src: `${PRE}SEC("xdp") int p(struct xdp_md *ctx)
+{
+\tchar a[4] = { 1, 2, 3, 4 }, b[4] = { 1, 2, 5, 4 };
+\treturn (__builtin_memcmp(a, b, 4) < 0) + 10 * (__builtin_memcmp(a, a, 4) == 0) + 100 * (__builtin_memcmp(b, a, 3) > 0);
+}
+char _license[] SEC("license") = "GPL";
+`,
+    runs: 1,
+    retvals: [111],
+    sections: {},
+  },
 ];
 
 describe.skipIf(!oracle.ok)('global data in the kernel', () => {

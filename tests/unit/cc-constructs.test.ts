@@ -88,3 +88,40 @@ SEC("xdp") int p(struct xdp_md *ctx) { counter += knob; hidden++; return counter
     expect(s.maps![0]!.init![0]!.value).toBe(Buffer.from('len %d\0').toString('hex'));
   });
 });
+
+describe('inlining', () => {
+  it('always_inline functions take more than five arguments', () => {
+    const s = ok(`${PRE}static __always_inline int six(void *data, void *end, int *pa, int *pb, int k, int m)
+{
+\tif (data + 4 > end) return -1;
+\t*pa = *(unsigned char *)data + k;
+\t*pb = *(unsigned char *)(data + 1) + m;
+\treturn k + m;
+}
+SEC("xdp") int p(struct xdp_md *ctx)
+{
+\tvoid *data = (void *)(long)ctx->data, *end = (void *)(long)ctx->data_end;
+\tint a = 0, b = 0;
+\tif (six(data + 2, end, &a, &b, ctx->ingress_ifindex, ctx->rx_queue_index) < 0) return XDP_ABORTED;
+\treturn a + b;
+}`);
+    expect(s.funcs).toEqual([{ name: 'p', insn: 0 }]);
+  });
+  it('a memcpy whose size is a parameter expands once inlining makes it constant', () => {
+    const s = ok(`${PRE}static __always_inline void copy(void *d, const void *s, __u64 len) { __builtin_memcpy(d, s, len); }
+SEC("xdp") int p(struct xdp_md *ctx)
+{
+\tchar a[6] = { 1, 2, 3, 4, 5, 6 }, b[6];
+\tcopy(b, a, sizeof(b));
+\treturn b[5];
+}`);
+    expect(s.insns.length / 16).toBeLessThan(40);
+    const e = errors(`${PRE}static __always_inline void copy(void *d, const void *s, __u64 len) { __builtin_memcpy(d, s, len); }
+SEC("xdp") int p(struct xdp_md *ctx) { char a[6] = {}, b[6]; copy(b, a, ctx->ingress_ifindex & 3); return b[5]; }`);
+    expect(e[0]).toMatch(/__builtin_memcpy: the size must be a compile-time constant on BPF/);
+  });
+  it('memcpy, memset and memcmp without a definition are the builtins', () => {
+    ok(`${PRE}void *memcpy(void *, const void *, unsigned long);
+SEC("xdp") int p(struct xdp_md *ctx) { char a[4] = { 1, 2, 3, 4 }, b[4]; memcpy(b, a, 4); memset(a, 0, 4); return memcmp(a, b, 4) < 0; }`);
+  });
+});

@@ -29,8 +29,9 @@ export abstract class CallGen extends BuiltinGen {
     } else if (!callee.body) {
       this.fail(`function '${callee.name}' is declared but not defined (BPF programs are linked from one file here)`, e.span, 'cc-undefined-function');
     }
-    if (e.args.length > 5) this.fail(`too many arguments: BPF calls take at most 5 (got ${e.args.length})`, e.span, 'cc-too-many-args');
+    // Inlined bodies take any number of arguments; only a real call is limited to r1-r5.
     if (callee && this.ctx.inlineable(callee)) return this.inlineCall(callee, e, discard);
+    if (e.args.length > 5) this.fail(`too many arguments: BPF calls take at most 5 (got ${e.args.length})`, e.span, 'cc-too-many-args');
     const saved = this.span;
     this.span = e.span;
     // Arguments that themselves call go first, parked on the stack.
@@ -128,9 +129,28 @@ export abstract class CallGen extends BuiltinGen {
     const params = f.params ?? [];
     // Bind arguments to the parameters (fresh homes per inlined instance).
     const savedHomes = new Map<Sym, Home | undefined>(params.map((p) => [p, this.homes.get(p)]));
-    const vals = e.args.map((a) => this.pinIfR0(this.expr(a), a.ty));
+    // Arguments in temporaries stay there until bound, unless registers run short: then the
+    // value goes to a stack slot that becomes the parameter's home (a spill, not an error).
+    const parkedAt = new Map<number, number>();
+    const vals = e.args.map((a, i): Val => {
+      const v = this.expr(a);
+      const p = params[i];
+      if (v.k === 'reg' && v.temp && i < e.args.length - 1 && this.freeRegCount() < 2 && p && !p.addressTaken && (isInt(p.type) || isPtr(p.type))) {
+        const slot = this.allocStack(8, 8);
+        this.storeVal({ base: 'fp', off: slot }, 8, v, a.ty);
+        this.release(v);
+        parkedAt.set(i, slot);
+        return { k: 'imm', v: 0n };
+      }
+      return this.pinIfR0(v, a.ty);
+    });
     const savedConst = new Map<Sym, bigint | undefined>(params.map((p) => [p, this.constBind.get(p)]));
     params.forEach((p, i) => {
+      const slot = parkedAt.get(i);
+      if (slot !== undefined) {
+        this.homes.set(p, { k: 'stack', off: slot });
+        return;
+      }
       const v = vals[i] ?? { k: 'imm', v: 0n };
       // A constant argument to a parameter the body never writes is that constant throughout
       // (what lets memcpy(dst, src, len) in a helper expand once `len` is known).
@@ -144,7 +164,9 @@ export abstract class CallGen extends BuiltinGen {
         this.borrowed.add(p);
         return;
       }
-      if (v.k === 'reg' && v.temp && !p.addressTaken && (!(this.ranges.get(p)?.crossesCall) || v.r >= 6) && (isInt(p.type) || isPtr(p.type))) {
+      // A temporary becomes the parameter's home only while temporaries remain for the body's
+      // expressions (nested inlining would otherwise turn all of r0-r5 into homes).
+      if (v.k === 'reg' && v.temp && !p.addressTaken && (!(this.ranges.get(p)?.crossesCall) || v.r >= 6) && (isInt(p.type) || isPtr(p.type)) && (v.r >= 6 || this.freeRegCount() >= 2)) {
         this.regOwner[v.r] = 'local';
         this.homes.set(p, { k: 'reg', r: v.r });
         return;

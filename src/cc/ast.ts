@@ -43,6 +43,8 @@ export interface Sym {
   /** Functions: parameters and body once defined. */
   params?: Sym[];
   body?: Stmt;
+  /** Functions: the order in which bodies were defined (a prototype may come first). */
+  defIndex?: number;
   /** Helpers: `static T (*bpf_x)(...) = (void *) ID;`. */
   helperId?: number;
   /** A read of this variable was seen (unused-variable warnings). */

@@ -64,6 +64,7 @@ export class Parser {
   private nesting = 0;
   private structIds = 0;
   private btfTypeIds = new Map<string, number>();
+  private defCount = 0;
   private pendingUnroll?: number | 'full' | 'none';
 
   constructor(private toks: Token[], private diags: DiagnosticBag) {
@@ -264,6 +265,7 @@ export class Parser {
   private funcBody(sym: Sym, params: Sym[]): void {
     if (sym.body) this.diags.error('sema-redefinition', `redefinition of '${sym.name}'`, sym.span);
     this.curFunc = sym;
+    sym.defIndex = this.defCount++;
     sym.params = params;
     this.pushScope();
     for (const p of params) {

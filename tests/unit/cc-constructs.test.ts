@@ -125,3 +125,43 @@ SEC("xdp") int p(struct xdp_md *ctx) { char a[6] = {}, b[6]; copy(b, a, ctx->ing
 SEC("xdp") int p(struct xdp_md *ctx) { char a[4] = { 1, 2, 3, 4 }, b[4]; memcpy(b, a, 4); memset(a, 0, 4); return memcmp(a, b, 4) < 0; }`);
   });
 });
+
+describe('objects with several programs and map kinds', () => {
+  const src = `${PRE}int xdp_b(struct xdp_md *ctx);
+struct {
+\t__uint(type, BPF_MAP_TYPE_PROG_ARRAY);
+\t__uint(max_entries, 4);
+\t__uint(key_size, sizeof(__u32));
+\t__array(values, int (void *));
+} jmp SEC(".maps") = { .values = { [1] = (void *)&xdp_b } };
+struct inner { __uint(type, BPF_MAP_TYPE_ARRAY); __uint(max_entries, 1); __type(key, __u32); __type(value, __u64); };
+struct {
+\t__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
+\t__uint(max_entries, 2);
+\t__type(key, __u32);
+\t__array(values, struct inner);
+} outer SEC(".maps");
+struct { __uint(type, BPF_MAP_TYPE_PERF_EVENT_ARRAY); __uint(key_size, sizeof(__u32)); __uint(value_size, sizeof(__u32)); } events SEC(".maps");
+SEC("xdp") int xdp_a(struct xdp_md *ctx) { bpf_tail_call(ctx, &jmp, 1); return XDP_PASS; }
+SEC("xdp.frags") int xdp_b(struct xdp_md *ctx) { return XDP_DROP; }
+char _license[] SEC("license") = "GPL";`;
+  it('the first XDP program is the entry; the others are programs, prog_array slots point at them', () => {
+    const s = ok(src);
+    expect(s.funcs).toEqual([{ name: 'xdp_a', insn: 0 }]);
+    expect(s.section).toBeUndefined();
+    expect(s.programs!.map((p) => [p.name, p.section])).toEqual([['xdp_b', 'xdp.frags']]);
+    expect(s.maps![0]).toMatchObject({ name: 'jmp', type: 'prog_array', key_size: 4, value_size: 4, max_entries: 4, prog_slots: [{ slot: 1, prog: 0 }] });
+  });
+  it('a map-in-map carries its inner template; a perf event array gets libbpf-like defaults', () => {
+    const s = ok(src);
+    expect(s.maps![1]).toMatchObject({ name: 'outer', type: 'array_of_maps', value_size: 4, inner_map: 2 });
+    expect(s.maps![2]).toMatchObject({ type: 'array', key_size: 4, value_size: 8, max_entries: 1 });
+    expect(s.maps![3]).toMatchObject({ name: 'events', type: 'perf_event_array', key_size: 4, value_size: 4 });
+  });
+  it('the entry can be chosen by name', () => {
+    const r = compile(src, { file: 't.c', entry: 'xdp_b' });
+    expect(r.spec!.funcs).toEqual([{ name: 'xdp_b', insn: 0 }]);
+    expect(r.spec!.section).toBe('xdp.frags');
+    expect(r.spec!.programs!.map((p) => p.name)).toEqual(['xdp_a']);
+  });
+});

@@ -3,9 +3,9 @@
  * and try fixes by compiling and verifying each candidate. Used by the CLI
  * (`verify --explain`) and the app's teaching worker.
  */
-import { compile } from '../cc';
-import { parseSpec, type ParsedSpec } from '../isa/spec';
-import { verify, type VerifyOptions, type VerifyResult } from '../verifier';
+import { compileSource, verifyProgram } from '../engine/pipeline';
+import type { ParsedSpec } from '../isa/spec';
+import type { VerifyOptions, VerifyResult } from '../verifier';
 import { classify } from './classify';
 import { explain, type Explanation, type Recheck } from './index';
 import { posOfPc } from './source';
@@ -15,16 +15,11 @@ export interface Checked {
   result: VerifyResult;
 }
 
-/** Compile and verify; a one-line reason when the source does not compile. */
-export function checkSource(source: string, opts: VerifyOptions = {}): Checked | { error: string; line?: number } {
-  const out = compile(source, { file: 'prog.c' });
-  if (!out.spec) {
-    const e = out.diagnostics.find((d) => d.severity === 'error');
-    return { error: e ? `${e.span.file}:${e.span.line}:${e.span.col}: ${e.message}` : 'compilation failed', ...(e ? { line: e.span.line } : {}) };
-  }
-  const parsed = parseSpec(out.spec);
-  if ('error' in parsed) return { error: `compiler produced a bad spec: ${parsed.error}` };
-  const result = verify(parsed, { logLevel: 1, states: false, ...opts });
+/** Compile and verify through the engine's program pipeline; a one-line reason when the source does not compile. */
+export function checkSource(source: string, opts: VerifyOptions = {}): Checked | { error: string } {
+  const parsed = compileSource(source, 'prog.c');
+  if ('error' in parsed) return parsed;
+  const result = verifyProgram(parsed, { logLevel: 1, states: false, ...opts });
   return { parsed, result };
 }
 

@@ -42,6 +42,8 @@ export interface Facts {
   helper?: string;
   arg?: number;
   wanted?: ArgKind;
+  /** The helper refused the map's type (not an argument's kind). */
+  mapIncompatible?: boolean;
   /** A pc earlier on the path that explains the state (e.g. the call that invalidated packet pointers). */
   cause?: number;
   /** The value size of the map behind a map value pointer. */
@@ -197,6 +199,10 @@ export function classify(insns: readonly Insn[], maps: readonly MapSpec[], v: Ve
   if (insn.code === 0x85 && insn.src === 0) {
     const proto = helperById(insn.imm);
     const name = helperDisplayName(insn.imm);
+    // Every argument register already cleared: the arguments were accepted and the refusal came after them
+    // (check_map_func_compatibility: this helper does not take this kind of map).
+    const cleared = [1, 2, 3, 4, 5].every((r) => !regOf(st, r));
+    if (proto && cleared && proto.args.length > 0) return { pc, kind: 'helper-arg', helper: name, mapIncompatible: true };
     if (proto) {
       for (let a = 0; a < proto.args.length; a++) {
         const k = proto.args[a]!;

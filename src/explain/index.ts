@@ -126,6 +126,11 @@ function describe(f: Facts, names: ReturnType<typeof namesAround>, code: string)
         ? { summary: `The function ends without a return value on this path (R0 !read_ok).`, detail: `Every path out of a BPF function must set R0: add a return statement at the end of the function.` }
         : { summary: `${at} uses R${f.regno ?? '?'}, which holds no value on this path.`, detail: `Registers are only readable after they are written; initialise the variable on every path.` };
     case 'helper-arg':
+      if (f.mapIncompatible)
+        return {
+          summary: `${at} calls ${f.helper ?? 'a helper'} with a map of a type that helper does not accept.`,
+          detail: `The arguments have the right kinds, but the verifier checks which map types each helper may be given (check_map_func_compatibility); this map's type is not among them for ${f.helper ?? 'this helper'}. Use the helper meant for that map type, or another map type.`,
+        };
       return {
         summary: `${at} calls ${f.helper ?? 'a helper'} with argument ${f.arg ?? '?'} of the wrong kind${r ? ` (${r.type})` : ''}.`,
         detail: f.wanted ? `The helper's prototype wants ${f.wanted} for argument ${f.arg}; ${R} holds ${r?.text ?? 'nothing'}.${r?.type === 'pkt' ? ' Packet memory passed to a helper must be bounds-checked for the full size the helper reads.' : ''}` : 'The arguments do not match the helper\'s prototype.',

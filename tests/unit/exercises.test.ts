@@ -38,6 +38,8 @@ const WRONG: Record<string, [string, string, string]> = {
   'af-xdp': ['bpf_redirect_map(&xsks, ctx->rx_queue_index, XDP_PASS)', 'bpf_redirect_map(&xsks, 0, XDP_PASS)', 'always queue 0'],
   'token-bucket': ['if (b->tokens > BURST)\n\t\t\tb->tokens = BURST;', '', 'no burst cap'],
   metadata: ['*meta = iph->protocol;', '', 'never writes the protocol'],
+  'fib-forward': ['__builtin_memcpy(eth->h_dest, p.dmac, ETH_ALEN);', '', 'keeps the old destination MAC'],
+  'lpm-filter': ['.prefixlen = 32', '.prefixlen = 24', 'looks up a /24'],
 };
 
 describe('graded course', () => {

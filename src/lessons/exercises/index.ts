@@ -7,13 +7,20 @@ import { PARSING } from './catalog_parsing';
 import { REWRITE } from './catalog_rewrite';
 import { ACTIONS } from './catalog_actions';
 import { MECHANISMS } from './catalog_mechanisms';
+import { ROUTING } from './catalog_routing';
 import type { Exercise } from './types';
 
 export * from './types';
 export { grade, gradeProgram, gradePrediction, byteDiff } from './grade';
 export { describePacket, fieldAt } from './decode';
 
-export const EXERCISES: readonly Exercise[] = [...PARSING, ...REWRITE, ...ACTIONS, ...MECHANISMS];
+/**
+ * Written against the contract but not in the course yet: this branch's verifier does not yet let
+ * bpf_map_lookup_elem take an LPM trie (the kernel does). Tail calls have no exercise yet.
+ */
+const PENDING = new Set(['lpm-filter']);
+
+export const EXERCISES: readonly Exercise[] = [...PARSING, ...REWRITE, ...ACTIONS, ...ROUTING.filter((e) => !PENDING.has(e.id)), ...MECHANISMS];
 
 export function exerciseById(id: string): Exercise | undefined {
   return EXERCISES.find((e) => e.id === id);

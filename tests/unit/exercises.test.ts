@@ -39,6 +39,7 @@ const WRONG: Record<string, [string, string, string]> = {
   'token-bucket': ['if (b->tokens > BURST)\n\t\t\tb->tokens = BURST;', '', 'no burst cap'],
   metadata: ['*meta = iph->protocol;', '', 'never writes the protocol'],
   'fib-forward': ['__builtin_memcpy(eth->h_dest, p.dmac, ETH_ALEN);', '', 'keeps the old destination MAC'],
+  'tail-call': ['bpf_tail_call(ctx, &jmp, SLOT_TCP)', 'bpf_tail_call(ctx, &jmp, SLOT_UDP)', 'TCP sent to the UDP handler'],
   'lpm-filter': ['.prefixlen = 32', '.prefixlen = 24', 'looks up a /24'],
 };
 

@@ -8,7 +8,7 @@ import { expect, test } from '@playwright/test';
 import { LabPage } from './pages/LabPage';
 import { ExercisesPanel } from './pages/ExercisesPanel';
 
-test('an exercise: starter fails, hints, the fix passes, progress survives a reload', async ({ page }) => {
+test('an exercise: starter fails, hints, the fix passes, progress survives a reload', async ({ page }, testInfo) => {
   const lab = new LabPage(page);
   const ex = new ExercisesPanel(page);
   await lab.open('/');
@@ -21,6 +21,8 @@ test('an exercise: starter fails, hints, the fix passes, progress survives a rel
   await expect(ex.summary).toHaveText(/of 4 tests pass/);
   await expect(page.getByTestId('verdicts')).toHaveAttribute('data-pass', 'false');
   await expect(ex.verdicts.filter({ hasText: 'packet 2 (ARP request): expected XDP_DROP, got XDP_PASS' })).toBeVisible();
+  await lab.screenshot(testInfo, 'exercise-red');
+  await page.screenshot({ path: 'test-results/exercise-red.png' });
 
   // Hints come one at a time.
   await ex.showHint();
@@ -48,7 +50,7 @@ test('an exercise: starter fails, hints, the fix passes, progress survives a rel
   await expect(page.getByTestId('exercise-progress')).toHaveText(/^1 of \d+ passed$/);
 });
 
-test('a rejected program is explained beside the kernel message, and Apply fix makes it verify', async ({ page }) => {
+test('a rejected program is explained beside the kernel message, and Apply fix makes it verify', async ({ page }, testInfo) => {
   const lab = new LabPage(page);
   const ex = new ExercisesPanel(page);
   await lab.open('/');
@@ -59,6 +61,8 @@ test('a rejected program is explained beside the kernel message, and Apply fix m
   await expect(page.getByTestId('explain-fix')).toContainText('data_end');
   // The failing line is highlighted in the editor.
   await expect(lab.editor.locator('.explain-error-line')).toHaveCount(1);
+  await lab.screenshot(testInfo, 'explanation');
+  await page.screenshot({ path: 'test-results/explanation.png' });
 
   const before = await lab.source();
   await page.getByTestId('explain-apply').click();

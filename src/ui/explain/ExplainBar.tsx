@@ -66,17 +66,17 @@ export function ExplainBar() {
       ) : (
         <>
           <p data-testid="explain-summary"><strong>Line {e.line}:</strong> {e.summary}</p>
-          <p className="muted" data-testid="explain-detail">{e.detail}</p>
-          {e.path.length > 1 && <p className="muted" data-testid="explain-path">Path: lines {e.path.join(' → ')}</p>}
           {e.fix ? (
-            <>
-              <p>{e.fix.replace ? `Fix: replace line ${e.fix.line} with` : `Fix: insert before line ${e.fix.line}`}</p>
-              <pre data-testid="explain-fix">{e.fix.insert}</pre>
+            <div className="explain-fix">
+              <span>{e.fix.replace ? `Fix: replace line ${e.fix.line} with` : `Fix: insert before line ${e.fix.line}`}</span>{' '}
               <button data-testid="explain-apply" onClick={() => void applyIt(e.fix!, rejected!.source)}>Apply fix</button>
-            </>
+              <pre data-testid="explain-fix">{e.fix.insert}</pre>
+            </div>
           ) : (
             <p className="muted">No fix can be written mechanically here; the explanation says what to change.</p>
           )}
+          {e.path.length > 1 && <p className="muted" data-testid="explain-path">Path: lines {e.path.join(' → ')}</p>}
+          <p className="muted" data-testid="explain-detail">{e.detail}</p>
         </>
       )}
     </div>

@@ -43,7 +43,23 @@ function block(indent: string, ...stmts: string[]): string {
   return stmts.map((s) => s.split('\n').map((x) => indent + x).join('\n')).join('\n');
 }
 
-export function fixCandidates(f: Facts, lines: readonly string[], line: number, names: Names, causeLine?: number): Fix[] {
+/** Candidates for an access inside a helper function that cannot see data_end: guard the pointer at the call site instead. */
+function callSiteGuards(f: Facts, lines: readonly string[], callerLine: number, caller: Names): Fix[] {
+  const text = lines[callerLine - 1] ?? '';
+  const fn = functionAround(lines, callerLine);
+  const r = f.reg;
+  const need = r && r.umax === '0' && r.smin === '0' ? r.off + (f.insnOff ?? 0) + (f.size ?? 0) : undefined;
+  // The bytes the helper reads past the pointer it was given: this access's, then the usual header sizes.
+  const sizes = [...new Set([need, 8, 12, 14, 20, 34, 42, 54, 64].filter((k): k is number => k !== undefined && k > 0 && k <= 0xffff))].sort((a, b) => a - b);
+  const args = /\w+\s*\((.*)\)/.exec(text)?.[1] ?? '';
+  const out: Fix[] = [];
+  for (const l of insertionLines(lines, callerLine, fn.start + 1))
+    for (const n of identifiers(args).filter((x) => x !== caller.ctx && x !== caller.dataEndVar))
+      for (const k of sizes) out.push({ line: l, insert: block(indentOf(lines[l - 1] ?? ''), `if ((void *)${n} + ${k} > ${caller.dataEnd})\n\treturn ${caller.action};`) });
+  return out;
+}
+
+export function fixCandidates(f: Facts, lines: readonly string[], line: number, names: Names, causeLine?: number, callerLine?: number, callerNames?: Names): Fix[] {
   const fn = functionAround(lines, line);
   const text = lines[line - 1] ?? '';
   const at = insertionLines(lines, line, fn.start + 1);
@@ -55,6 +71,10 @@ export function fixCandidates(f: Facts, lines: readonly string[], line: number, 
   const r = f.reg;
   switch (f.kind) {
     case 'pkt-access': {
+      if (!names.dataEndVar && !new RegExp(`\\b${names.ctx}\\b`).test(lines.slice(fn.start - 1, fn.end).join('\n')) && callerLine && callerNames) {
+        out.push(...callSiteGuards(f, lines, callerLine, callerNames));
+        break;
+      }
       const derefs = derefNames(text).filter((n) => n !== names.ctx);
       const stmts: string[] = [];
       const known = r && r.umax === '0' && r.smin === '0' && r.type === 'pkt';

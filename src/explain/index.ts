@@ -15,7 +15,7 @@ import type { ParsedSpec } from '../isa/spec';
 import type { VerifyResult } from '../verifier';
 import { classify, lastBackEdge, type ExplainKind, type Facts } from './classify';
 import { fixCandidates, type Fix } from './fix';
-import { applyFix as applyFixText, namesAround, pathLines, posOfPc } from './source';
+import { applyFix as applyFixText, functionAround, namesAround, pathLines, posOfPc } from './source';
 
 export type { ExplainKind } from './classify';
 export type { Fix } from './fix';
@@ -168,7 +168,18 @@ export function explain(input: ExplainInput, opts: { recheck?: Recheck } = {}): 
   const out: Explanation = { kind: facts.kind, line: pos.line, column: pos.column, summary, detail, path, message: result.error ?? 'rejected', pc: facts.pc };
   if (source) {
     const causeLine = facts.cause !== undefined ? posOfPc(li, facts.cause)?.line : undefined;
-    const cands = fixCandidates(facts, lines, pos.line, names, causeLine);
+    // The call site that led into the function holding the failing line (an inlined helper without data_end).
+    const fn = functionAround(lines, pos.line);
+    const pl = pathLines(li, result.errorPath ?? []);
+    const outside = [...pl].reverse().find((l) => l < fn.start || l > fn.end);
+    // An inlined call has no instruction of its own: find the call by the function's name in the caller.
+    const fname = /(\w+)\s*\(/.exec(lines[fn.start - 1] ?? '')?.[1];
+    let callerLine: number | undefined;
+    if (outside !== undefined && fname) {
+      const cf = functionAround(lines, outside);
+      for (let l = cf.start + 1; l <= cf.end && callerLine === undefined; l++) if (new RegExp(`\\b${fname}\\s*\\(`).test(lines[l - 1] ?? '')) callerLine = l;
+    }
+    const cands = fixCandidates(facts, lines, pos.line, names, causeLine, callerLine, callerLine !== undefined ? namesAround(lines, callerLine) : undefined);
     const fix = pickFix(cands, source, pos.line, facts.kind, opts.recheck);
     if (fix) out.fix = fix;
   }

@@ -28,6 +28,11 @@ export interface VerifyOptions {
    * of the cost.
    */
   states?: boolean | 'first';
+  /**
+   * Record what the VM's JIT needs (VerifyResult.proof): per instruction
+   * and register, the types seen on every explored path.
+   */
+  proof?: boolean;
 }
 
 export class Reject extends Error {}

@@ -18,6 +18,24 @@ import { s64, tnumIsConst } from './tnum';
 
 export type { VerifyOptions } from './env';
 
+/** Register types as bits (VerifyResult.proof.kinds). */
+export const REG_KIND_BIT: Readonly<Record<Reg['type'], number>> = {
+  not_init: 1, scalar: 2, ctx: 4, map_ptr: 8, map_value: 16, map_value_or_null: 32, fp: 64, pkt: 128, pkt_meta: 256, pkt_end: 512, xdp_sock: 1024, xdp_sock_or_null: 2048,
+};
+
+/**
+ * What the verifier proved, for the JIT (opts.proof): kinds[insn * 11 + r]
+ * is the OR of REG_KIND_BIT over the types register r had before the
+ * instruction on every explored path (0: never reached); callMap[insn] is
+ * the map index R1 held at a helper call on every path (-1: none or
+ * differing); stackDepth per subprogram start, as check_max_stack_depth uses it.
+ */
+export interface VerifierProof {
+  kinds: Uint16Array;
+  callMap: Int32Array;
+  stackDepth: Map<number, number>;
+}
+
 /** One register as the UI shows it. */
 export interface RegView {
   regno: number;
@@ -88,6 +106,8 @@ export interface VerifyResult {
   /** The pcs of the path that led to the error, first to last. */
   errorPath?: number[];
   stats: { maxStatesPerInsn: number; totalStates: number; peakStates: number };
+  /** With opts.proof. */
+  proof?: VerifierProof;
 }
 
 const MAX_VISITS_PER_INSN = 4;
@@ -204,6 +224,23 @@ export function verify(parsed: ParsedSpec, opts: VerifyOptions = {}): VerifyResu
       if (last && !last.after && s.visits.length <= MAX_VISITS_PER_INSN) last.after = stateView(e, f, e.cur.frames.length - 1);
     }
   };
+  let proof: VerifierProof | undefined;
+  if (opts.proof) {
+    const n = parsed.insns.length;
+    const p: VerifierProof = (proof = { kinds: new Uint16Array(n * 11), callMap: new Int32Array(n).fill(-2), stackDepth: env.stackDepth });
+    const inner = env.onInsn;
+    env.onInsn = (e, idx, phase) => {
+      inner?.(e, idx, phase);
+      if (phase !== 'before') return;
+      const regs = curFrame(e.cur).regs;
+      for (let r = 0; r < 11; r++) p.kinds[idx * 11 + r]! |= REG_KIND_BIT[regs[r]!.type];
+      const insn = e.insns[idx]!;
+      if (insn.code === 0x85 && insn.src === 0) {
+        const m = regs[1]!.type === 'map_ptr' ? regs[1]!.map : -1;
+        p.callMap[idx] = p.callMap[idx] === -2 || p.callMap[idx] === m ? m : -1;
+      }
+    };
+  }
   let accepted = false;
   try {
     checkProgramShape(env);
@@ -230,6 +267,7 @@ export function verify(parsed: ParsedSpec, opts: VerifyOptions = {}): VerifyResu
     states: states.filter((s): s is InsnStates => s !== undefined),
     ...(opts.states === 'first' ? { firstStates: first.filter((s): s is FirstStateText => s !== undefined) } : {}),
     stats: { maxStatesPerInsn: env.maxStatesPerInsn, totalStates: env.totalStates, peakStates: env.peakStates },
+    ...(proof ? { proof } : {}),
   };
   if (!accepted) {
     result.error = env.errorLine ?? 'rejected';

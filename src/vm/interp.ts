@@ -144,7 +144,7 @@ export class Machine {
    */
   checkProgram(): VmFault | null {
     if (this.problem === undefined) {
-      const p = validateProgram(this.insns, { helperExists: (id) => this.helpers.has(id) })[0];
+      const p = validateProgram(this.insns, { helperExists: (id) => this.helpers.has(id), frameReadOnly: true })[0];
       this.problem = p ? new VmFault(p.slot, 'invalid_insn', `invalid program: insn ${p.slot}: ${p.reason}`) : null;
     }
     return this.problem;

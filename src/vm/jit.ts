@@ -85,13 +85,23 @@ export function compileJit(m: Machine, proof: VerifierProof, target: JitTarget):
   if (m.n > JIT_MAX_SLOTS) return null;
   const source = translate(m, proof, target);
   try {
-    const factory = new Function('m', 'VmFault', 'T', source) as (m: Machine, vmFault: typeof VmFault, t: JitTarget) => JitRun;
+    // One factory per distinct translation: instances of one program (the simulator's queues, a
+    // warm-up twin) share its closures' feedback, so V8's optimized code serves them all.
+    let factory = FACTORIES.get(source);
+    if (!factory) {
+      factory = new Function('m', 'VmFault', 'T', source) as Factory;
+      if (FACTORIES.size >= 64) FACTORIES.delete(FACTORIES.keys().next().value!);
+      FACTORIES.set(source, factory);
+    }
     return factory(m, VmFault, target);
   } catch (e) {
     if (e instanceof EvalError) return null;
     throw e;
   }
 }
+
+type Factory = (m: Machine, vmFault: typeof VmFault, t: JitTarget) => JitRun;
+const FACTORIES = new Map<string, Factory>();
 
 function isJmpClass(c: number): boolean {
   return (c & 7) === 5 || (c & 7) === 6;

@@ -11,15 +11,13 @@
  * notes with spans; formatDiagnostic prints them the way clang does.
  * compile() never throws, whatever the input.
  */
-import type { Sym } from './ast';
-import { FuncGen, type EmittedInsn, type ProgramContext } from './codegen';
 import { CompileAbort, DiagnosticBag, NO_SPAN, type Diagnostic } from './diagnostics';
 import { HEADERS } from './headers';
-import { describeType, readMapDef, type BtfInfo } from './maps';
+import type { BtfInfo } from './maps';
+import { buildObject } from './object';
 import { Parser } from './parser';
 import { Preprocessor } from './preprocessor';
-import { bytesToHex, encodeProgram } from '../isa/insn';
-import type { LineInfo, MapSpec, ProgramSpec } from '../isa/spec';
+import type { ProgramSpec } from '../isa/spec';
 
 export { formatDiagnostic, type Diagnostic, type Span, type Severity } from './diagnostics';
 export { HEADERS } from './headers';
@@ -31,6 +29,8 @@ export interface CompileOptions {
   headers?: Record<string, string>;
   /** Peephole clean-up (default true; off only to debug the code generator). */
   optimize?: boolean;
+  /** The XDP program to make the entry when the file has several (default: the first). */
+  entry?: string;
 }
 
 export interface CompileResult {
@@ -43,7 +43,7 @@ export function compile(source: string, opts: CompileOptions = {}): CompileResul
   const diags = new DiagnosticBag();
   let spec: CompileResult['spec'];
   try {
-    spec = compileInner(source, file, diags, { ...HEADERS, ...(opts.headers ?? {}) }, opts.optimize !== false);
+    spec = compileInner(source, file, diags, { ...HEADERS, ...(opts.headers ?? {}) }, opts.optimize !== false, opts.entry);
   } catch (e) {
     if (!(e instanceof CompileAbort)) {
       // Our bug, never the user's: report it as a diagnostic rather than throwing.
@@ -54,83 +54,11 @@ export function compile(source: string, opts: CompileOptions = {}): CompileResul
   return { spec: errors ? undefined : spec, diagnostics: diags.list };
 }
 
-function compileInner(source: string, file: string, diags: DiagnosticBag, headers: Record<string, string>, optimize: boolean): CompileResult['spec'] {
+function compileInner(source: string, file: string, diags: DiagnosticBag, headers: Record<string, string>, optimize: boolean, entry?: string): CompileResult['spec'] {
   const pp = new Preprocessor(diags, headers);
   const toks = pp.run(source, file);
   const unit = new Parser(toks, diags).parseUnit();
   if (diags.hasErrors) return undefined;
 
-  // Maps, in declaration order.
-  const maps = new Map<Sym, number>();
-  const mapSpecs: MapSpec[] = [];
-  const btf: BtfInfo = { maps: [] };
-  for (const g of unit.globals) {
-    const sec = g.attrs.section;
-    if (sec === '.maps' || sec === 'maps') {
-      const def = readMapDef(g, diags);
-      if (!def) continue;
-      maps.set(g, mapSpecs.length);
-      mapSpecs.push(def.spec);
-      btf.maps.push({
-        name: g.name,
-        key: def.key ? describeType(def.key) : { kind: 'array', elem: { kind: 'int', name: 'unsigned char', size: 1, signed: false }, len: def.spec.key_size, size: def.spec.key_size },
-        value: def.value ? describeType(def.value) : { kind: 'array', elem: { kind: 'int', name: 'unsigned char', size: 1, signed: false }, len: def.spec.value_size, size: def.spec.value_size },
-      });
-    }
-  }
-  const entries = unit.funcs.filter((f) => f.body && f.attrs.section !== undefined && /^xdp/.test(f.attrs.section));
-  if (entries.length === 0) {
-    diags.error('cc-no-entry', 'no XDP program found: put the entry function in an "xdp" section, e.g. SEC("xdp") int prog(struct xdp_md *ctx)', { file, line: 1, col: 1, endLine: 1, endCol: 1 });
-    return undefined;
-  }
-  const entry = entries[0]!;
-  for (const other of entries.slice(1)) diags.warning('cc-extra-entry', `only the first XDP program ('${entry.name}') is compiled; '${other.name}' is ignored`, other.span);
-
-  const ctx: ProgramContext = {
-    diags,
-    maps,
-    subprogs: [],
-    optimize,
-    inlineable: (f) => !!f.body && !f.attrs.noinline && f !== entry && !(f.attrs.section && /^xdp/.test(f.attrs.section)),
-  };
-  const bodies: { sym: Sym; out: EmittedInsn[] }[] = [];
-  const main = new FuncGen(ctx, entry);
-  main.generate();
-  bodies.push({ sym: entry, out: main.out });
-  const gens = [main];
-  for (let i = 0; i < ctx.subprogs.length && i < 64; i++) {
-    const f = ctx.subprogs[i]!;
-    const g = new FuncGen(ctx, f);
-    g.generate();
-    gens.push(g);
-    bodies.push({ sym: f, out: g.out });
-  }
-  // Code after an error may be incomplete: resolve jumps only for a clean program.
-  if (diags.hasErrors) return undefined;
-  for (const g of gens) g.finish();
-
-  // Link: lay the functions out one after another and resolve calls and map references.
-  const start = new Map<Sym, number>();
-  const all: EmittedInsn[] = [];
-  for (const b of bodies) {
-    start.set(b.sym, all.length);
-    all.push(...b.out);
-  }
-  const relocs: { insn: number; map: number }[] = [];
-  all.forEach((e, i) => {
-    if (e.callee) e.insn.imm = start.get(e.callee)! - (i + 1);
-    if (e.map !== undefined) relocs.push({ insn: i, map: e.map });
-  });
-  if (all.length > 1_000_000) diags.error('cc-too-large', 'program is too large (more than 1M instructions)', entry.span);
-  const lineInfo: LineInfo[] = all.map((e, i) => ({ insn: i, file: e.span.file, line: e.span.line, col: e.span.col, endLine: e.span.endLine, endCol: e.span.endCol }));
-  return {
-    prog_type: 'xdp',
-    insns: bytesToHex(encodeProgram(all.map((e) => e.insn))),
-    maps: mapSpecs,
-    map_relocs: relocs,
-    line_info: lineInfo,
-    funcs: bodies.map((b) => ({ name: b.sym.name, insn: start.get(b.sym)! })),
-    btf,
-    source,
-  };
+  return buildObject(unit, diags, { file, source, optimize, entry });
 }

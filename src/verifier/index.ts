@@ -7,6 +7,7 @@
  *   const v = verify(parseSpec(json), { logLevel: 1 });
  *   v.accepted, v.error, v.log, v.insnsProcessed, v.states, v.errorPc
  */
+import * as O from '../isa/opcodes';
 import type { ParsedSpec } from '../isa/spec';
 import { Env, Reject, type LineInfoEntry, type VerifyOptions } from './env';
 import { checkProgramShape, liveRegsText } from './cfg';
@@ -93,8 +94,10 @@ export interface VerifyResult {
   accepted: boolean;
   /** The first error line, as the kernel prints it. */
   error?: string;
-  /** The log in the kernel's format for the requested level ('' at level 0). */
+  /** The log in the kernel's format for the requested level ('' at level 0): its last logSize bytes. */
   log: string;
+  /** The log outgrew its buffer and holds only its end (the kernel would fail the load with ENOSPC). */
+  logTruncated?: boolean;
   insnsProcessed: number;
   states: InsnStates[];
   /** With states: 'first' (and then `states` is empty). */
@@ -183,8 +186,22 @@ function lineInfoTexts(parsed: ParsedSpec): LineInfoEntry[] {
 export function verify(parsed: ParsedSpec, opts: VerifyOptions = {}): VerifyResult {
   const maps = parsed.spec.maps ?? [];
   const mapOfInsn = new Map<number, number>();
-  for (const r of parsed.spec.map_relocs ?? []) mapOfInsn.set(r.insn, r.map);
-  const env = new Env(parsed.insns, maps, mapOfInsn, lineInfoTexts(parsed), opts);
+  // The loader's relocation (libbpf, bpf-oracle) writes the pseudo kind into
+  // src_reg and a value reloc's offset into the second slot's imm.
+  let insns = parsed.insns;
+  for (const r of parsed.spec.map_relocs ?? []) {
+    mapOfInsn.set(r.insn, r.map);
+    const first = insns[r.insn];
+    const second = insns[r.insn + 1];
+    if (!first || !second) continue;
+    const src = r.kind === 'value' ? O.BPF_PSEUDO_MAP_VALUE : O.BPF_PSEUDO_MAP_FD;
+    const off = r.kind === 'value' ? (r.offset ?? 0) : second.imm;
+    if (first.src === src && second.imm === off && (first.imm2 === undefined || first.imm2 === off)) continue;
+    if (insns === parsed.insns) insns = insns.slice();
+    insns[r.insn] = { ...first, src, ...(first.imm2 !== undefined ? { imm2: off } : {}) };
+    insns[r.insn + 1] = { ...second, imm: off };
+  }
+  const env = new Env(insns, maps, mapOfInsn, lineInfoTexts(parsed), opts);
   const states: (InsnStates | undefined)[] = new Array(parsed.insns.length);
   const full: Uint8Array = new Uint8Array(parsed.insns.length);
   const first: (FirstStateText | undefined)[] = [];
@@ -245,6 +262,7 @@ export function verify(parsed: ParsedSpec, opts: VerifyOptions = {}): VerifyResu
   const result: VerifyResult = {
     accepted,
     log: env.log.level ? env.log.text : '',
+    ...(env.log.truncated ? { logTruncated: true } : {}),
     insnsProcessed: env.insnProcessed,
     states: states.filter((s): s is InsnStates => s !== undefined),
     ...(opts.states === 'first' ? { firstStates: first.filter((s): s is FirstStateText => s !== undefined) } : {}),
@@ -265,7 +283,8 @@ export function verify(parsed: ParsedSpec, opts: VerifyOptions = {}): VerifyResu
 /** check_max_stack_depth: the stack of a call chain is at most 512 bytes. */
 function checkMaxStackDepth(env: Env): void {
   if (env.subprogs.length <= 1) return;
-  const round = (d: number): number => Math.ceil(Math.max(d, 1) / 16) * 16;
+  // round_up_stack_depth with the JIT on (x86-64): to 16 bytes, an empty frame stays 0.
+  const round = (d: number): number => Math.ceil(d / 16) * 16;
   const insns = env.insns;
   const subprogOf = (i: number): number => {
     let s = 0;
@@ -284,7 +303,11 @@ function checkMaxStackDepth(env: Env): void {
   const walk = (sp: number, depth: number, frames: number): void => {
     const d = depth + round(env.stackDepth.get(sp) ?? 0);
     if (d > 512) env.reject(`combined stack size of ${frames} calls is ${d}. Too large`);
-    for (const callee of calls.get(sp) ?? []) if (frames < 9) walk(callee, d, frames + 1);
+    for (const callee of calls.get(sp) ?? []) {
+      // MAX_CALL_FRAMES: the static walk covers calls on dead paths too.
+      if (frames >= 8) env.reject(`the call stack of ${frames} frames is too deep !`);
+      walk(callee, d, frames + 1);
+    }
   };
   walk(0, 0, 1);
 }

@@ -10,7 +10,7 @@
  * reports it (after warming V8 up on a twin instance, whose maps are its own). A program that faults is XDP_ABORTED (retval 0) and its fault
  * is printed; a program that fails validation is refused before any run.
  */
-import { compile } from '../../cc';
+import { compileWorkspace, singleFileWorkspace } from '../../engine/pipeline';
 import { hexToBytes, parseSpec } from '../../isa';
 import { createVm, testRunFrame, TEST_RUN_MAX_DATA } from '../../vm';
 import { parseArgs, parseJson, readTextFile, UsageError, type CliIO } from '../io';
@@ -18,7 +18,7 @@ import { parseArgs, parseJson, readTextFile, UsageError, type CliIO } from '../i
 /** FILE.c: compile it first (src/cc); warnings go to stderr, the first error is the one line. */
 function compileC(file: string, io: CliIO): unknown {
   const source = readTextFile(file);
-  const r = compile(source, { file });
+  const r = compileWorkspace(singleFileWorkspace(source, file));
   const errors = r.diagnostics.filter((d) => d.severity === 'error');
   if (!r.spec) {
     const e = errors[0];

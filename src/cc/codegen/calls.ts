@@ -188,6 +188,7 @@ export abstract class CallGen extends BuiltinGen {
     this.continueTargets = savedCont;
     this.curFn = savedFn;
     this.inlineStack.pop();
+    this.checkLabels(ctx.labels);
     this.place(ctx.end);
     // The callee's locals are dead now.
     for (const s of this.localsByFn.get(f) ?? []) {

@@ -14,6 +14,9 @@ import { constOf, negateCmp, opType, sizeField, swapCmp, unitType, wrapInt } fro
 import * as O from '../../isa/opcodes';
 
 export abstract class ExprGen extends FrameGen {
+  /** An operand already evaluated (compound assignment's left side): expr() returns it once. */
+  private preset?: { e: Expr; v: Val };
+
   protected abstract call(e: Expr & { k: 'call' }, discard: boolean): Val;
   protected abstract stmtExpr(e: Expr & { k: 'stmtexpr' }, discard: boolean): Val;
   protected abstract builtin(e: Expr & { k: 'builtin' }, discard: boolean): Val;
@@ -27,6 +30,11 @@ export abstract class ExprGen extends FrameGen {
   // ---- expressions ----------------------------------------------------------------
   /** Evaluate e; `discard` when only side effects matter. */
   expr(e: Expr, discard = false): Val {
+    if (this.preset?.e === e) {
+      const v = this.preset.v;
+      this.preset = undefined;
+      return v;
+    }
     switch (e.k) {
       case 'num': return { k: 'imm', v: e.value };
       case 'str': return this.addrToVal(this.stringAddr(e.bytes, e.span));
@@ -632,18 +640,17 @@ export abstract class ExprGen extends FrameGen {
   }
   /** binary() with the left operand already evaluated. */
   protected binaryWith(e: Expr & { k: 'binary' }, lv: Val): Val {
-    const saved = this.expr.bind(this);
-    let first = true;
-    this.expr = (x: Expr, d?: boolean): Val => {
-      if (first && x === e.l) { first = false; return lv; }
-      return saved(x, d);
-    };
+    // The left operand's node evaluates to lv once (a field, not a wrapper around expr():
+    // wrappers would nest with every compound assignment and make compiling quadratic).
+    const saved = this.preset;
+    this.preset = { e: e.l, v: lv };
     try {
       return this.binary(e);
     } finally {
-      this.expr = saved;
+      this.preset = saved;
     }
   }
+
   protected incdec(e: Expr & { k: 'incdec' }, discard: boolean): Val {
     const ty = e.e.ty;
     const delta = isPtr(ty) ? BigInt(sizeOf(ty.to)) : 1n;

@@ -127,6 +127,8 @@ export abstract class FrameGen {
   protected borrowed = new Set<Sym>();
   /** Single-assignment pointer locals that are another local plus a constant. */
   protected aliases = new Map<Sym, { base: Sym; off: bigint }>();
+  /** Where each label was first jumped to by a goto (to report a goto to a label never defined). */
+  protected gotoSpans = new Map<number, Span>();
   /** Case labels of the switch statements being lowered, innermost last. */
   protected caseLabels: Map<Stmt, number>[] = [];
   constructor(protected ctx: ProgramContext, protected fn: Sym) {
@@ -154,6 +156,13 @@ export abstract class FrameGen {
     this.diags.error(code, msg, span);
     throw new CgError(msg);
   }
+  /** Every label a goto names must be defined in the same function (C's rule; clang's message). */
+  protected checkLabels(labels: Map<string, number>): void {
+    for (const [name, l] of labels) {
+      if (this.labelPos[l] === -1) this.diags.error('sema-undeclared-label', `use of undeclared label '${name}'`, this.gotoSpans.get(l) ?? this.span);
+    }
+  }
+
   /** Resolve label jumps to offsets; drop jumps to the next instruction. */
   finish(): void {
     if (this.ctx.optimize !== false) peephole(this.out, this.labelPos);

@@ -145,6 +145,7 @@ export abstract class CallGen extends BuiltinGen {
       return this.pinIfR0(v, a.ty);
     });
     const savedConst = new Map<Sym, bigint | undefined>(params.map((p) => [p, this.constBind.get(p)]));
+    const savedFp = new Map<Sym, number | undefined>(params.map((p) => [p, this.fpBind.get(p)]));
     params.forEach((p, i) => {
       const slot = parkedAt.get(i);
       if (slot !== undefined) {
@@ -156,6 +157,12 @@ export abstract class CallGen extends BuiltinGen {
       // (what lets memcpy(dst, src, len) in a helper expand once `len` is known).
       if (v.k === 'imm' && !p.addressTaken && !writes(f.body!, p) && (isInt(p.type) || isPtr(p.type))) {
         this.constBind.set(p, wrapInt(v.v, p.type));
+        return;
+      }
+      // Likewise the address of a caller's stack object: reads are fp + offset, and tests
+      // of it against NULL fold, as clang folds them after inlining.
+      if (v.k === 'fp' && !p.addressTaken && !writes(f.body!, p) && isPtr(p.type)) {
+        this.fpBind.set(p, v.off);
         return;
       }
       // A read-only argument that is already in a register needs no copy when the body never writes it.
@@ -198,6 +205,10 @@ export abstract class CallGen extends BuiltinGen {
       this.homes.delete(s);
     }
     for (const [p, h] of savedHomes) if (h) this.homes.set(p, h);
+    for (const [p, o] of savedFp) {
+      if (o === undefined) this.fpBind.delete(p);
+      else this.fpBind.set(p, o);
+    }
     for (const [p, c] of savedConst) {
       if (c === undefined) this.constBind.delete(p);
       else this.constBind.set(p, c);

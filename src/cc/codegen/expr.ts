@@ -97,6 +97,8 @@ export abstract class ExprGen extends FrameGen {
   protected readVar(sym: Sym, span: Span): Val {
     const b = this.constBind.get(sym);
     if (b !== undefined) return { k: 'imm', v: b };
+    const fp = this.fpBind.get(sym);
+    if (fp !== undefined) return { k: 'fp', off: fp };
     const al = this.aliases.get(sym);
     if (al) {
       const v = this.readVar(al.base, span);
@@ -535,6 +537,11 @@ export abstract class ExprGen extends FrameGen {
           let op = e.op;
           let a = lv, b = rv;
           if (a.k !== 'reg' && b.k === 'reg') { [a, b] = [b, a]; op = swapCmp(op); }
+          if ((op === '==' || op === '!=') && ((isNonNullAddress(a) && b.k === 'imm' && b.v === 0n) || (isNonNullAddress(b) && a.k === 'imm' && a.v === 0n))) {
+            // &local == NULL is false, &local != NULL true.
+            if ((op === '!=') === when) this.jmp(target);
+            return;
+          }
           if (!when) op = negateCmp(op);
           const ar = this.toReg(a, oty);
           this.cmpJump(op, ar, b, is64, signed, target);
@@ -560,6 +567,12 @@ export abstract class ExprGen extends FrameGen {
         break;
     }
     const v = this.expr(e);
+    if (isNonNullAddress(v)) {
+      // The address of a stack object is never NULL: clang drops the test, and the verifier
+      // would otherwise explore a NULL path that reads what was never written.
+      if (when) this.jmp(target);
+      return;
+    }
     const is64 = sizeOf(e.ty) === 8 || e.ty.k !== 'int';
     const r = this.toReg(v, e.ty);
     this.cmpJump(when ? '!=' : '==', r, { k: 'imm', v: 0n }, is64, false, target);
@@ -704,4 +717,9 @@ export abstract class ExprGen extends FrameGen {
     this.release({ k: 'reg', r: t, temp: true });
     this.freeAddr(dst);
   }
+}
+
+/** A value that is the address of a stack slot (fp + constant): never NULL. */
+function isNonNullAddress(v: Val): boolean {
+  return v.k === 'fp';
 }

@@ -127,6 +127,8 @@ export abstract class FrameGen {
   protected borrowed = new Set<Sym>();
   /** Single-assignment pointer locals that are another local plus a constant. */
   protected aliases = new Map<Sym, { base: Sym; off: bigint }>();
+  /** Inlined pointer parameters bound to a caller's stack address (fp + offset). */
+  protected fpBind = new Map<Sym, number>();
   /** Where each label was first jumped to by a goto (to report a goto to a label never defined). */
   protected gotoSpans = new Map<number, Span>();
   /** Case labels of the switch statements being lowered, innermost last. */

@@ -32,6 +32,7 @@ import { evalBinary } from '../sema';
 import { alignOf, isInt, isPtr, sizeOf, type IntType, type Type } from '../types';
 import type { Insn } from '../../isa/insn';
 import { constOf, wrapInt, walkExprs, walkStmts } from './tree';
+import { reuseCheckedPointers } from './cse';
 import * as O from '../../isa/opcodes';
 
 /** An emitted instruction, with its jump target label before linking. */
@@ -314,6 +315,7 @@ export abstract class FrameGen {
     return true;
   };
   protected prepare(fn: Sym): void {
+    reuseCheckedPointers(fn.body!);
     this.findAliases(fn);
     const aliasBase = new Map<Sym, Sym>();
     for (const [a, x] of this.aliases) aliasBase.set(a, x.base);

@@ -6,7 +6,8 @@
  * disassembly instead, with the C source lines in between, the way
  * `llvm-objdump -S` shows an object compiled with -g.
  */
-import { compile, formatDiagnostic } from '../../cc';
+import { formatDiagnostic } from '../../cc';
+import { compileWorkspace, singleFileWorkspace } from '../../engine/pipeline';
 import { disasmInsn } from '../../isa/disasm';
 import { bytesToHex, decodeProgram, hexToBytes } from '../../isa/insn';
 import type { ProgramSpec } from '../../isa/spec';
@@ -17,7 +18,7 @@ export async function run(args: string[], io: CliIO): Promise<number> {
   if (positional.length !== 1) throw new UsageError('usage: xdp-lab compile FILE.c [--asm] [--no-warnings]');
   const file = positional[0]!;
   const source = readTextFile(file);
-  const r = compile(source, { file });
+  const r = compileWorkspace(singleFileWorkspace(source, file));
   for (const d of r.diagnostics) {
     if (d.severity === 'warning' && flags.has('no-warnings')) continue;
     io.err(formatDiagnostic(d, source));

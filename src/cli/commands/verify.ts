@@ -3,30 +3,15 @@
  * [--strict-alignment]: the kernel verifier's judgement. Exit 0 accepted,
  * 1 rejected, 2 bad input. --json prints {accepted, error, log, insns_processed}.
  */
-import { parseSpec, type ParsedSpec } from '../../isa/spec';
-import { verify } from '../../verifier';
+import type { ParsedSpec } from '../../isa/spec';
+import { compileSource, specProgram, verifyProgram } from '../../engine/pipeline';
 import { parseArgs, parseJson, readTextFile, UsageError, type CliIO } from '../io';
 
-async function loadProgram(file: string): Promise<ParsedSpec> {
+/** FILE.c is compiled first (the engine's pipeline); a spec is decoded and checked. */
+function loadProgram(file: string): ParsedSpec {
   const text = readTextFile(file);
-  if (file.endsWith('.c')) {
-    // The compiler lands later; load it lazily so verify works without it.
-    let cc: { compile?: (src: string, opts?: { file?: string }) => { spec?: unknown; diagnostics?: { message: string; severity?: string }[] } };
-    try {
-      cc = (await import(/* @vite-ignore */ '../../cc/index' + '')) as typeof cc;
-    } catch {
-      throw new UsageError('cannot verify C source: the compiler (src/cc) is not available in this build');
-    }
-    if (!cc.compile) throw new UsageError('cannot verify C source: src/cc has no compile()');
-    const out = cc.compile(text, { file });
-    const err = out.diagnostics?.find((d) => d.severity === undefined || d.severity === 'error');
-    if (!out.spec || err) throw new UsageError(`${file}: ${err?.message ?? 'compilation failed'}`);
-    const p = parseSpec(out.spec);
-    if ('error' in p) throw new UsageError(`${file}: compiler produced a bad spec: ${p.error}`);
-    return p;
-  }
-  const p = parseSpec(parseJson(text, file));
-  if ('error' in p) throw new UsageError(`${file}: ${p.error}`);
+  const p = file.endsWith('.c') ? compileSource(text, file) : specProgram(parseJson(text, file), file);
+  if ('error' in p) throw new UsageError(p.error);
   return p;
 }
 
@@ -39,8 +24,8 @@ export async function run(args: string[], io: CliIO): Promise<number> {
   const lvText = options.get('log-level') ?? '1';
   if (!/^[012]$/.test(lvText)) throw new UsageError(`--log-level must be 0, 1 or 2 (got ${JSON.stringify(lvText)})`);
   const logLevel = Number(lvText) as 0 | 1 | 2;
-  const prog = await loadProgram(positional[0]!);
-  const r = verify(prog, { logLevel, unprivileged: flags.has('unprivileged'), strictAlignment: flags.has('strict-alignment'), states: false });
+  const prog = loadProgram(positional[0]!);
+  const r = verifyProgram(prog, { logLevel, unprivileged: flags.has('unprivileged'), strictAlignment: flags.has('strict-alignment'), states: false });
   if (flags.has('json')) {
     io.out(JSON.stringify({ accepted: r.accepted, error: r.error ?? null, log: r.log, insns_processed: r.insnsProcessed }) + '\n');
   } else {

@@ -182,22 +182,35 @@ function mergeTails(code: Code, labelPos: number[]): boolean {
  * condition folded to a constant can leave a dead arm behind.
  */
 export function removeUnreachable(code: Code, labelPos: number[]): void {
-  for (let round = 0; round < 100; round++) {
-    const seen = new Uint8Array(code.length);
-    const work = [0];
-    while (work.length) {
-      const i = work.pop()!;
-      if (i >= code.length || seen[i]) continue;
-      seen[i] = 1;
-      if (code[i]!.insn.code === (O.BPF_LD | O.BPF_IMM | O.BPF_DW) && i + 1 < code.length) seen[i + 1] = 1;
-      for (const s of successors(code, labelPos, i)) work.push(s);
-    }
-    const k = code.findIndex((_, i) => !seen[i]);
-    if (k < 0) return;
-    let end = k;
-    while (end < code.length && !seen[end]) end++;
-    for (let n = k; n < end; n++) remove(code, labelPos, k);
+  const seen = new Uint8Array(code.length);
+  const work = [0];
+  while (work.length) {
+    const i = work.pop()!;
+    if (i >= code.length || seen[i]) continue;
+    seen[i] = 1;
+    if (code[i]!.insn.code === (O.BPF_LD | O.BPF_IMM | O.BPF_DW) && i + 1 < code.length) seen[i + 1] = 1;
+    for (const s of successors(code, labelPos, i)) work.push(s);
   }
+  // Everything left after removing the unreached is reached: one pass does it.
+  compact(code, labelPos, (i) => !seen[i]);
+}
+
+/**
+ * Delete the slots `kill` selects, in place and in one linear pass; a label
+ * on a deleted slot moves to the next slot kept (as deleting one at a time would).
+ */
+export function compact(code: Code, labelPos: number[], kill: (i: number) => boolean): boolean {
+  const before = new Int32Array(code.length + 1);
+  for (let i = 0; i < code.length; i++) before[i + 1] = before[i]! + (kill(i) ? 1 : 0);
+  if (before[code.length] === 0) return false;
+  let w = 0;
+  for (let i = 0; i < code.length; i++) if (before[i + 1] === before[i]) code[w++] = code[i]!;
+  code.length = w;
+  for (let l = 0; l < labelPos.length; l++) {
+    const p = labelPos[l]!;
+    if (p >= 0) labelPos[l] = p - before[Math.min(p, before.length - 1)]!;
+  }
+  return true;
 }
 
 export function peephole(code: Code, labelPos: number[]): void {

@@ -27,7 +27,7 @@
 import type { Expr, Stmt, Sym } from '../ast';
 import type { DiagnosticBag, Span } from '../diagnostics';
 import { computeLiveness, type LiveRange } from '../liveness';
-import { peephole, removeUnreachable } from '../peephole';
+import { compact, peephole, removeUnreachable } from '../peephole';
 import { evalBinary } from '../sema';
 import { alignOf, isInt, isPtr, sizeOf, type IntType, type Type } from '../types';
 import type { Insn } from '../../isa/insn';
@@ -170,13 +170,13 @@ export abstract class FrameGen {
   finish(): void {
     if (this.ctx.optimize !== false) peephole(this.out, this.labelPos);
     removeUnreachable(this.out, this.labelPos);
-    // Remove `ja +0` (a jump to the very next slot) repeatedly, fixing label positions.
-    for (;;) {
-      const kill = this.out.findIndex((e, i) => e.label !== undefined && e.insn.code === (O.BPF_JMP | O.BPF_JA) && this.labelPos[e.label] === i + 1);
-      if (kill < 0) break;
-      this.out.splice(kill, 1);
-      for (let l = 0; l < this.labelPos.length; l++) if (this.labelPos[l]! > kill) this.labelPos[l]!--;
-    }
+    // Remove `ja +0` (a jump to the very next slot), all at once per pass (linear, not quadratic,
+    // in the program's size), until removing some makes no other one a `ja +0`.
+    const isJa0 = (i: number): boolean => {
+      const e = this.out[i]!;
+      return e.label !== undefined && e.insn.code === (O.BPF_JMP | O.BPF_JA) && this.labelPos[e.label] === i + 1;
+    };
+    while (compact(this.out, this.labelPos, isJa0)) { /* removing some can make others `ja +0` */ }
     this.out.forEach((e, i) => {
       if (e.label !== undefined) {
         const target = this.labelPos[e.label]!;

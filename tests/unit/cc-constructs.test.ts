@@ -188,3 +188,12 @@ SEC("xdp") int p(struct xdp_md *ctx)
     expect(ok(body('if (h == 0) return -1;')).insns).toBe(plain.insns);
   });
 });
+
+describe('kfuncs', () => {
+  const decl = `${PRE}extern int bpf_xdp_metadata_rx_hash(const struct xdp_md *ctx, __u32 *hash, int *rss_type) __attribute__((section(".ksyms")));\n`;
+  it('declaring a kfunc is fine; calling one is a clear error at the call', () => {
+    ok(`${decl}SEC("xdp") int p(struct xdp_md *ctx) { return XDP_PASS; }`);
+    const e = errors(`${decl}SEC("xdp") int p(struct xdp_md *ctx) { __u32 h; int t; bpf_xdp_metadata_rx_hash(ctx, &h, &t); return XDP_PASS; }`);
+    expect(e).toEqual(["4:56: kfunc 'bpf_xdp_metadata_rx_hash' (an __ksym extern) is not supported here: XDP Lab's verifier and VM have no kernel BTF to resolve it"]);
+  });
+});

@@ -26,6 +26,10 @@ export abstract class CallGen extends BuiltinGen {
       if (f.k === 'var' && f.sym.helperId !== undefined) helperId = f.sym.helperId;
       else if (f.k === 'num') helperId = Number(f.value);
       else this.fail('calls through function pointers are not supported on BPF (only helper declarations)', e.span);
+    } else if (!callee.body && callee.attrs.section === '.ksyms') {
+      // A kfunc (`extern ... __ksym`): BPF_PSEUDO_KFUNC_CALL needs the kernel's BTF id, which neither
+      // our verifier nor our VM models yet. Declaring one is fine; calling it is the error.
+      this.fail(`kfunc '${callee.name}' (an __ksym extern) is not supported here: XDP Lab's verifier and VM have no kernel BTF to resolve it`, e.span, 'cc-kfunc');
     } else if (!callee.body) {
       this.fail(`function '${callee.name}' is declared but not defined (BPF programs are linked from one file here)`, e.span, 'cc-undefined-function');
     }

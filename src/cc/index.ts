@@ -1,7 +1,12 @@
 /**
  * The restricted-C compiler's public face.
  *
- *   compile(source, { file }) → { spec?, diagnostics }
+ *   compileWorkspace(ws, opts) → { spec?, diagnostics }
+ *   compile(source, { file })  = compileWorkspace of a one-file workspace
+ *
+ * A workspace (./workspace.ts) is files plus clang's flags; includes resolve
+ * as clang resolves them (./includes.ts), the system headers come from
+ * `opts.systemHeaders` or the process's installed reader (./system_headers.ts).
  *
  * `spec` is the program spec of DESIGN.md (hand it to the verifier, the VM
  * or the kernel oracle unchanged) plus `line_info` (the C span of every
@@ -14,7 +19,11 @@
 import type { Sym } from './ast';
 import { FuncGen, type EmittedInsn, type ProgramContext } from './codegen';
 import { CompileAbort, DiagnosticBag, NO_SPAN, type Diagnostic } from './diagnostics';
-import { HEADERS } from './headers';
+import { FREESTANDING } from './headers/freestanding';
+import { parseCcFlags } from './flags';
+import { IncludeSearch, normalizePath, type HeaderReader } from './includes';
+import { installedSystemHeaders } from './system_headers';
+import { singleFileWorkspace, type Workspace } from './workspace';
 import { describeType, readMapDef, type BtfInfo } from './maps';
 import { Parser } from './parser';
 import { Preprocessor } from './preprocessor';
@@ -23,14 +32,23 @@ import type { LineInfo, MapSpec, ProgramSpec } from '../isa/spec';
 
 export { formatDiagnostic, type Diagnostic, type Span, type Severity } from './diagnostics';
 export { HEADERS } from './headers';
+export { FREESTANDING } from './headers/freestanding';
+export { installSystemHeaders, installedSystemHeaders } from './system_headers';
+export { parseCcFlags, shellSplit, type CcFlags } from './flags';
+export { packageFor, type HeaderReader } from './includes';
+export { singleFileWorkspace, type Workspace, type WorkspaceFile } from './workspace';
 export type { BtfInfo, TypeDesc } from './maps';
 
 export interface CompileOptions {
   file?: string;
-  /** Extra headers by include name (tests, lessons). */
+  /** Extra headers by include name (tests, lessons), searched after -I and before the system headers. */
   headers?: Record<string, string>;
   /** Peephole clean-up (default true; off only to debug the code generator). */
   optimize?: boolean;
+  /** The system headers by include name ("linux/bpf.h"); default: the installed reader. */
+  systemHeaders?: HeaderReader;
+  /** Files outside the workspace by path (the CLI reads the disk); the workspace's own files win. */
+  readFile?: HeaderReader;
 }
 
 export interface CompileResult {
@@ -39,11 +57,35 @@ export interface CompileResult {
 }
 
 export function compile(source: string, opts: CompileOptions = {}): CompileResult {
-  const file = opts.file ?? 'prog.c';
+  return compileWorkspace(singleFileWorkspace(source, opts.file ?? 'prog.c'), opts);
+}
+
+export function compileWorkspace(ws: Workspace, opts: CompileOptions = {}): CompileResult {
+  const file = ws.main;
   const diags = new DiagnosticBag();
   let spec: CompileResult['spec'];
   try {
-    spec = compileInner(source, file, diags, { ...HEADERS, ...(opts.headers ?? {}) }, opts.optimize !== false);
+    const main = ws.files.find((f) => f.path === ws.main) ?? ws.files.find((f) => normalizePath(f.path) === normalizePath(ws.main));
+    if (!main) {
+      diags.error('cc-no-main', `the workspace has no file '${ws.main}' to compile`, { ...NO_SPAN, file });
+      return { diagnostics: diags.list };
+    }
+    const flags = parseCcFlags(ws.flags);
+    for (const e of flags.errors) diags.error('cc-flag', e, { ...NO_SPAN, file: '<command line>' });
+    if (diags.hasErrors) return { diagnostics: diags.list };
+    const byPath = new Map(ws.files.map((f) => [normalizePath(f.path), f.text]));
+    const search = new IncludeSearch({
+      quote: flags.quote, angled: flags.angled, system: flags.system, after: flags.after, nostdinc: flags.nostdinc,
+      readFile: (p) => byPath.get(p) ?? opts.readFile?.(p),
+      builtin: opts.headers ? { ...FREESTANDING, ...opts.headers } : FREESTANDING,
+      systemHeaders: opts.systemHeaders ?? installedSystemHeaders(),
+    });
+    const pp = new Preprocessor(diags, search, { optimize: flags.optimize, stdVersion: flags.stdVersion, strictAnsi: flags.strictAnsi, cpuVersion: flags.cpuVersion });
+    for (const m of flags.macros) {
+      if ('undef' in m) pp.undefine(m.undef);
+      else pp.defineFromFlag(m.define, m.value);
+    }
+    spec = compileInner(pp, main.text, main.path, flags.imacros, flags.includes, diags, opts.optimize !== false);
   } catch (e) {
     if (!(e instanceof CompileAbort)) {
       // Our bug, never the user's: report it as a diagnostic rather than throwing.
@@ -54,10 +96,10 @@ export function compile(source: string, opts: CompileOptions = {}): CompileResul
   return { spec: errors ? undefined : spec, diagnostics: diags.list };
 }
 
-function compileInner(source: string, file: string, diags: DiagnosticBag, headers: Record<string, string>, optimize: boolean): CompileResult['spec'] {
-  const pp = new Preprocessor(diags, headers);
-  const toks = pp.run(source, file);
-  const unit = new Parser(toks, diags).parseUnit();
+function compileInner(pp: Preprocessor, source: string, file: string, imacros: string[], includes: string[], diags: DiagnosticBag, optimize: boolean): CompileResult['spec'] {
+  const toks = pp.run(source, file, includes, imacros);
+  const parser = new Parser(toks, diags);
+  const unit = parser.parseUnit();
   if (diags.hasErrors) return undefined;
 
   // Maps, in declaration order.
@@ -84,6 +126,13 @@ function compileInner(source: string, file: string, diags: DiagnosticBag, header
     return undefined;
   }
   const entry = entries[0]!;
+  if (parser.deferredAsm.size) {
+    const reached = reachableFunctions(entry);
+    for (const [f, span] of parser.deferredAsm) {
+      if (reached.has(f)) diags.error('cc-asm', `inline assembly is not supported (only the empty compiler barrier asm("" ::: "memory")); '${f.name}' uses it and the program calls it`, span);
+    }
+    if (diags.hasErrors) return undefined;
+  }
   for (const other of entries.slice(1)) diags.warning('cc-extra-entry', `only the first XDP program ('${entry.name}') is compiled; '${other.name}' is ignored`, other.span);
 
   const ctx: ProgramContext = {
@@ -133,4 +182,31 @@ function compileInner(source: string, file: string, diags: DiagnosticBag, header
     btf,
     source,
   };
+}
+
+/** The functions a program can reach from its entry (calls and function addresses), walking the AST. */
+function reachableFunctions(entry: Sym): Set<Sym> {
+  const reached = new Set<Sym>([entry]);
+  const seen = new Set<object>();
+  const work: unknown[] = [entry.body];
+  while (work.length) {
+    const n = work.pop();
+    if (!n || typeof n !== 'object' || seen.has(n)) continue;
+    seen.add(n);
+    if (isFuncSym(n)) {
+      if (!reached.has(n)) { reached.add(n); work.push(n.body); }
+      continue;
+    }
+    for (const [k, v] of Object.entries(n)) {
+      // Types can be cyclic and never lead to code.
+      if (k === 'type' || k === 'span' || k === 'ty') continue;
+      if (v && typeof v === 'object') work.push(v);
+    }
+  }
+  return reached;
+}
+
+function isFuncSym(n: object): n is Sym {
+  const s = n as Partial<Sym>;
+  return s.kind === 'func' && typeof s.name === 'string' && 'attrs' in s;
 }

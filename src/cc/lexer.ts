@@ -23,6 +23,14 @@ export interface Token {
   /** For 'num'/'char': the value and the C type suffix. */
   value?: bigint;
   suffix?: { unsigned: boolean; long: number };
+  /**
+   * A lexical error in this token (unterminated literal…), reported by the
+   * preprocessor only if the token is used: clang accepts an apostrophe in
+   * `#error don't` or in a group skipped by #if 0, and so must we.
+   */
+  bad?: { code: string; message: string };
+  /** A placemarker (C11 6.10.3.3): an empty argument next to ##, removed once pasting is done. */
+  placemarker?: boolean;
 }
 
 const PUNCTS = [
@@ -185,15 +193,15 @@ export function lex(src: string, file: string, diags: DiagnosticBag): Token[] {
         bytes.push(...utf8(ch));
         i += ch.length;
       }
-      if (!closed) diags.error('lex-unterminated', `missing terminating ${c} character`, span());
-      if (c === '"') push('str', src.slice(start, i), { bytes });
+      const bad = !closed ? { code: 'lex-unterminated', message: `missing terminating ${c} character` } : undefined;
+      if (c === '"') push('str', src.slice(start, i), bad ? { bytes, bad } : { bytes });
       else {
-        if (bytes.length === 0 && closed) diags.error('lex-empty-char', 'empty character constant', span());
+        const badChar = bad ?? (bytes.length === 0 ? { code: 'lex-empty-char', message: 'empty character constant' } : undefined);
         // Multi-char constants are implementation defined; clang packs big-endian into an int.
         let v = 0n;
         for (const b of bytes.slice(-4)) v = (v << 8n) | BigInt(b);
         if (bytes.length === 1 && bytes[0]! >= 128) v = BigInt(bytes[0]! - 256); // char is signed on BPF
-        push('char', src.slice(start, i), { value: v });
+        push('char', src.slice(start, i), badChar ? { value: v, bad: badChar } : { value: v });
       }
       continue;
     }

@@ -6,6 +6,7 @@
  * to load it (off by default: `xdp-lab verify` is the verifier's command).
  * `--native` selects the simulator's TS reference programs instead.
  */
+import { compileFile } from './ccflags';
 import { parseJson, readTextFile, UsageError } from './io';
 import { parseSpec, type ParsedSpec } from '../isa/spec';
 import { verify } from '../verifier';
@@ -47,8 +48,14 @@ export async function scenarioPrograms(): Promise<ProgramResolver> {
   };
 }
 
-export async function loadProgramHook(file: string): Promise<XdpHook> {
-  const text = readTextFile(file);
-  const parsed = file.endsWith('.c') ? compileVerified(text, file) : checkSpec(parseJson(text, file), file);
+export async function loadProgramHook(file: string, ccFlags: readonly string[] = []): Promise<XdpHook> {
+  let parsed: ParsedSpec;
+  if (file.endsWith('.c')) {
+    // Includes read from disk with clang's flags, as `xdp-lab compile` reads them.
+    const r = compileFile(file, ccFlags);
+    const err = r.diagnostics.find((d) => d.severity === 'error');
+    if (!r.spec || err) throw new UsageError(err ? `${err.span.file}:${err.span.line}:${err.span.col}: ${err.message}` : `${file}: does not compile`);
+    parsed = checkSpec(JSON.parse(JSON.stringify(r.spec)), file);
+  } else parsed = checkSpec(parseJson(readTextFile(file), file), file);
   return hookOf(parsed, file.split('/').pop()!);
 }

@@ -5,15 +5,14 @@
  * maps, in the kernel oracle's JSON shape. As in the kernel, data_out
  * starts at data_meta: metadata the program added is part of it.
  */
-import { compile } from '../../cc';
+import { compileFile, splitCcFlags } from '../ccflags';
 import { hexToBytes, parseSpec } from '../../isa';
 import { createVm, testRunFrame, TEST_RUN_MAX_DATA } from '../../vm';
 import { parseArgs, parseJson, readTextFile, UsageError, type CliIO } from '../io';
 
 /** FILE.c: compile it first (src/cc); warnings go to stderr, the first error is the one line. */
-function compileC(file: string, io: CliIO): unknown {
-  const source = readTextFile(file);
-  const r = compile(source, { file });
+function compileC(file: string, ccFlags: string[], io: CliIO): unknown {
+  const r = compileFile(file, ccFlags);
   const errors = r.diagnostics.filter((d) => d.severity === 'error');
   if (!r.spec) {
     const e = errors[0];
@@ -26,12 +25,13 @@ function compileC(file: string, io: CliIO): unknown {
 const ACTIONS = ['XDP_ABORTED', 'XDP_DROP', 'XDP_PASS', 'XDP_TX', 'XDP_REDIRECT'];
 
 export async function run(args: string[], io: CliIO): Promise<number> {
-  const { positional, flags, options } = parseArgs(args, { flags: ['json'], options: ['packets', 'cpus'] });
+  const { ccFlags, rest } = splitCcFlags(args);
+  const { positional, flags, options } = parseArgs(rest, { flags: ['json'], options: ['packets', 'cpus'] });
   const cpus = Number(options.get('cpus') ?? 1);
   if (!Number.isInteger(cpus) || cpus < 1 || cpus > 1024) throw new UsageError(`--cpus must be an integer from 1 to 1024, got '${options.get('cpus')}'`);
   if (positional.length !== 1 || !options.has('packets')) throw new UsageError('usage: xdp-lab run FILE.c|SPEC.json --packets PKTS.json [--json] [--cpus N]');
   const specFile = positional[0]!;
-  const parsed = parseSpec(specFile.endsWith('.c') ? compileC(specFile, io) : parseJson(readTextFile(specFile), specFile));
+  const parsed = parseSpec(specFile.endsWith('.c') ? compileC(specFile, ccFlags, io) : parseJson(readTextFile(specFile), specFile));
   if ('error' in parsed) throw new UsageError(parsed.error);
   const pkts = parseJson(readTextFile(options.get('packets')!), options.get('packets')!);
   if (!Array.isArray(pkts)) throw new UsageError('packets must be a JSON list of hex strings');

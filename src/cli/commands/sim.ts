@@ -11,6 +11,7 @@
  * Prints the counters, the page cache statistics, the achieved rate and
  * the profile by kernel function name.
  */
+import { splitCcFlags } from '../ccflags';
 import { parseArgs, readBinaryFile, UsageError, type CliIO } from '../io';
 import { readPcap, PcapError, TRAFFIC_PROFILES, type TrafficSpec } from '../../net';
 import {
@@ -29,7 +30,8 @@ import { loadProgramHook, scenarioPrograms, setVerify } from '../sim_programs';
 const BUILTIN = ['xdp1', 'xdp2', 'xdp_pass'] as const;
 
 export async function run(args: string[], io: CliIO): Promise<number> {
-  const { positional, flags, options } = parseArgs(args, {
+  const { ccFlags, rest } = splitCcFlags(args);
+  const { positional, flags, options } = parseArgs(rest, {
     flags: ['list', 'json', 'no-cache', 'native', 'verify'],
     options: ['scenario', 'prog', 'traffic', 'pcap', 'packets', 'hw', 'rx-ring', 'tx-ring', 'mtu', 'seed'],
   });
@@ -68,7 +70,7 @@ export async function run(args: string[], io: CliIO): Promise<number> {
   const progArg = options.get('prog')!;
   let prog: XdpHook;
   if ((BUILTIN as readonly string[]).includes(progArg)) prog = resolver(progArg as Exclude<ScenarioProgram, null>);
-  else prog = await loadProgramHook(progArg);
+  else prog = await loadProgramHook(progArg, ccFlags);
 
   let traffic: TrafficSpec;
   if (options.has('pcap')) {

@@ -27,6 +27,7 @@ import { singleFileWorkspace, type Workspace } from './workspace';
 import { describeType, readMapDef, type BtfInfo } from './maps';
 import { Parser } from './parser';
 import { Preprocessor } from './preprocessor';
+import type { Token } from './lexer';
 import { bytesToHex, encodeProgram } from '../isa/insn';
 import type { LineInfo, MapSpec, ProgramSpec } from '../isa/spec';
 
@@ -65,27 +66,8 @@ export function compileWorkspace(ws: Workspace, opts: CompileOptions = {}): Comp
   const diags = new DiagnosticBag();
   let spec: CompileResult['spec'];
   try {
-    const main = ws.files.find((f) => f.path === ws.main) ?? ws.files.find((f) => normalizePath(f.path) === normalizePath(ws.main));
-    if (!main) {
-      diags.error('cc-no-main', `the workspace has no file '${ws.main}' to compile`, { ...NO_SPAN, file });
-      return { diagnostics: diags.list };
-    }
-    const flags = parseCcFlags(ws.flags);
-    for (const e of flags.errors) diags.error('cc-flag', e, { ...NO_SPAN, file: '<command line>' });
-    if (diags.hasErrors) return { diagnostics: diags.list };
-    const byPath = new Map(ws.files.map((f) => [normalizePath(f.path), f.text]));
-    const search = new IncludeSearch({
-      quote: flags.quote, angled: flags.angled, system: flags.system, after: flags.after, nostdinc: flags.nostdinc,
-      readFile: (p) => byPath.get(p) ?? opts.readFile?.(p),
-      builtin: opts.headers ? { ...FREESTANDING, ...opts.headers } : FREESTANDING,
-      systemHeaders: opts.systemHeaders ?? installedSystemHeaders(),
-    });
-    const pp = new Preprocessor(diags, search, { optimize: flags.optimize, stdVersion: flags.stdVersion, strictAnsi: flags.strictAnsi, cpuVersion: flags.cpuVersion });
-    for (const m of flags.macros) {
-      if ('undef' in m) pp.undefine(m.undef);
-      else pp.defineFromFlag(m.define, m.value);
-    }
-    spec = compileInner(pp, main.text, main.path, flags.imacros, flags.includes, diags, opts.optimize !== false);
+    const pre = preprocessInto(ws, opts, diags);
+    if (pre) spec = compileInner(pre.tokens, pre.source, ws.main, diags, opts.optimize !== false);
   } catch (e) {
     if (!(e instanceof CompileAbort)) {
       // Our bug, never the user's: report it as a diagnostic rather than throwing.
@@ -96,8 +78,43 @@ export function compileWorkspace(ws: Workspace, opts: CompileOptions = {}): Comp
   return { spec: errors ? undefined : spec, diagnostics: diags.list };
 }
 
-function compileInner(pp: Preprocessor, source: string, file: string, imacros: string[], includes: string[], diags: DiagnosticBag, optimize: boolean): CompileResult['spec'] {
-  const toks = pp.run(source, file, includes, imacros);
+/** Preprocess a workspace's main file (clang -E, as tokens): for tests and tools. Never throws. */
+export function preprocessWorkspace(ws: Workspace, opts: CompileOptions = {}): { tokens: Token[]; diagnostics: Diagnostic[] } {
+  const diags = new DiagnosticBag();
+  let tokens: Token[] = [];
+  try {
+    tokens = preprocessInto(ws, opts, diags)?.tokens ?? [];
+  } catch (e) {
+    if (!(e instanceof CompileAbort)) throw e;
+  }
+  return { tokens, diagnostics: diags.list };
+}
+
+function preprocessInto(ws: Workspace, opts: CompileOptions, diags: DiagnosticBag): { tokens: Token[]; source: string } | undefined {
+  const main = ws.files.find((f) => f.path === ws.main) ?? ws.files.find((f) => normalizePath(f.path) === normalizePath(ws.main));
+  if (!main) {
+    diags.error('cc-no-main', `the workspace has no file '${ws.main}' to compile`, { ...NO_SPAN, file: ws.main });
+    return undefined;
+  }
+  const flags = parseCcFlags(ws.flags);
+  for (const e of flags.errors) diags.error('cc-flag', e, { ...NO_SPAN, file: '<command line>' });
+  if (diags.hasErrors) return undefined;
+  const byPath = new Map(ws.files.map((f) => [normalizePath(f.path), f.text]));
+  const search = new IncludeSearch({
+    quote: flags.quote, angled: flags.angled, system: flags.system, after: flags.after, nostdinc: flags.nostdinc,
+    readFile: (p) => byPath.get(p) ?? opts.readFile?.(p),
+    builtin: opts.headers ? { ...FREESTANDING, ...opts.headers } : FREESTANDING,
+    systemHeaders: opts.systemHeaders ?? installedSystemHeaders(),
+  });
+  const pp = new Preprocessor(diags, search, { optimize: flags.optimize, stdVersion: flags.stdVersion, strictAnsi: flags.strictAnsi, cpuVersion: flags.cpuVersion });
+  for (const m of flags.macros) {
+    if ('undef' in m) pp.undefine(m.undef);
+    else pp.defineFromFlag(m.define, m.value);
+  }
+  return { tokens: pp.run(main.text, main.path, flags.includes, flags.imacros), source: main.text };
+}
+
+function compileInner(toks: Token[], source: string, file: string, diags: DiagnosticBag, optimize: boolean): CompileResult['spec'] {
   const parser = new Parser(toks, diags);
   const unit = parser.parseUnit();
   if (diags.hasErrors) return undefined;

@@ -733,7 +733,7 @@ function stringize(toks: Token[], at: Token, space: boolean): Token {
   let s = '';
   toks.forEach((t, j) => {
     if (j > 0 && (t.space || t.bol)) s += ' ';
-    s += t.kind === 'str' || t.kind === 'char' ? t.text.replace(/[\\"]/g, (c) => '\\' + c) : t.text;
+    s += t.text;
   });
   const bytes = [...new TextEncoder().encode(s)];
   const quoted = '"' + s.replace(/[\\"]/g, (c) => '\\' + c) + '"';
@@ -782,6 +782,8 @@ interface PPValue { v: bigint; u: boolean }
 class IfEvaluator {
   private k = 0;
   private failed = false;
+  /** Inside an operand that is not evaluated. */
+  private quiet = 0;
   constructor(private toks: Token[], private diags: DiagnosticBag, private at: Token) {}
 
   parse(): boolean {
@@ -802,14 +804,21 @@ class IfEvaluator {
   private peek(): string | undefined {
     return this.toks[this.k]?.text;
   }
+  private divZero(): PPValue {
+    return this.quiet > 0 ? { v: 0n, u: false } : this.fail('division by zero in preprocessor expression');
+  }
   private cond(): PPValue {
     const c = this.binary(1);
     if (this.peek() === '?') {
       this.k++;
+      if (c.v === 0n) this.quiet++;
       const a = this.cond();
+      if (c.v === 0n) this.quiet--;
       if (this.peek() !== ':') return this.fail("expected ':' in preprocessor expression");
       this.k++;
+      if (c.v !== 0n) this.quiet++;
       const b = this.cond();
+      if (c.v !== 0n) this.quiet--;
       const u = a.u || b.u;
       return norm(c.v !== 0n ? a.v : b.v, u);
     }
@@ -823,7 +832,11 @@ class IfEvaluator {
       const p = op !== undefined ? IfEvaluator.PREC[op] : undefined;
       if (p === undefined || p < minPrec) return l;
       this.k++;
+      // The unevaluated side of && and || may divide by zero (C11 6.5.13/14).
+      const skip = (op === '||' && l.v !== 0n) || (op === '&&' && l.v === 0n);
+      if (skip) this.quiet++;
       const r = this.binary(p + 1);
+      if (skip) this.quiet--;
       l = this.apply(op!, l, r);
     }
   }
@@ -850,8 +863,8 @@ class IfEvaluator {
       case '+': return norm(a + b, u);
       case '-': return norm(a - b, u);
       case '*': return norm(a * b, u);
-      case '/': return b === 0n ? this.fail('division by zero in preprocessor expression') : norm(a / b, u);
-      default: return b === 0n ? this.fail('division by zero in preprocessor expression') : norm(a % b, u);
+      case '/': return b === 0n ? this.divZero() : norm(a / b, u);
+      default: return b === 0n ? this.divZero() : norm(a % b, u);
     }
   }
   private unary(): PPValue {

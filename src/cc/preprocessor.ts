@@ -16,7 +16,7 @@
  */
 import { type DiagnosticBag, type Span } from './diagnostics';
 import { IncludeSearch } from './includes';
-import { lex, parseNumber, type Token } from './lexer';
+import { lex, makeToken, parseNumber, type Token } from './lexer';
 import { CLANG_BPF_PREDEFINED } from './predefined';
 import { CLANG_ATTRIBUTES, CLANG_BUILTINS, CLANG_FEATURES } from './pp_features';
 
@@ -72,6 +72,7 @@ let PREDEFINED_TOKENS: Map<string, Token[]> | undefined;
 const HAS_OPERATORS = new Set(['__has_include', '__has_include_next', '__has_attribute', '__has_builtin', '__has_feature', '__has_extension', '__has_c_attribute', '__has_cpp_attribute', '__has_declspec_attribute', '__has_warning', '__is_identifier']);
 
 const NO_SPAN_AT: Span = { file: '<built-in>', line: 0, col: 0, endLine: 0, endCol: 0 };
+const EOF_TOKEN: Token = makeToken('eof', '', NO_SPAN_AT, true, false);
 
 /** The predefined macros with a few of them adjusted by flags (-O0, -std=, -mcpu=). */
 export interface PredefineOptions {
@@ -115,13 +116,18 @@ export class Preprocessor {
     if (predef.strictAnsi) this.define('__STRICT_ANSI__', '1');
     if (predef.cpuVersion !== undefined) this.define('__BPF_CPU_VERSION__', String(predef.cpuVersion));
     const mk = (name: string, f: (at: Token) => Token): void => void this.macros.set(name, { name, body: [], builtin: f });
-    const str = (at: Token, s: string): Token => ({ ...at, kind: 'str', text: JSON.stringify(s), bytes: [...new TextEncoder().encode(s)] });
-    mk('__LINE__', (at) => ({ ...at, kind: 'num', text: String(at.span.line) }));
+    const str = (at: Token, s: string): Token => {
+      const x = makeToken('str', JSON.stringify(s), at.span, at.bol, at.space);
+      x.bytes = [...new TextEncoder().encode(s)];
+      return x;
+    };
+    const num = (at: Token, n: number): Token => makeToken('num', String(n), at.span, at.bol, at.space);
+    mk('__LINE__', (at) => num(at, at.span.line));
     mk('__FILE__', (at) => str(at, at.span.file));
     mk('__FILE_NAME__', (at) => str(at, at.span.file.slice(at.span.file.lastIndexOf('/') + 1)));
     mk('__BASE_FILE__', (at) => str(at, this.mainFile));
-    mk('__COUNTER__', (at) => ({ ...at, kind: 'num', text: String(this.counter++) }));
-    mk('__INCLUDE_LEVEL__', (at) => ({ ...at, kind: 'num', text: String(Math.max(0, this.files.length - 1)) }));
+    mk('__COUNTER__', (at) => num(at, this.counter++));
+    mk('__INCLUDE_LEVEL__', (at) => num(at, Math.max(0, this.files.length - 1)));
     // The core is deterministic: the build date is a fixed one.
     mk('__DATE__', (at) => str(at, 'Jan  1 1970'));
     mk('__TIME__', (at) => str(at, '00:00:00'));
@@ -139,7 +145,7 @@ export class Preprocessor {
     const toks = lex(`${name} ${value}`, '<command line>', this.diags).filter((t) => t.kind !== 'eof');
     const paren = name.indexOf('(');
     // lex puts a space before VALUE; a function-like name's '(' must stay glued.
-    if (paren > 0 && toks[1]) toks[1] = { ...toks[1], space: false };
+    if (paren > 0 && toks[1]) toks[1] = retoken(toks[1], toks[1].span, undefined, false, false);
     this.defineDirective(toks, toks[0]!);
   }
 
@@ -179,7 +185,7 @@ export class Preprocessor {
       if (t.bad) this.diags.error(t.bad.code, t.bad.message, t.span);
       this.out.push(t);
     }
-    this.out.push({ kind: 'eof', text: '', span: this.out.length ? this.out[this.out.length - 1]!.span : { file, line: 1, col: 1, endLine: 1, endCol: 1 }, bol: true, space: false });
+    this.out.push(makeToken('eof', '', this.out.length ? this.out[this.out.length - 1]!.span : { file, line: 1, col: 1, endLine: 1, endCol: 1 }, true, false));
     return this.out;
   }
 
@@ -218,7 +224,7 @@ export class Preprocessor {
   private next(): Token {
     for (;;) {
       const f = this.frames[this.frames.length - 1];
-      if (!f) return { kind: 'eof', text: '', span: NO_SPAN_AT, bol: true, space: false };
+      if (!f) return EOF_TOKEN;
       if (f.i < f.toks.length) {
         const t = f.toks[f.i]!;
         // A file's eof stays put until run() pops the file.
@@ -226,7 +232,7 @@ export class Preprocessor {
         f.i++;
         return t;
       }
-      if (f.file) return { kind: 'eof', text: '', span: NO_SPAN_AT, bol: true, space: false };
+      if (f.file) return EOF_TOKEN;
       this.frames.pop();
     }
   }
@@ -349,9 +355,11 @@ export class Preprocessor {
       const numTok = rest.find((t) => t.kind === 'num');
       const count = numTok ? Number(parseNumber(numTok.text).value) : undefined;
       const disabled = words.includes('disable');
-      this.out.push({ kind: 'pragma', text: disabled ? 'nounroll' : 'unroll', span: at.span, bol: true, space: false, value: count === undefined ? undefined : BigInt(count) });
+      const p = makeToken('pragma', disabled ? 'nounroll' : 'unroll', at.span, true, false);
+      p.value = count === undefined ? undefined : BigInt(count);
+      this.out.push(p);
     } else if (words[0] === 'nounroll') {
-      this.out.push({ kind: 'pragma', text: 'nounroll', span: at.span, bol: true, space: false });
+      this.out.push(makeToken('pragma', 'nounroll', at.span, true, false));
     }
     // Other pragmas (GCC diagnostic, clang attribute, pack…) change nothing we model.
   }
@@ -428,7 +436,7 @@ export class Preprocessor {
       }
     }
     m.body = rest.slice(k);
-    if (m.body.length) m.body = [{ ...m.body[0]!, space: false }, ...m.body.slice(1)];
+    if (m.body.length) { const b = m.body[0]!; m.body = [retoken(b, b.span, b.hide, b.bol, false), ...m.body.slice(1)]; }
     this.macros.set(m.name, m);
   }
 
@@ -442,7 +450,8 @@ export class Preprocessor {
       return false;
     }
     if (m.builtin) {
-      this.pushTokens([{ ...m.builtin(t), bol: t.bol, space: t.space, hide: new Set([m.name]) }]);
+      const b = m.builtin(t);
+      this.pushTokens([retoken(b, b.span, new Set([m.name]), t.bol, t.space)]);
       return true;
     }
     let hide: Set<string>;
@@ -458,7 +467,9 @@ export class Preprocessor {
       const call = this.readArgs(m, t, inIf);
       if (!call) {
         // Stand in a 0 for the failed invocation so the parser does not cascade.
-        this.pushTokens([{ ...t, kind: 'num', text: '0', hide: new Set([m.name]) }]);
+        const zero = makeToken('num', '0', t.span, t.bol, t.space);
+        zero.hide = new Set([m.name]);
+        this.pushTokens([zero]);
         return true;
       }
       // The hideset of a function-like expansion: the name's and the closing parenthesis's, plus the name.
@@ -480,7 +491,7 @@ export class Preprocessor {
           h = u;
         }
       }
-      outToks[k] = { ...b, span: t.span, hide: h, bol: k === 0 ? t.bol : false, space: k === 0 ? t.space : b.space };
+      outToks[k] = retoken(b, t.span, h, k === 0 ? t.bol : false, k === 0 ? t.space : b.space);
     }
     if (outToks.length === 0) {
       // An empty expansion still separates tokens: keep the invocation's spacing on what follows.
@@ -566,7 +577,7 @@ export class Preprocessor {
 
   /** `defined X`, `defined(X)`, `__has_include(<x.h>)`… in #if: read the operand unexpanded, give 0 or 1. */
   private ifOperator(t: Token): Token {
-    const num = (v: boolean): Token => ({ ...t, kind: 'num', text: v ? '1' : '0', hide: undefined });
+    const num = (v: boolean): Token => makeToken('num', v ? '1' : '0', t.span, t.bol, t.space);
     if (t.text === 'defined') {
       let nm = this.next();
       if (nm.text === '(') {
@@ -648,7 +659,7 @@ export class Preprocessor {
         for (; j < body.length; j++) { if (body[j]!.text === '(') depth++; else if (body[j]!.text === ')' && --depth === 0) break; }
         const inner = body.slice(k + 2, j);
         const content = (args[vaIndex] ?? []).length > 0 ? this.substituteBody(inner, m, args, at, argIndex, expandedArg, vaIndex) : [];
-        out.push(...(content.length ? content.map((x, q) => (q === 0 ? { ...x, space: t.space } : x)) : [placemarker(t)]));
+        out.push(...(content.length ? content.map((x, q) => (q === 0 ? retoken(x, x.span, x.hide, x.bol, t.space) : x)) : [placemarker(t)]));
         k = j;
         continue;
       }
@@ -698,7 +709,7 @@ export class Preprocessor {
         const raw = isPaste(body[k + 1]);
         const toks = raw ? (args[ai] ?? []) : expandedArg(ai);
         if (toks.length === 0) { if (raw) out.push(placemarker(t)); continue; }
-        for (let j = 0; j < toks.length; j++) out.push(j === 0 ? { ...toks[j]!, space: t.space } : toks[j]!);
+        for (let j = 0; j < toks.length; j++) { const x = toks[j]!; out.push(j === 0 ? retoken(x, x.span, x.hide, x.bol, t.space) : x); }
         continue;
       }
       out.push(t);
@@ -714,18 +725,25 @@ export class Preprocessor {
       this.diags.error('pp-paste', `pasting formed '${text}', an invalid preprocessing token`, at.span);
       return a;
     }
-    return { ...toks[0]!, span: at.span, space: a.space, hide: a.hide };
+    return retoken(toks[0]!, at.span, a.hide, a.bol, a.space);
   }
 
   private evalIf(rest: Token[], at: Token): boolean {
-    const toks = this.expandList(rest, true).map((t) => (t.kind === 'id' ? { ...t, kind: 'num' as const, text: '0' } : t));
+    const toks = this.expandList(rest, true).map((t) => (t.kind === 'id' ? makeToken('num', '0', t.span, t.bol, t.space) : t));
     const ev = new IfEvaluator(toks, this.diags, at);
     return ev.parse();
   }
 }
 
+/** A copy of b at another place (explicit fields: a spread would give tokens of many shapes). */
+function retoken(b: Token, span: Span, hide: ReadonlySet<string> | undefined, bol: boolean, space: boolean): Token {
+  return { kind: b.kind, text: b.text, span, bol, space, hide, bytes: b.bytes, value: b.value, suffix: b.suffix, bad: b.bad, placemarker: b.placemarker };
+}
+
 function placemarker(t: Token): Token {
-  return { ...t, kind: 'other', text: '', placemarker: true };
+  const p = makeToken('other', '', t.span, t.bol, t.space);
+  p.placemarker = true;
+  return p;
 }
 
 /** `#x`: the argument's spelling, spaces collapsed, quotes and backslashes in literals escaped. */
@@ -735,9 +753,9 @@ function stringize(toks: Token[], at: Token, space: boolean): Token {
     if (j > 0 && (t.space || t.bol)) s += ' ';
     s += t.text;
   });
-  const bytes = [...new TextEncoder().encode(s)];
-  const quoted = '"' + s.replace(/[\\"]/g, (c) => '\\' + c) + '"';
-  return { kind: 'str', text: quoted, bytes, span: at.span, bol: false, space };
+  const t = makeToken('str', '"' + s.replace(/[\\"]/g, (c) => '\\' + c) + '"', at.span, false, space);
+  t.bytes = [...new TextEncoder().encode(s)];
+  return t;
 }
 
 /**

@@ -15,6 +15,8 @@
  * fail: the suite runs only with XDP_LAB_REALWORLD=1 for now (say so loudly).
  */
 import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parseSpec, type MapSpec, type ProgramSpec } from '../../src/isa';
 import { buildClang, buildOurs, readManifest, REALWORLD_DIR, slots, type RealworldProgram } from '../../src/cli/realworld';
@@ -101,12 +103,15 @@ function differ(a: Outcome, b: Outcome, what: string, names: string[]): string {
   return '';
 }
 
+/** Programs written here in the style of other projects (xdp-tools, katran, samples/bpf): the same properties must hold beyond the folder. */
+const EXTRA_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../realworld-extra');
+
 interface Row { file: string; ours: string; clang: string; ratio: string; mode: string; verdict: string; status: string; why: string }
 
 const oracle = oracleAvailable();
-const rows: Row[] = [];
 
-describe.runIf(ENABLED)('real XDP programs, unchanged: XDP Lab vs clang-19 in the kernel and the VM', () => {
+for (const [label, dir] of [['../shared/realworld-dev', REALWORLD_DIR], ['tests/realworld-extra', EXTRA_DIR]] as const) describe.runIf(ENABLED)(`real XDP programs, unchanged (${label}): XDP Lab vs clang-19 in the kernel and the VM`, () => {
+  const rows: Row[] = [];
   const o = oracle.ok ? new Oracle() : undefined;
   // BPF_PROG_TEST_RUN refuses frames shorter than an Ethernet header (EINVAL): those are not runs to compare.
   const packets = packetSet().filter((p) => p.bytes.length >= 14);
@@ -115,10 +120,10 @@ describe.runIf(ENABLED)('real XDP programs, unchanged: XDP Lab vs clang-19 in th
   const nCpus = possibleCpus();
   let manifest: RealworldProgram[] = [];
   try {
-    manifest = readManifest();
+    manifest = readManifest(dir);
   } catch (e) {
     it('reads the folder', () => {
-      throw new Error(`cannot read ${REALWORLD_DIR}/manifest.json: ${(e as Error).message}`);
+      throw new Error(`cannot read ${dir}/manifest.json: ${(e as Error).message}`);
     });
   }
 
@@ -128,7 +133,7 @@ describe.runIf(ENABLED)('real XDP programs, unchanged: XDP Lab vs clang-19 in th
     const head = `${'program'.padEnd(w)}  ours  clang  ratio  mode    verdict  status  why`;
     const lines = rows.map((r) => `${r.file.padEnd(w)}  ${r.ours.padStart(4)}  ${r.clang.padStart(5)}  ${r.ratio.padStart(5)}  ${r.mode.padEnd(6)}  ${r.verdict.padEnd(7)}  ${r.status.padEnd(6)}  ${r.why}`);
     const pass = rows.filter((r) => r.status === 'PASS').length;
-    console.log(`\n${head}\n${lines.join('\n')}\n${pass}/${rows.length} programs pass\n`);
+    console.log(`\n${label}\n${head}\n${lines.join('\n')}\n${pass}/${rows.length} programs pass\n`);
   });
 
   it('has clang-19 and the kernel oracle', () => {
@@ -144,8 +149,8 @@ describe.runIf(ENABLED)('real XDP programs, unchanged: XDP Lab vs clang-19 in th
         row.why = why;
         throw new Error(`${p.file}: ${why}`);
       };
-      const ours = buildOurs(p);
-      const clang = buildClang(p);
+      const ours = buildOurs(p, dir);
+      const clang = buildClang(p, dir);
       if (clang.spec) row.clang = String(slots(clang.spec));
       if (ours.spec) row.ours = String(slots(ours.spec));
       if (ours.spec && clang.spec) row.ratio = (slots(ours.spec) / slots(clang.spec)).toFixed(2);

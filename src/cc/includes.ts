@@ -50,6 +50,7 @@ export interface FoundFile {
 /** Where the built-in freestanding headers and the system headers appear in paths. */
 export const BUILTIN_DIR = '<xdp-lab>';
 export const SYSTEM_DIR = '/usr/include';
+export const VMLINUX_PATH = '<kernel BTF>/vmlinux.h';
 
 /** Which Debian package provides a system header, by its first path segment. */
 export function packageFor(name: string): string | undefined {
@@ -153,8 +154,10 @@ export class IncludeSearch {
       const dir = this.opts.builtinDir ?? BUILTIN_DIR;
       return text === undefined ? undefined : { path: dir ? `${dir}/${normalizePath(name)}` : normalizePath(name), text };
     }
-    const text = this.opts.systemHeaders?.(normalizePath(name));
-    return text === undefined ? undefined : { path: `${SYSTEM_DIR}/${normalizePath(name)}`, text };
+    const n = normalizePath(name);
+    const text = this.opts.systemHeaders?.(n);
+    // vmlinux.h is not a package's: it is generated from the running kernel's BTF (scripts/setup.sh).
+    return text === undefined ? undefined : { path: n === 'vmlinux.h' ? VMLINUX_PATH : `${SYSTEM_DIR}/${n}`, text };
   }
 
   /** Why an include was not found, naming the search path and any missing package. */

@@ -51,6 +51,14 @@ describe('clang flags on the command line', () => {
     expect(JSON.parse(v.out).accepted).toBe(true);
   });
 
+  it('prints the preprocessed source with -E', async () => {
+    const dir = project();
+    const r = await cli('compile', '-E', `-I${join(dir, 'include')}`, '-DBAD=XDP_DROP', join(dir, 'lesson', 'prog.c'));
+    expect(r.code).toBe(0);
+    expect(r.out).toContain('return eth_ok(d, e) ? XDP_PASS : XDP_DROP;');
+    expect(r.out).toContain('__attribute__((section("xdp"), used)) int prog(struct xdp_md *ctx)');
+  });
+
   it('names the search path when a header is missing, like clang', async () => {
     const dir = project();
     const r = await cli('compile', '-DBAD=1', join(dir, 'lesson', 'prog.c'));

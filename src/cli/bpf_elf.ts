@@ -303,6 +303,8 @@ export function extractObject(buf: Uint8Array): ElfObject {
   };
   const text = textIdx >= 0 ? sections[textIdx]!.data : new Uint8Array(0);
   const textRels = textIdx >= 0 ? rels(textIdx) : [];
+  // .text functions by slot: libbpf appends only the subprograms a program reaches.
+  const textFuncs = syms.filter((s) => s.shndx === textIdx && s.type === STT_FUNC).map((s) => ({ start: s.value / 8, end: (s.value + s.size) / 8 })).sort((a, b) => a.start - b.start);
   const programs: { name: string; section: string; insns: string; map_relocs: MapReloc[] }[] = [];
   sections.forEach((sec, si) => {
     if (!/^xdp/.test(sec.name) || sec.size === 0) return;
@@ -310,51 +312,77 @@ export function extractObject(buf: Uint8Array): ElfObject {
     const funcs = syms.filter((s) => s.shndx === si && s.type === STT_FUNC && s.bind === 1).sort((a, b) => a.value - b.value);
     for (const f of funcs) {
       const len = f.size || sec.size - f.value;
-      const prog = sec.data.slice(f.value, f.value + len);
-      const own = secRels.filter((r) => r.off >= f.value && r.off < f.value + len).map((r) => ({ ...r, off: r.off - f.value }));
-      const needText = textIdx >= 0 && own.some((r) => r.type === R_BPF_64_32 && r.sym.shndx === textIdx);
-      const progSlots = prog.length / 8;
-      const all = new Uint8Array(prog.length + (needText ? text.length : 0));
-      all.set(prog, 0);
-      if (needText) all.set(text, prog.length);
-      const dv = new DataView(all.buffer);
+      const chunks: Uint8Array[] = [sec.data.slice(f.value, f.value + len)];
+      let total = len / 8;
+      const placed = new Map<number, number>(); // .text function start slot -> its slot in the program
       const relocs: MapReloc[] = [];
-      const apply = (slotBase: number, r: { off: number; sym: ElfSym; type: number }): void => {
-        const idx = slotBase + r.off / 8;
-        const p = idx * 8;
-        if (r.type === R_BPF_64_64) {
-          const data = dataIndex.get(r.sym.shndx);
-          if (data !== undefined) {
-            const offset = r.sym.value + dv.getInt32(p + 4, true);
-            dv.setUint8(p + 1, (dv.getUint8(p + 1) & 0x0f) | (BPF_PSEUDO_MAP_VALUE << 4));
-            dv.setInt32(p + 4, 0, true);
-            relocs.push({ insn: idx, map: data, kind: 'value', offset });
-            return;
-          }
-          let name = r.sym.name;
-          if (r.sym.type === STT_SECTION) {
-            const off = dv.getInt32(p + 4, true);
-            name = syms.find((s) => s.shndx === r.sym.shndx && s.value === off && s.type !== STT_SECTION)?.name ?? name;
-          }
-          const mi = mapIndex.get(name);
-          if (mi === undefined) throw new Error(`relocation to unknown map or symbol ${name}`);
-          dv.setUint8(p + 1, (dv.getUint8(p + 1) & 0x0f) | (BPF_PSEUDO_MAP_FD << 4));
-          dv.setInt32(p + 4, 0, true);
-          relocs.push({ insn: idx, map: mi });
-        } else if (r.type === R_BPF_64_32) {
-          if (r.sym.shndx === 0) {
-            unsupported.push(`kfunc call '${r.sym.name}'`);
-            return;
-          }
-          if (r.sym.shndx !== textIdx) throw new Error('call into a section other than .text');
-          const imm = dv.getInt32(p + 4, true);
-          const target = progSlots + (r.sym.type === STT_SECTION ? 0 : r.sym.value / 8) + imm + 1;
-          dv.setInt32(p + 4, target - (idx + 1), true);
+      // Segments to relocate: the program itself, then each appended .text function.
+      const work: { base: number; bytes: Uint8Array; textStart?: number; rels: { off: number; sym: ElfSym; type: number }[] }[] = [];
+      work.push({ base: 0, bytes: chunks[0]!, rels: secRels.filter((r) => r.off >= f.value && r.off < f.value + len).map((r) => ({ ...r, off: r.off - f.value })) });
+      const place = (target: number): number => {
+        const fn = textFuncs.find((t) => target >= t.start && target < t.end);
+        if (!fn) throw new Error(`call into .text at slot ${target}, outside any function`);
+        let at = placed.get(fn.start);
+        if (at === undefined) {
+          at = total;
+          placed.set(fn.start, at);
+          const bytes = text.slice(fn.start * 8, fn.end * 8);
+          chunks.push(bytes);
+          total += fn.end - fn.start;
+          work.push({ base: at, bytes, textStart: fn.start, rels: textRels.filter((r) => r.off >= fn.start * 8 && r.off < fn.end * 8).map((r) => ({ ...r, off: r.off - fn.start * 8 })) });
         }
+        return at + (target - fn.start);
       };
-      for (const r of own) apply(0, r);
-      if (needText) for (const r of textRels) apply(progSlots, r);
-      programs.push({ name: f.name, section: sec.name, insns: bytesToHexLocal(all), map_relocs: relocs });
+      for (let w = 0; w < work.length; w++) {
+        const seg = work[w]!;
+        const dv = new DataView(seg.bytes.buffer, seg.bytes.byteOffset, seg.bytes.byteLength);
+        for (const r of seg.rels) {
+          const p = r.off;
+          const idx = seg.base + r.off / 8;
+          if (r.type === R_BPF_64_64) {
+            const data = dataIndex.get(r.sym.shndx);
+            if (data !== undefined) {
+              const offset = r.sym.value + dv.getInt32(p + 4, true);
+              dv.setUint8(p + 1, (dv.getUint8(p + 1) & 0x0f) | (BPF_PSEUDO_MAP_VALUE << 4));
+              dv.setInt32(p + 4, 0, true);
+              relocs.push({ insn: idx, map: data, kind: 'value', offset });
+              continue;
+            }
+            let name = r.sym.name;
+            if (r.sym.type === STT_SECTION) {
+              const off = dv.getInt32(p + 4, true);
+              name = syms.find((s) => s.shndx === r.sym.shndx && s.value === off && s.type !== STT_SECTION)?.name ?? name;
+            }
+            const mi = mapIndex.get(name);
+            if (mi === undefined) throw new Error(`relocation to unknown map or symbol ${name}`);
+            dv.setUint8(p + 1, (dv.getUint8(p + 1) & 0x0f) | (BPF_PSEUDO_MAP_FD << 4));
+            dv.setInt32(p + 4, 0, true);
+            relocs.push({ insn: idx, map: mi });
+          } else if (r.type === R_BPF_64_32) {
+            if (r.sym.shndx === 0) {
+              unsupported.push(`kfunc call '${r.sym.name}'`);
+              continue;
+            }
+            if (r.sym.shndx !== textIdx) throw new Error('call into a section other than .text');
+            const imm = dv.getInt32(p + 4, true);
+            const target = (r.sym.type === STT_SECTION ? 0 : r.sym.value / 8) + imm + 1;
+            dv.setInt32(p + 4, place(target) - (idx + 1), true);
+          }
+        }
+        // Calls between .text functions the assembler resolved itself (no relocation): pc-relative within .text.
+        if (seg.textStart !== undefined) {
+          const relocated = new Set(seg.rels.map((r) => r.off));
+          for (let p = 0; p + 8 <= seg.bytes.length; p += 8) {
+            if (dv.getUint8(p) !== 0x85 || (dv.getUint8(p + 1) >> 4) !== 1 || relocated.has(p)) continue;
+            const target = seg.textStart + p / 8 + dv.getInt32(p + 4, true) + 1;
+            dv.setInt32(p + 4, place(target) - (seg.base + p / 8 + 1), true);
+          }
+        }
+      }
+      const all = new Uint8Array(total * 8);
+      let o = 0;
+      for (const c of chunks) { all.set(c, o); o += c.length; }
+      programs.push({ name: f.name, section: sec.name, insns: bytesToHexLocal(all), map_relocs: relocs.sort((a, b) => a.insn - b.insn) });
     }
   });
   if (programs.length === 0) throw new Error('no xdp program in the object');

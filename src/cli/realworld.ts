@@ -70,11 +70,31 @@ export function buildClang(p: RealworldProgram, dir = REALWORLD_DIR): ClangBuild
     const r = spawnSync(CLANG, ['-O2', '-g', '-target', 'bpf', ...flagWords(p), '-c', p.file, '-o', obj], { cwd: dir, encoding: 'utf8' });
     if (r.status !== 0) return { unsupported: [], error: (r.stderr || r.error?.message || 'clang failed').split('\n').find((l) => l.includes('error')) ?? r.stderr };
     const o = extractObject(new Uint8Array(readFileSync(obj)));
+    // libbpf sizes a PERF_EVENT_ARRAY without max_entries to the possible CPUs, with 4-byte keys and values.
+    for (const m of o.spec.maps ?? []) {
+      if (m.type !== 'perf_event_array') continue;
+      if (!m.max_entries) m.max_entries = possibleCpus();
+      m.key_size ||= 4;
+      m.value_size ||= 4;
+    }
     return { spec: o.spec, unsupported: o.unsupported };
   } catch (e) {
     return { unsupported: [], error: `reading clang's object: ${(e as Error).message}` };
   } finally {
     rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
+/** The machine's possible CPUs (/sys/devices/system/cpu/possible), as libbpf counts them. */
+export function possibleCpus(): number {
+  try {
+    const text = readFileSync('/sys/devices/system/cpu/possible', 'utf8').trim();
+    return text.split(',').reduce((n, part) => {
+      const [a, b] = part.split('-').map(Number);
+      return n + (b === undefined ? 1 : b - a! + 1);
+    }, 0);
+  } catch {
+    return 1;
   }
 }
 

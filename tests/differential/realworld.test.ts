@@ -14,12 +14,11 @@
  * Until the compiler's, VM's and verifier's parts of issue 13 land, many rows
  * fail: the suite runs only with XDP_LAB_REALWORLD=1 for now (say so loudly).
  */
-import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parseSpec, type MapSpec, type ProgramSpec } from '../../src/isa';
-import { buildClang, buildOurs, readManifest, REALWORLD_DIR, slots, type RealworldProgram } from '../../src/cli/realworld';
+import { buildClang, buildOurs, possibleCpus, readManifest, REALWORLD_DIR, slots, type RealworldProgram } from '../../src/cli/realworld';
 import { clangAvailable } from '../../src/cli/clang';
 import { createVm, testRunFrame } from '../../src/vm';
 import { Oracle, oracleAvailable, type OracleResult } from './oracle';
@@ -28,13 +27,6 @@ import { packetSet, toHex } from './cc-packets';
 const ENABLED = process.env.XDP_LAB_REALWORLD === '1';
 if (!ENABLED) console.warn('\n*** realworld differential test OFF (set XDP_LAB_REALWORLD=1): it stays red until issue 13\'s compiler, VM and verifier parts land ***\n');
 
-function possibleCpus(): number {
-  const text = readFileSync('/sys/devices/system/cpu/possible', 'utf8').trim();
-  return text.split(',').reduce((n, part) => {
-    const [a, b] = part.split('-').map(Number);
-    return n + (b === undefined ? 1 : b - a! + 1);
-  }, 0);
-}
 
 interface RunOut { retval: number; data: string; fault?: string; error?: string }
 interface Outcome { accepted?: boolean; log?: string; runs: RunOut[]; maps: Record<string, string> }

@@ -30,6 +30,9 @@ export interface Sym {
   isStatic?: boolean;
   isExtern?: boolean;
   isInline?: boolean;
+  /** The object itself is const / volatile (`const volatile int knob`; not a pointer to const). */
+  isConst?: boolean;
+  isVolatile?: boolean;
   attrs: Attrs;
   /** &x or an aggregate: must live in memory. */
   addressTaken?: boolean;
@@ -40,6 +43,8 @@ export interface Sym {
   /** Functions: parameters and body once defined. */
   params?: Sym[];
   body?: Stmt;
+  /** Functions: the order in which bodies were defined (a prototype may come first). */
+  defIndex?: number;
   /** Helpers: `static T (*bpf_x)(...) = (void *) ID;`. */
   helperId?: number;
   /** A read of this variable was seen (unused-variable warnings). */
@@ -100,6 +105,8 @@ export type Stmt =
   | { k: 'default'; span: Span }
   | { k: 'label'; name: string; span: Span }
   | { k: 'goto'; name: string; span: Span }
+  /** Inline assembly: `text` is the template; only the empty one (a compiler barrier) can be lowered. */
+  | { k: 'asm'; text: string; span: Span }
   | { k: 'empty'; span: Span };
 
 export interface TranslationUnit {

@@ -16,20 +16,18 @@
  * notes with spans; formatDiagnostic prints them the way clang does.
  * compile() never throws, whatever the input.
  */
-import type { Sym } from './ast';
-import { FuncGen, type EmittedInsn, type ProgramContext } from './codegen';
 import { CompileAbort, DiagnosticBag, NO_SPAN, type Diagnostic } from './diagnostics';
 import { FREESTANDING } from './headers/freestanding';
 import { parseCcFlags } from './flags';
 import { IncludeSearch, normalizePath, type HeaderReader } from './includes';
 import { installedSystemHeaders } from './system_headers';
 import { singleFileWorkspace, type Workspace } from './workspace';
-import { describeType, readMapDef, type BtfInfo } from './maps';
+import type { BtfInfo } from './maps';
+import { buildObject } from './object';
 import { Parser } from './parser';
 import { Preprocessor } from './preprocessor';
 import type { Token } from './lexer';
-import { bytesToHex, encodeProgram } from '../isa/insn';
-import type { LineInfo, MapSpec, ProgramSpec } from '../isa/spec';
+import type { ProgramSpec } from '../isa/spec';
 
 export { formatDiagnostic, type Diagnostic, type Span, type Severity } from './diagnostics';
 export { HEADERS } from './headers';
@@ -50,6 +48,8 @@ export interface CompileOptions {
   systemHeaders?: HeaderReader;
   /** Files outside the workspace by path (the CLI reads the disk); the workspace's own files win. */
   readFile?: HeaderReader;
+  /** The XDP program to make the entry when the file has several (default: the first). */
+  entry?: string;
 }
 
 export interface CompileResult {
@@ -67,7 +67,7 @@ export function compileWorkspace(ws: Workspace, opts: CompileOptions = {}): Comp
   let spec: CompileResult['spec'];
   try {
     const pre = preprocessInto(ws, opts, diags);
-    if (pre) spec = compileInner(pre.tokens, pre.source, ws.main, diags, opts.optimize !== false);
+    if (pre) spec = compileInner(pre.tokens, pre.source, ws.main, diags, opts.optimize !== false, opts.entry);
   } catch (e) {
     if (!(e instanceof CompileAbort)) {
       // Our bug, never the user's: report it as a diagnostic rather than throwing.
@@ -114,116 +114,9 @@ function preprocessInto(ws: Workspace, opts: CompileOptions, diags: DiagnosticBa
   return { tokens: pp.run(main.text, main.path, flags.includes, flags.imacros), source: main.text };
 }
 
-function compileInner(toks: Token[], source: string, file: string, diags: DiagnosticBag, optimize: boolean): CompileResult['spec'] {
-  const parser = new Parser(toks, diags);
-  const unit = parser.parseUnit();
+function compileInner(toks: Token[], source: string, file: string, diags: DiagnosticBag, optimize: boolean, entry?: string): CompileResult['spec'] {
+  const unit = new Parser(toks, diags).parseUnit();
   if (diags.hasErrors) return undefined;
 
-  // Maps, in declaration order.
-  const maps = new Map<Sym, number>();
-  const mapSpecs: MapSpec[] = [];
-  const btf: BtfInfo = { maps: [] };
-  for (const g of unit.globals) {
-    const sec = g.attrs.section;
-    if (sec === '.maps' || sec === 'maps') {
-      const def = readMapDef(g, diags);
-      if (!def) continue;
-      maps.set(g, mapSpecs.length);
-      mapSpecs.push(def.spec);
-      btf.maps.push({
-        name: g.name,
-        key: def.key ? describeType(def.key) : { kind: 'array', elem: { kind: 'int', name: 'unsigned char', size: 1, signed: false }, len: def.spec.key_size, size: def.spec.key_size },
-        value: def.value ? describeType(def.value) : { kind: 'array', elem: { kind: 'int', name: 'unsigned char', size: 1, signed: false }, len: def.spec.value_size, size: def.spec.value_size },
-      });
-    }
-  }
-  const entries = unit.funcs.filter((f) => f.body && f.attrs.section !== undefined && /^xdp/.test(f.attrs.section));
-  if (entries.length === 0) {
-    diags.error('cc-no-entry', 'no XDP program found: put the entry function in an "xdp" section, e.g. SEC("xdp") int prog(struct xdp_md *ctx)', { file, line: 1, col: 1, endLine: 1, endCol: 1 });
-    return undefined;
-  }
-  const entry = entries[0]!;
-  if (parser.deferredAsm.size) {
-    const reached = reachableFunctions(entry);
-    for (const [f, span] of parser.deferredAsm) {
-      if (reached.has(f)) diags.error('cc-asm', `inline assembly is not supported (only the empty compiler barrier asm("" ::: "memory")); '${f.name}' uses it and the program calls it`, span);
-    }
-    if (diags.hasErrors) return undefined;
-  }
-  for (const other of entries.slice(1)) diags.warning('cc-extra-entry', `only the first XDP program ('${entry.name}') is compiled; '${other.name}' is ignored`, other.span);
-
-  const ctx: ProgramContext = {
-    diags,
-    maps,
-    subprogs: [],
-    optimize,
-    inlineable: (f) => !!f.body && !f.attrs.noinline && f !== entry && !(f.attrs.section && /^xdp/.test(f.attrs.section)),
-  };
-  const bodies: { sym: Sym; out: EmittedInsn[] }[] = [];
-  const main = new FuncGen(ctx, entry);
-  main.generate();
-  bodies.push({ sym: entry, out: main.out });
-  const gens = [main];
-  for (let i = 0; i < ctx.subprogs.length && i < 64; i++) {
-    const f = ctx.subprogs[i]!;
-    const g = new FuncGen(ctx, f);
-    g.generate();
-    gens.push(g);
-    bodies.push({ sym: f, out: g.out });
-  }
-  // Code after an error may be incomplete: resolve jumps only for a clean program.
-  if (diags.hasErrors) return undefined;
-  for (const g of gens) g.finish();
-
-  // Link: lay the functions out one after another and resolve calls and map references.
-  const start = new Map<Sym, number>();
-  const all: EmittedInsn[] = [];
-  for (const b of bodies) {
-    start.set(b.sym, all.length);
-    all.push(...b.out);
-  }
-  const relocs: { insn: number; map: number }[] = [];
-  all.forEach((e, i) => {
-    if (e.callee) e.insn.imm = start.get(e.callee)! - (i + 1);
-    if (e.map !== undefined) relocs.push({ insn: i, map: e.map });
-  });
-  if (all.length > 1_000_000) diags.error('cc-too-large', 'program is too large (more than 1M instructions)', entry.span);
-  const lineInfo: LineInfo[] = all.map((e, i) => ({ insn: i, file: e.span.file, line: e.span.line, col: e.span.col, endLine: e.span.endLine, endCol: e.span.endCol }));
-  return {
-    prog_type: 'xdp',
-    insns: bytesToHex(encodeProgram(all.map((e) => e.insn))),
-    maps: mapSpecs,
-    map_relocs: relocs,
-    line_info: lineInfo,
-    funcs: bodies.map((b) => ({ name: b.sym.name, insn: start.get(b.sym)! })),
-    btf,
-    source,
-  };
-}
-
-/** The functions a program can reach from its entry (calls and function addresses), walking the AST. */
-function reachableFunctions(entry: Sym): Set<Sym> {
-  const reached = new Set<Sym>([entry]);
-  const seen = new Set<object>();
-  const work: unknown[] = [entry.body];
-  while (work.length) {
-    const n = work.pop();
-    if (!n || typeof n !== 'object' || seen.has(n)) continue;
-    seen.add(n);
-    if (isFuncSym(n)) {
-      if (!reached.has(n)) { reached.add(n); work.push(n.body); }
-      continue;
-    }
-    for (const [k, v] of Object.entries(n)) {
-      // Types can be cyclic and never lead to code.
-      if (k === 'type' || k === 'span' || k === 'ty') continue;
-      if (v && typeof v === 'object') work.push(v);
-    }
-  }
-  return reached;
-}
-
-function isFuncSym(n: object): n is Sym {
-  const s = n as Partial<Sym>;
-  return s.kind === 'func' && typeof s.name === 'string' && 'attrs' in s;
+  return buildObject(unit, diags, { file, source, optimize, entry });
 }

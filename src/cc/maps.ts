@@ -7,7 +7,7 @@
  */
 import type { Sym } from './ast';
 import type { DiagnosticBag } from './diagnostics';
-import { constOf } from './codegen';
+import { constOf } from './codegen/tree';
 import { MAP_TYPES, type MapSpec, type MapType } from '../isa/spec';
 import { findMember, sizeOf, type Type } from './types';
 
@@ -43,17 +43,23 @@ export interface MapDef {
   spec: MapSpec;
   key?: Type;
   value?: Type;
+  /** Map-in-map: the inner map's template (`__array(values, struct {...})`). */
+  inner?: MapDef;
 }
 
-export function readMapDef(sym: Sym, diags: DiagnosticBag): MapDef | undefined {
+/** libbpf sizes a PERF_EVENT_ARRAY without max_entries by the possible CPUs; ours is a fixed machine. */
+const PERF_EVENT_ARRAY_DEFAULT_ENTRIES = 64;
+
+export function readMapDef(sym: Sym, diags: DiagnosticBag, depth = 0): MapDef | undefined {
   const t = sym.type;
-  const sec = sym.attrs.section;
+  const sec = depth > 0 ? '.maps' : sym.attrs.section;
   if (t.k !== 'struct') {
     diags.error('cc-map-def', `map '${sym.name}' in section "${sec}" must be a struct`, sym.span);
     return undefined;
   }
   let type: number | undefined, keySize: number | undefined, valueSize: number | undefined, maxEntries: number | undefined, flags = 0;
   let key: Type | undefined, value: Type | undefined;
+  let innerDef: MapDef | undefined;
   if (sec === '.maps') {
     const arrLen = (name: string): number | undefined => {
       const m = findMember(t, name);
@@ -75,6 +81,16 @@ export function readMapDef(sym: Sym, diags: DiagnosticBag): MapDef | undefined {
     value = pointee('value');
     keySize = key ? sizeOf(key) : arrLen('key_size');
     valueSize = value ? sizeOf(value) : arrLen('value_size');
+    // __array(values, T): `T *values[]` — the inner map template of a map-in-map, or a prog_array's programs.
+    const vals = findMember(t, 'values');
+    if (vals && vals.m.type.k === 'array' && vals.m.type.of.k === 'ptr') {
+      const inner = vals.m.type.of.to;
+      valueSize ??= 4;
+      if (inner.k === 'struct' && depth === 0) {
+        innerDef = readMapDef({ ...sym, name: `${sym.name}.inner`, type: inner, init: undefined }, diags, depth + 1);
+        if (!innerDef) return undefined;
+      }
+    }
   } else {
     // struct bpf_map_def: type, key_size, value_size, max_entries, map_flags (u32 each).
     const field = (off: number): number | undefined => {
@@ -96,11 +112,21 @@ export function readMapDef(sym: Sym, diags: DiagnosticBag): MapDef | undefined {
   if (keySize === undefined && ['devmap', 'devmap_hash', 'cpumap', 'xskmap', 'array', 'percpu_array', 'prog_array'].includes(typeName)) keySize = 4;
   if (valueSize === undefined && ['devmap', 'devmap_hash', 'xskmap', 'prog_array'].includes(typeName)) valueSize = 4;
   if (valueSize === undefined && typeName === 'cpumap') valueSize = 4;
+  if (typeName === 'perf_event_array') {
+    keySize ??= 4;
+    valueSize ??= 4;
+    maxEntries ??= PERF_EVENT_ARRAY_DEFAULT_ENTRIES;
+  }
+  if (typeName === 'ringbuf') { keySize ??= 0; valueSize ??= 0; }
+  if ((typeName === 'array_of_maps' || typeName === 'hash_of_maps') && !innerDef) {
+    diags.error('cc-map-def', `map '${sym.name}': a map-in-map needs its inner map's definition: __array(values, struct { ... })`, sym.span);
+    return undefined;
+  }
   if (keySize === undefined || valueSize === undefined || maxEntries === undefined) {
     diags.error('cc-map-def', `map '${sym.name}' needs key, value and max_entries`, sym.span);
     return undefined;
   }
   const spec: MapSpec = { name: sym.name, type: typeName, key_size: keySize, value_size: valueSize, max_entries: maxEntries };
   if (flags) spec.flags = flags;
-  return { sym, spec, key, value };
+  return { sym, spec, key, value, ...(innerDef ? { inner: innerDef } : {}) };
 }

@@ -12,9 +12,10 @@ import { nextSymId } from './ast';
 import { CompileAbort, type DiagnosticBag, type Span } from './diagnostics';
 import { parseNumber, type Token } from './lexer';
 import { Sema } from './sema';
-import { T, findMember, isInt, isPtr, isScalar, layoutStruct, ptrTo, sizeOf, typeName, type FuncType, type Member, type StructType, type Type } from './types';
+import { T, findMember, opaqueScalar, isInt, isPtr, isScalar, layoutStruct, ptrTo, sizeOf, typeName, type FuncType, type Member, type StructType, type Type } from './types';
 
 const KEYWORDS = new Set([
+  'float', 'double', '__int128',
   'void', 'char', 'short', 'int', 'long', 'signed', 'unsigned', '_Bool', 'struct', 'union', 'enum', 'typedef', 'static', 'extern',
   'inline', '__inline', '__inline__', 'const', 'volatile', 'restrict', '__restrict', '__restrict__', 'register', 'auto', 'typeof', '__typeof__', '__typeof',
   '__attribute__', '__attribute', 'if', 'else', 'for', 'while', 'do', 'switch', 'case', 'default', 'break', 'continue', 'return', 'goto', 'sizeof',
@@ -22,7 +23,7 @@ const KEYWORDS = new Set([
 ]);
 
 const BUILTINS = new Set([
-  '__builtin_memcpy', '__builtin_memset', '__builtin_memmove', '__builtin_bswap16', '__builtin_bswap32', '__builtin_bswap64', '__builtin_expect',
+  '__builtin_memcpy', '__builtin_memset', '__builtin_memmove', '__builtin_memcmp', '__builtin_bcmp', '__builtin_bswap16', '__builtin_bswap32', '__builtin_bswap64', '__builtin_expect',
   '__builtin_constant_p', '__sync_fetch_and_add', '__sync_fetch_and_sub', '__sync_fetch_and_or', '__sync_fetch_and_and', '__sync_fetch_and_xor',
   '__sync_add_and_fetch', '__sync_sub_and_fetch', '__sync_or_and_fetch', '__sync_and_and_fetch', '__sync_xor_and_fetch',
   '__sync_val_compare_and_swap', '__sync_bool_compare_and_swap', '__sync_lock_test_and_set', '__builtin_unreachable', '__builtin_trap',
@@ -30,12 +31,27 @@ const BUILTINS = new Set([
 
 interface DeclSpec {
   type: Type;
+  /** Top-level qualifiers written in the specifiers (`const volatile int x`). */
+  isConst?: boolean;
+  isVolatile?: boolean;
   storage?: 'typedef' | 'static' | 'extern';
   inline: boolean;
   attrs: Attrs;
 }
 
 const MAX_NESTING = 200;
+
+/** CO-RE builtins (bpf_core_read.h): answered from our own types, which are the target's. */
+const CORE_BUILTINS = new Set(['__builtin_btf_type_id', '__builtin_preserve_access_index', '__builtin_preserve_field_info', '__builtin_preserve_type_info', '__builtin_preserve_enum_value']);
+
+/** libc functions clang treats as builtins on BPF (string.h's declarations, or none at all). */
+const LIBC_BUILTINS = new Set(['memcpy', 'memset', 'memmove', 'memcmp', 'bcmp']);
+
+/** Qualifiers of the declared object: `const char s[]` is const, `const char *p` is not. */
+function objectQuals(spec: DeclSpec, type: Type): { isConst?: boolean; isVolatile?: boolean } {
+  if (type.k === 'ptr') return {};
+  return { ...(spec.isConst ? { isConst: true } : {}), ...(spec.isVolatile ? { isVolatile: true } : {}) };
+}
 
 export class Parser {
   private k = 0;
@@ -45,10 +61,10 @@ export class Parser {
   private globals: Sym[] = [];
   private funcs: Sym[] = [];
   private curFunc?: Sym;
-  /** Functions holding inline asm, with where: an error only if the program reaches them. */
-  readonly deferredAsm = new Map<Sym, Span>();
   private nesting = 0;
   private structIds = 0;
+  private btfTypeIds = new Map<string, number>();
+  private defCount = 0;
   private pendingUnroll?: number | 'full' | 'none';
 
   constructor(private toks: Token[], private diags: DiagnosticBag) {
@@ -142,7 +158,7 @@ export class Parser {
   private isTypeName(t: Token = this.peek()): boolean {
     if (t.kind !== 'id') return false;
     if (KEYWORDS.has(t.text)) {
-      return ['void', 'char', 'short', 'int', 'long', 'signed', 'unsigned', '_Bool', 'struct', 'union', 'enum', 'const', 'volatile', 'restrict', '__restrict', 'typeof', '__typeof__', '__typeof', '__attribute__', '__extension__', '__signed__', '__const', '__const__', 'static', 'extern', 'typedef', 'inline', '__inline', '__inline__', 'register', 'auto', '__volatile__', '_Noreturn', '__restrict__', '__attribute'].includes(t.text);
+      return ['void', 'float', 'double', '__int128', '__int128_t', '__uint128_t', 'char', 'short', 'int', 'long', 'signed', 'unsigned', '_Bool', 'struct', 'union', 'enum', 'const', 'volatile', 'restrict', '__restrict', 'typeof', '__typeof__', '__typeof', '__attribute__', '__extension__', '__signed__', '__const', '__const__', 'static', 'extern', 'typedef', 'inline', '__inline', '__inline__', 'register', 'auto', '__volatile__', '_Noreturn', '__restrict__', '__attribute'].includes(t.text);
     }
     return this.lookup(t.text)?.kind === 'typedef';
   }
@@ -181,6 +197,7 @@ export class Parser {
     let first = true;
     for (;;) {
       const d = this.declarator(spec.type);
+      this.asmLabel();
       const attrs = { ...spec.attrs, ...this.attributes() };
       if (!d.name) this.error('expected identifier', d.span);
       if (spec.storage === 'typedef') {
@@ -230,7 +247,7 @@ export class Parser {
   }
 
   private globalVar(name: string, type: Type, span: Span, spec: DeclSpec, attrs: Attrs): void {
-    const sym: Sym = { id: nextSymId(), kind: 'var', name, type, span, global: true, isStatic: spec.storage === 'static', isExtern: spec.storage === 'extern', attrs };
+    const sym: Sym = { id: nextSymId(), kind: 'var', name, type, span, global: true, isStatic: spec.storage === 'static', isExtern: spec.storage === 'extern', attrs, ...objectQuals(spec, type) };
     this.declare(sym);
     if (this.accept('=')) {
       // Helper declarations: `static T (*bpf_x)(...) = (void *) ID;`
@@ -248,6 +265,7 @@ export class Parser {
   private funcBody(sym: Sym, params: Sym[]): void {
     if (sym.body) this.diags.error('sema-redefinition', `redefinition of '${sym.name}'`, sym.span);
     this.curFunc = sym;
+    sym.defIndex = this.defCount++;
     sym.params = params;
     this.pushScope();
     for (const p of params) {
@@ -261,6 +279,15 @@ export class Parser {
   }
 
   // ---- declarations --------------------------------------------------------------
+  /** `extern int f(void) __asm__("real_name");`: the symbol's assembler name, which BPF has no use for. */
+  private asmLabel(): void {
+    if (!(this.is('asm') || this.is('__asm__') || this.is('__asm')) || !this.is('(', 1)) return;
+    this.advance();
+    this.advance();
+    while (this.peek().kind === 'str') this.advance();
+    this.expect(')');
+  }
+
   private attributes(into: Attrs = {}): Attrs {
     for (;;) {
       if (this.is('__attribute__') || this.is('__attribute')) {
@@ -275,7 +302,7 @@ export class Parser {
             args = [];
             while (!this.is(')') && this.peek().kind !== 'eof') {
               if (this.peek().kind === 'str') strArg = this.stringLiteral().text;
-              else if (this.peek().kind === 'id' && !this.lookup(this.peek().text)) this.advance();
+              else if (this.peek().kind === 'id' && !KEYWORDS.has(this.peek().text) && !this.lookup(this.peek().text) && (this.is(',', 1) || this.is(')', 1))) this.advance();
               else args.push(this.assignExpr());
               if (!this.accept(',')) break;
             }
@@ -308,6 +335,9 @@ export class Parser {
     let signed: boolean | undefined;
     let short = 0, long = 0, int = 0, char = 0;
     let seen = false;
+    let isConst = false, isVolatile = false;
+    let floating: 'float' | 'double' | undefined;
+    let int128 = false;
     const start = this.peek().span;
     for (;;) {
       const t = this.peek();
@@ -319,7 +349,14 @@ export class Parser {
         this.advance(); storage = w; continue;
       }
       if (w === 'inline' || w === '__inline' || w === '__inline__') { this.advance(); inline = true; continue; }
-      if (['const', 'volatile', 'restrict', '__restrict', '__restrict__', 'register', 'auto', '__volatile__', '__const', '__const__', '_Noreturn'].includes(w)) { this.advance(); continue; }
+      if (['const', 'volatile', 'restrict', '__restrict', '__restrict__', 'register', 'auto', '__volatile__', '__const', '__const__', '_Noreturn'].includes(w)) {
+        if (w === 'const' || w === '__const' || w === '__const__') isConst = true;
+        if (w === 'volatile' || w === '__volatile__') isVolatile = true;
+        this.advance();
+        continue;
+      }
+      if (w === 'float' || w === 'double') { this.advance(); floating = w; seen = true; continue; }
+      if (w === '__int128' || w === '__int128_t' || w === '__uint128_t') { this.advance(); int128 = true; if (w === '__uint128_t') signed = false; seen = true; continue; }
       if (w === 'signed' || w === '__signed__') { this.advance(); signed = true; seen = true; continue; }
       if (w === 'unsigned') { this.advance(); signed = false; seen = true; continue; }
       if (w === 'short') { this.advance(); short++; seen = true; continue; }
@@ -348,7 +385,9 @@ export class Parser {
     }
     if (seen) {
       if (base) this.error(`cannot combine with previous '${typeName(base)}' declaration specifier`, start);
-      if (char) base = signed === undefined ? T.char : signed ? T.schar : T.uchar;
+      if (floating) base = opaqueScalar(long ? 'long double' : floating, floating === 'float' ? 4 : long ? 16 : 8);
+      else if (int128) base = opaqueScalar(signed === false ? 'unsigned __int128' : '__int128', 16);
+      else if (char) base = signed === undefined ? T.char : signed ? T.schar : T.uchar;
       else if (short) base = signed === false ? T.ushort : T.short;
       else if (long >= 2) base = signed === false ? T.ullong : T.llong;
       else if (long === 1) base = signed === false ? T.ulong : T.long;
@@ -367,7 +406,7 @@ export class Parser {
         base = T.int;
       } else this.error(t.kind === 'eof' ? 'expected a type' : `unknown type name '${t.text}'`, t.span, 'parse-unknown-type');
     }
-    return { type: base!, storage, inline, attrs };
+    return { type: base!, storage, inline, attrs, isConst, isVolatile };
   }
 
   private structSpec(): Type {
@@ -552,6 +591,7 @@ export class Parser {
           if (this.accept('...')) { variadic = true; break; }
           const spec = this.declSpec(false);
           const d = this.declarator(spec.type, true);
+          this.attributes();
           let pt = d.type;
           if (pt.k === 'array') pt = ptrTo(pt.of);
           if (pt.k === 'func') pt = ptrTo(pt);
@@ -752,15 +792,27 @@ export class Parser {
     if (this.accept(';')) return out;
     for (;;) {
       const d = this.declarator(spec.type);
+      this.asmLabel();
       const attrs = { ...spec.attrs, ...this.attributes() };
       if (spec.storage === 'typedef') {
         this.declare({ id: nextSymId(), kind: 'typedef', name: d.name!, type: d.type, span: d.span, global: false, attrs });
       } else if (d.type.k === 'func') {
         this.declareFunc(d.name!, d.type, d.span, spec, attrs, d.paramSyms);
       } else {
-        const sym: Sym = { id: nextSymId(), kind: 'var', name: d.name!, type: d.type, span: d.span, global: spec.storage === 'static' || spec.storage === 'extern', isStatic: spec.storage === 'static', attrs };
-        if (spec.storage === 'static') this.diags.error('cc-static-local', `static local variables are not supported (they need a .data map): '${d.name}'`, d.span);
+        const sym: Sym = { id: nextSymId(), kind: 'var', name: d.name!, type: d.type, span: d.span, global: spec.storage === 'static' || spec.storage === 'extern', isStatic: spec.storage === 'static', isExtern: spec.storage === 'extern', attrs, ...objectQuals(spec, d.type) };
         this.declare(sym);
+        if (spec.storage === 'static' || spec.storage === 'extern') {
+          // A static local is global data with a block-scoped name (bpf_printk's `static const char ____fmt[]`).
+          if (this.accept('=')) {
+            const i = this.initializer(sym.type, sym);
+            if (sym.type.k === 'array' && sym.type.len === undefined) sym.type = { ...sym.type, len: i.arrayLen ?? 0 };
+            sym.init = { zero: i.zero, parts: i.parts, span: i.span };
+          }
+          this.globals.push(sym);
+          if (this.accept(',')) continue;
+          this.expect(';', 'at end of declaration');
+          return out;
+        }
         let init: Init | undefined;
         if (this.accept('=')) {
           const i = this.initializer(sym.type, sym);
@@ -896,26 +948,25 @@ export class Parser {
           let e = this.expr();
           this.expect(';', 'after return statement');
           if (fn) {
+            // `return f();` with f void: clang accepts it (a GNU extension); the value is nothing.
+            if (fn.ret.k === 'void' && e.ty.k === 'void') return { k: 'block', body: [{ k: 'expr', e, span: e.span }, { k: 'return', span: start }], span: this.spanFrom(start) };
             if (fn.ret.k === 'void') this.diags.error('sema-return', `void function '${this.curFunc!.name}' should not return a value`, e.span);
             else e = this.sema.convertForAssign(e, fn.ret, e.span, 'returning');
           }
           return { k: 'return', e, span: this.spanFrom(start) };
         }
         case 'asm': case '__asm__': case '__asm': {
+          // Kept as a statement: only lowering it is an error (functions never
+          // called, like x86's asm/swab.h helpers, never are); the empty
+          // template is a compiler barrier and lowers to nothing.
           this.advance();
-          while (['volatile', '__volatile__', 'goto', 'inline'].includes(this.peek().text)) this.advance();
+          while (['volatile', '__volatile__', 'goto', 'inline', '__inline__'].includes(this.peek().text)) this.advance();
           this.expect('(');
-          const s = this.peek();
+          const text = this.peek().kind === 'str' ? this.stringLiteral().text : undefined;
           let depth = 1;
           while (depth > 0 && this.peek().kind !== 'eof') { const x = this.advance(); if (x.text === '(') depth++; else if (x.text === ')') depth--; }
           this.expect(';');
-          if (s.kind !== 'str' || (s.bytes ?? []).length > 0) {
-            // Headers carry asm in static inline functions a program never calls (bpf_tail_call_static,
-            // x86 asm/swab.h): report it only where the function is reached (see index.ts).
-            if (this.curFunc) { if (!this.deferredAsm.has(this.curFunc)) this.deferredAsm.set(this.curFunc, start); }
-            else this.diags.error('cc-asm', 'inline assembly is not supported (only the empty compiler barrier asm("" ::: "memory"))', start);
-          }
-          return { k: 'empty', span: start };
+          return { k: 'asm', text: text ?? '?', span: this.spanFrom(start) };
         }
       }
       if (this.peek(1).text === ':' && this.peek(1).kind === 'punct' && !KEYWORDS.has(t.text)) {
@@ -1201,7 +1252,13 @@ export class Parser {
     }
     if (t.kind === 'id') {
       if (t.text === '__builtin_offsetof') return this.offsetofExpr();
+      if (CORE_BUILTINS.has(t.text)) return this.coreBuiltin();
       if (BUILTINS.has(t.text)) return this.builtin();
+      if (LIBC_BUILTINS.has(t.text) && this.is('(', 1)) {
+        // memcpy & co. are builtins to clang too: without a definition here they expand inline.
+        const sym = this.lookup(t.text);
+        if (!sym || (sym.kind === 'func' && !sym.body)) return this.builtin(`__builtin_${t.text}`);
+      }
       if (KEYWORDS.has(t.text)) this.error(`expected expression`, t.span);
       this.advance();
       const sym = this.lookup(t.text);
@@ -1219,6 +1276,62 @@ export class Parser {
       return { k: 'var', sym, ty: sym.type, span: t.span };
     }
     this.error(t.kind === 'eof' ? 'expected expression' : `expected expression`, t.kind === 'eof' ? this.prevEnd() : t.span, 'parse-expected-expr');
+  }
+
+  /**
+   * CO-RE: clang records a relocation and libbpf answers it from the
+   * kernel's BTF. Here the program is compiled against the kernel's own
+   * types (the system headers or vmlinux.h of the machine it runs on), so
+   * each question has its answer at compile time: field offsets, sizes and
+   * existence from our layout, type ids from a stable numbering of types.
+   */
+  private coreBuiltin(): Expr {
+    const t = this.advance();
+    const name = t.text;
+    this.expect('(');
+    const arg: Expr | Type = this.isTypeName() ? this.typeName() : this.assignExpr();
+    let kind = 0n;
+    if (this.accept(',')) {
+      const k = this.assignExpr();
+      kind = this.sema.constValue(k) ?? 0n;
+    }
+    this.expect(')');
+    const span = this.spanFrom(t.span);
+    const s = this.sema;
+    // An expression carries its type in `ty`; a type name is the type itself.
+    const argTy = 'ty' in arg ? arg.ty : arg;
+    switch (name) {
+      case '__builtin_preserve_access_index': return 'ty' in arg ? (arg as Expr) : s.num(0n, T.int, span);
+      case '__builtin_btf_type_id': {
+        const key = typeName(argTy);
+        let id = this.btfTypeIds.get(key);
+        if (id === undefined) { id = this.btfTypeIds.size + 1; this.btfTypeIds.set(key, id); }
+        return s.num(BigInt(id), T.uint, span);
+      }
+      case '__builtin_preserve_type_info':
+        // BPF_TYPE_EXISTS = 0, BPF_TYPE_SIZE = 1, BPF_TYPE_MATCHES = 2
+        return s.num(kind === 1n ? BigInt(sizeOf(argTy)) : 1n, T.uint, span);
+      case '__builtin_preserve_enum_value': {
+        // *(typeof(enum E) *)VALUE: BPF_ENUMVAL_EXISTS = 0, BPF_ENUMVAL_VALUE = 1.
+        let e = 'ty' in arg ? (arg as Expr) : undefined;
+        while (e && (e.k === 'deref' || e.k === 'cast')) e = e.e;
+        const v = e ? s.constValue(e) ?? 0n : 0n;
+        return s.num(kind === 1n ? v : 1n, T.ulong, span);
+      }
+      default: {
+        // __builtin_preserve_field_info(s->f, kind): BYTE_OFFSET 0, BYTE_SIZE 1, EXISTS 2, SIGNED 3, LSHIFT_U64 4, RSHIFT_U64 5.
+        const e = 'ty' in arg ? (arg as Expr) : undefined;
+        let off = 0, size = sizeOf(argTy), bitOff = 0, bitWidth = size * 8;
+        if (e && e.k === 'member') {
+          let x: Expr = e;
+          while (x.k === 'member') { off += x.offset; x = x.e; }
+          if (e.m.bitWidth !== undefined) { size = sizeOf(e.m.type); bitOff = e.m.bitOffset ?? 0; bitWidth = e.m.bitWidth; }
+        }
+        const signed = isInt(argTy) && argTy.signed ? 1 : 0;
+        const v = [off, size, 1, signed, 64 - (bitOff + bitWidth), 64 - bitWidth][Number(kind)] ?? 0;
+        return s.num(BigInt(v), T.uint, span);
+      }
+    }
   }
 
   private offsetofExpr(): Expr {
@@ -1247,9 +1360,9 @@ export class Parser {
     return this.sema.num(BigInt(off), T.ulong, this.spanFrom(t.span));
   }
 
-  private builtin(): Expr {
+  private builtin(as?: string): Expr {
     const t = this.advance();
-    const name = t.text;
+    const name = as ?? t.text;
     this.expect('(');
     const args: Expr[] = [];
     if (!this.is(')')) for (;;) { args.push(this.assignExpr()); if (!this.accept(',')) break; }
@@ -1284,13 +1397,19 @@ export class Parser {
       }
       case '__builtin_memcpy': case '__builtin_memmove': case '__builtin_memset': {
         if (!need(3)) return s.num(0n, ptrTo(T.void), span);
-        const n = s.constValue(s.rvalue(args[2]!));
-        if (n === undefined) this.diags.error('cc-builtin-size', `${name}: the size must be a compile-time constant on BPF`, args[2]!.span);
+        // The size may become constant only after inlining (a helper's `len` parameter): codegen checks it.
+        const n = s.convertForAssign(args[2]!, T.ulong, args[2]!.span, 'passing to parameter of type');
         const dst = s.rvalue(args[0]!);
         const src = s.rvalue(args[1]!);
         if (!isPtr(dst.ty)) this.diags.error('sema-incompatible', `passing '${typeName(dst.ty)}' to parameter of incompatible type 'void *'`, dst.span);
         if (name !== '__builtin_memset' && !isPtr(src.ty)) this.diags.error('sema-incompatible', `passing '${typeName(src.ty)}' to parameter of incompatible type 'const void *'`, src.span);
-        return { k: 'builtin', name: name === '__builtin_memmove' ? '__builtin_memcpy' : name, args: [dst, name === '__builtin_memset' ? s.cast(src, T.int, true) : src, s.num(n ?? 0n, T.ulong, args[2]!.span)], ty: dst.ty, span };
+        return { k: 'builtin', name: name === '__builtin_memmove' ? '__builtin_memcpy' : name, args: [dst, name === '__builtin_memset' ? s.cast(src, T.int, true) : src, n], ty: dst.ty, span };
+      }
+      case '__builtin_memcmp': case '__builtin_bcmp': {
+        if (!need(3)) return s.num(0n, T.int, span);
+        const a = s.rvalue(args[0]!), b = s.rvalue(args[1]!);
+        for (const x of [a, b]) if (!isPtr(x.ty)) this.diags.error('sema-incompatible', `passing '${typeName(x.ty)}' to parameter of incompatible type 'const void *'`, x.span);
+        return { k: 'builtin', name: '__builtin_memcmp', args: [a, b, s.convertForAssign(args[2]!, T.ulong, args[2]!.span, 'passing to parameter of type')], ty: T.int, span };
       }
       case '__builtin_unreachable': case '__builtin_trap':
         return { k: 'builtin', name, args: [], ty: T.void, span };

@@ -13,7 +13,7 @@
  * packet and map accesses stays as written.
  */
 import * as O from '../isa/opcodes';
-import type { EmittedInsn } from './codegen';
+import type { EmittedInsn } from './codegen/frame';
 
 type Code = EmittedInsn[];
 

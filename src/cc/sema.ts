@@ -228,6 +228,19 @@ export class Sema {
         if (v === undefined) return undefined;
         return isInt(e.ty) ? wrapTo(v, e.ty) : BigInt.asUintN(64, v);
       }
+      case 'addr': {
+        // &((T *)0)->a.b[2]: the classic offsetof, a constant.
+        let x = e.e;
+        let off = 0n;
+        for (;;) {
+          if (x.k === 'member') { off += BigInt(x.offset); x = x.e; continue; }
+          if (x.k === 'deref') {
+            const base = this.constValue(x.e);
+            return base === undefined || !isPtr(x.e.ty) ? undefined : BigInt.asUintN(64, base + off);
+          }
+          return undefined;
+        }
+      }
       case 'unary': {
         const v = this.constValue(e.e);
         if (v === undefined) return undefined;

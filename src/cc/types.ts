@@ -24,6 +24,12 @@ export interface StructType {
   packed: boolean;
   /** Map fields of a BTF-style map definition: set when used in SEC(".maps"). */
   id: number;
+  /**
+   * A scalar BPF cannot compute with (float, double, long double, __int128):
+   * laid out as an opaque blob of its size, so headers that declare such
+   * members or variables still compile; any arithmetic on it is an error.
+   */
+  opaque?: string;
 }
 export type Type = IntType | VoidType | PtrType | ArrayType | FuncType | StructType;
 
@@ -43,6 +49,11 @@ export const T = {
   llong: mk('llong', 8, true, 'long long'),
   ullong: mk('llong', 8, false, 'unsigned long long'),
 };
+
+/** An opaque scalar type (see StructType.opaque). */
+export function opaqueScalar(name: string, size: number): StructType {
+  return { k: 'struct', union: false, members: [], size, align: Math.min(size, 16), complete: true, packed: false, id: 0, opaque: name };
+}
 
 export const ptrTo = (to: Type): PtrType => ({ k: 'ptr', to });
 
@@ -157,7 +168,7 @@ export function typeName(t: Type): string {
     case 'ptr': return t.to.k === 'func' ? `${typeName(t.to.ret)} (*)(${t.to.params.map((p) => typeName(p.type)).join(', ')})` : `${typeName(t.to)} *`;
     case 'array': return `${typeName(t.of)}[${t.len ?? ''}]`;
     case 'func': return `${typeName(t.ret)} (${t.params.map((p) => typeName(p.type)).join(', ')}${t.variadic ? ', ...' : ''})`;
-    case 'struct': return `${t.union ? 'union' : 'struct'} ${t.tag ?? '(anonymous)'}`;
+    case 'struct': return t.opaque ?? `${t.union ? 'union' : 'struct'} ${t.tag ?? '(anonymous)'}`;
   }
 }
 

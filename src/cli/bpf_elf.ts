@@ -12,8 +12,8 @@
 import type { MapReloc, MapSpec, MapType, ProgramSpec } from '../isa/spec';
 import { MAP_TYPES } from '../isa/spec';
 
-interface Section { name: string; type: number; offset: number; size: number; link: number; info: number; entsize: number; data: Uint8Array }
-interface ElfSym { name: string; value: number; size: number; shndx: number; type: number; bind: number }
+export interface Section { name: string; type: number; offset: number; size: number; link: number; info: number; entsize: number; data: Uint8Array }
+export interface ElfSym { name: string; value: number; size: number; shndx: number; type: number; bind: number }
 
 const SHT_SYMTAB = 2, SHT_REL = 9;
 const STT_SECTION = 3, STT_FUNC = 2;
@@ -114,8 +114,12 @@ function skipMods(types: BtfType[], id: number): number {
 
 const TYPE_BY_ID = new Map<number, MapType>(Object.entries(MAP_TYPES).map(([k, v]) => [v, k as MapType]));
 
-/** Maps by symbol name, from .maps (through BTF) and the legacy "maps" section. */
-function readMaps(sections: Section[], syms: ElfSym[]): Map<string, MapSpec> {
+/**
+ * Maps by symbol name, from .maps (through BTF) and the legacy "maps" section.
+ * A map of a type we do not know throws, unless `unsupported` is given: then
+ * it is reported there by name and left out.
+ */
+export function readMaps(sections: Section[], syms: ElfSym[], unsupported?: (name: string, type: number) => void): Map<string, MapSpec> {
   const out = new Map<string, MapSpec>();
   const btfSec = sections.find((s) => s.name === '.BTF');
   const mapsIdx = sections.findIndex((s) => s.name === '.maps');
@@ -139,6 +143,10 @@ function readMaps(sections: Section[], syms: ElfSym[]): Map<string, MapSpec> {
         return btfSize(types, types[skipMods(types, f)]!.sizeOrType);
       };
       const type = TYPE_BY_ID.get(arrLen('type') ?? -1);
+      if (!type && unsupported) {
+        unsupported(varT.name, arrLen('type') ?? -1);
+        continue;
+      }
       if (!type) throw new Error(`map ${varT.name}: unsupported type`);
       let keySize = pointee('key') ?? arrLen('key_size');
       let valueSize = pointee('value') ?? arrLen('value_size');
@@ -157,6 +165,10 @@ function readMaps(sections: Section[], syms: ElfSym[]): Map<string, MapSpec> {
     for (const s of syms) {
       if (s.shndx !== legacyIdx || s.type === STT_SECTION) continue;
       const type = TYPE_BY_ID.get(dv.getUint32(s.value, true));
+      if (!type && unsupported) {
+        unsupported(s.name, dv.getUint32(s.value, true));
+        continue;
+      }
       if (!type) throw new Error(`map ${s.name}: unsupported type`);
       const spec: MapSpec = { name: s.name, type, key_size: dv.getUint32(s.value + 4, true), value_size: dv.getUint32(s.value + 8, true), max_entries: dv.getUint32(s.value + 12, true) };
       const flags = dv.getUint32(s.value + 16, true);

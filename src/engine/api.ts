@@ -5,12 +5,12 @@
  */
 import type { Attach, Example } from './toolchain';
 import type { PacketDetail } from './inspect';
-import type { BuildResult, Capabilities } from './types';
+import type { BuildResult } from './types';
 import type { SimReply } from './simSession';
 import type { MapView, SimSettings, SimSnapshot, StepUnit } from './simTypes';
 
 export interface EngineApi {
-  hello(): { capabilities: Capabilities; examples: Example[] };
+  hello(): { examples: Example[] };
   /** Compile, verify, and attach to the simulated NIC if the verifier accepts. */
   build(source: string): BuildResult;
   /** Compile and verify only; the answer says what to attach (see attach). */

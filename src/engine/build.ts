@@ -1,7 +1,7 @@
 /**
  * One build: C source → compile → spec check → disassembly → verification.
- * Each stage reports ok / failed / unavailable / skipped, so the UI can say
- * exactly how far a program got and why it stopped there.
+ * Each stage reports ok / failed / skipped, so the UI can say exactly how
+ * far a program got and why it stopped there.
  */
 import { bytesToHex, encodeProgram, parseSpec, type ParsedSpec } from '../isa';
 import type { Toolchain } from './toolchain';
@@ -13,17 +13,12 @@ export interface BuildOutput {
   parsed: ParsedSpec | null;
 }
 
-const notLanded = (what: string) => ({ status: 'unavailable' as const, message: `${what} not available yet` });
-
 export function runBuild(tc: Toolchain, seq: number, source: string): BuildOutput {
   const diagnostics: Diagnostic[] = [];
   const result = (compile: StageResult<CompileInfo>, disasm: StageResult<{ lines: DisasmLine[] }>, verify: StageResult<VerifyInfo>): BuildResult => ({
     seq, source, diagnostics, compile, disasm, verify,
   });
 
-  if (!tc.compile) {
-    return { result: result(notLanded('compiler'), notLanded('compiler'), notLanded('compiler')), parsed: null };
-  }
   let out;
   try {
     out = tc.compile(source);
@@ -53,8 +48,8 @@ export function runBuild(tc: Toolchain, seq: number, source: string): BuildOutpu
     maps: (parsed.spec.maps ?? []).map((m, i) => ({ name: m.name ?? `map${i}`, type: m.type, key_size: m.key_size, value_size: m.value_size, max_entries: m.max_entries })),
     lineOf,
   };
-  const disasm = tc.disassemble ? listing(tc, parsed, source, lineOf) : notLanded('disassembler');
-  const verify = tc.verify ? runVerify(tc, parsed, lineOf, diagnostics) : notLanded('verifier');
+  const disasm = listing(tc, parsed, source, lineOf);
+  const verify = runVerify(tc, parsed, lineOf, diagnostics);
   return { result: result(compile, disasm, verify), parsed };
 }
 
@@ -62,7 +57,7 @@ export function runBuild(tc: Toolchain, seq: number, source: string): BuildOutpu
 function listing(tc: Toolchain, parsed: ParsedSpec, source: string, lineOf: Record<number, number>): StageResult<{ lines: DisasmLine[] }> {
   let texts: string[];
   try {
-    texts = tc.disassemble!(parsed.insns);
+    texts = tc.disassemble(parsed.insns);
   } catch (e) {
     return { status: 'failed', message: `disassembler: ${(e as Error)?.message ?? String(e)}` };
   }
@@ -88,7 +83,7 @@ function listing(tc: Toolchain, parsed: ParsedSpec, source: string, lineOf: Reco
 function runVerify(tc: Toolchain, parsed: ParsedSpec, lineOf: Record<number, number>, diagnostics: Diagnostic[]): StageResult<VerifyInfo> {
   let v;
   try {
-    v = tc.verify!(parsed);
+    v = tc.verify(parsed);
   } catch (e) {
     return { status: 'failed', message: `internal verifier error: ${(e as Error)?.message ?? String(e)}` };
   }

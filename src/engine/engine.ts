@@ -11,7 +11,7 @@ export function createEngine(tc: Toolchain): EngineApi & { session: Session } {
   const sim = session.sim;
   return {
     session,
-    hello: () => ({ capabilities: session.capabilities(), examples: [...session.examples()] }),
+    hello: () => ({ examples: [...session.examples()] }),
     build: (source) => session.build(source),
     check: (source) => session.check(source),
     attach: (a) => sim.attach(a),
@@ -26,7 +26,6 @@ export function createEngine(tc: Toolchain): EngineApi & { session: Session } {
     mapUpdate: (i, k, v) => sim.updateMap(i, k, v),
     simLoadPcap: (file) => {
       if (file === null) return sim.usePcap(null);
-      if (!tc.readPcap) return { ok: false, reason: 'pcap reading (src/net) is not available yet' };
       const r = tc.readPcap(file);
       if ('error' in r) return { ok: false, reason: `not a pcap file this lab can read: ${r.error}` };
       if (r.frames.length === 0) return { ok: false, reason: 'the pcap file holds no packets' };

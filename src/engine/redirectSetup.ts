@@ -12,7 +12,7 @@
  * kind does not match the setup stays empty, so bpf_redirect_map returns
  * its flags' action (XDP_ABORTED for 0), as the kernel does on a missing key.
  */
-import { scenarioProgramSpec } from '../sim';
+import { scenarioProgramSpec } from './programs';
 import type { ParsedSpec } from '../isa';
 import type { BpfMap } from '../maps';
 import type { ProgramInstance } from './vmHook';
@@ -34,13 +34,12 @@ export interface TargetPrograms {
 }
 
 /** The devmap entry program and veth peer program the setup needs, or why they cannot be loaded. */
-export function loadTargetPrograms(d: SimSettings['driver'], load: ProgramLoader | null, nCpus: number): TargetPrograms | { error: string } {
+export function loadTargetPrograms(d: SimSettings['driver'], load: ProgramLoader, nCpus: number): TargetPrograms | { error: string } {
   const out: TargetPrograms = {};
   const devmap = d.redirect.startsWith('devmap');
   const wantEntry = devmap && (d.entryProg ?? 'none') !== 'none';
   const wantPeer = d.redirect === 'devmap-veth';
   if (!wantEntry && !wantPeer) return out;
-  if (!load) return { error: "the redirect target's programs need the eBPF VM (src/vm), which is not available" };
   if (wantEntry) {
     const inst = load(scenarioProgramSpec('xdp_redirect_map_egress'), nCpus);
     if ('error' in inst) return { error: `the devmap entry program could not be loaded: ${inst.error}` };

@@ -7,7 +7,7 @@
 import { runBuild } from './build';
 import { SimSession } from './simSession';
 import type { Attach, Example, Toolchain } from './toolchain';
-import type { BuildResult, Capabilities } from './types';
+import type { BuildResult } from './types';
 import type { ParsedSpec } from '../isa';
 
 export class Session {
@@ -20,18 +20,8 @@ export class Session {
     this.sim = new SimSession(tc.sim);
   }
 
-  capabilities(): Capabilities {
-    return {
-      compiler: !!this.tc.compile,
-      verifier: !!this.tc.verify,
-      disassembler: !!this.tc.disassemble,
-      vm: !!this.tc.sim,
-      sim: !!this.tc.sim,
-    };
-  }
-
   examples(): readonly Example[] {
-    return this.tc.examples ?? [];
+    return this.tc.examples;
   }
 
   /**
@@ -42,7 +32,7 @@ export class Session {
    */
   build(source: string): BuildResult {
     const { result, attach } = this.check(source);
-    if (this.sim.available) this.sim.attach(attach);
+    this.sim.attach(attach);
     return result;
   }
 
@@ -71,8 +61,7 @@ export class Session {
 
 /** Why a build leaves the NIC without an XDP program, in the words the sim view shows. */
 function detachReason(b: BuildResult): string {
-  if (b.compile.status !== 'ok') return b.compile.status === 'unavailable' ? b.compile.message : 'the program does not compile';
-  if (b.verify.status === 'unavailable') return `${b.verify.message}, and only verified programs are attached`;
+  if (b.compile.status !== 'ok') return 'the program does not compile';
   if (b.verify.status !== 'ok') return b.verify.message;
   return 'the verifier rejected the program';
 }

@@ -20,11 +20,10 @@ import { pageMapView } from './views/pages';
 import type { CounterView, GaugeView, RingView, SeriesPoint, SimSettings, SimSnapshot, SlotLegend, StepUnit } from './simTypes';
 
 /**
- * Turns a verified program into something the driver can run (the VM); null
- * when none has landed. nCpus: the machine's CPUs, so per-CPU maps get a
- * slot for each.
+ * Turns a verified program into something the driver can run (the VM).
+ * nCpus: the machine's CPUs, so per-CPU maps get a slot for each.
  */
-export type HookFactory = ((program: ParsedSpec, nCpus: number) => ProgramInstance | { error: string }) | null;
+export type HookFactory = (program: ParsedSpec, nCpus: number) => ProgramInstance | { error: string };
 
 /** Points kept for the rate chart. */
 export const SERIES_POINTS = 240;
@@ -188,7 +187,6 @@ export class DriverSim implements SimPort {
     this.program = null;
     if (this.setupError) this.detachedReason = this.setupError;
     else if ('reason' in attach) this.detachedReason = attach.reason;
-    else if (!this.hook) this.detachedReason = 'the eBPF VM (src/vm) is not available yet, so the program cannot run';
     else {
       const inst = this.hook(attach.program, this.sim.machine.cpus.length);
       if ('error' in inst) this.detachedReason = `the program could not be loaded: ${inst.error}`;

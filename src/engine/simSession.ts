@@ -19,18 +19,10 @@ export class SimSession {
   private program: Attach = { reason: 'no program yet' };
   private pcap: Uint8Array[] | null = null;
 
-  constructor(private readonly factory: SimFactory | undefined) {}
+  constructor(private readonly factory: SimFactory) {}
 
-  get available(): boolean {
-    return !!this.factory;
-  }
-
-  private unavailable(): SimReply {
-    return { ok: false, reason: 'the driver simulator (src/sim) is not available yet' };
-  }
-
-  private sim(): SimPort | null {
-    if (!this.factory) return null;
+  /** The machine, built on first use. */
+  private sim(): SimPort {
     if (!this.port) {
       this.port = this.factory();
       this.port.reset(this.settings, this.program, this.pcap);
@@ -39,9 +31,7 @@ export class SimSession {
   }
 
   private reply(): SimReply {
-    const s = this.sim();
-    if (!s) return this.unavailable();
-    const snapshot = s.snapshot();
+    const snapshot = this.sim().snapshot();
     snapshot.canStepBack = snapshot.events > 0 && snapshot.events <= MAX_REPLAY_EVENTS + 1;
     return { ok: true, snapshot };
   }
@@ -57,9 +47,7 @@ export class SimSession {
   }
 
   reset(): SimReply {
-    const s = this.sim();
-    if (!s) return this.unavailable();
-    s.reset(this.settings, this.program, this.pcap);
+    this.sim().reset(this.settings, this.program, this.pcap);
     return this.reply();
   }
 
@@ -69,7 +57,7 @@ export class SimSession {
       driver: { ...this.settings.driver, ...patch.driver },
     };
     // A machine the simulator cannot build is refused with its reason; the running one carries on.
-    const refused = this.sim()?.check?.(next);
+    const refused = this.sim().check?.(next);
     if (refused) return { ok: false, reason: `these settings are refused: ${refused}` };
     this.settings = next;
     return this.reset();
@@ -82,15 +70,12 @@ export class SimSession {
   }
 
   step(unit: StepUnit, count = 1): SimReply & { ran?: number } {
-    const s = this.sim();
-    if (!s) return this.unavailable();
-    const ran = s.advance(unit, count);
+    const ran = this.sim().advance(unit, count);
     return { ...this.reply(), ran } as SimReply & { ran: number };
   }
 
   stepBack(): SimReply {
     const s = this.sim();
-    if (!s) return this.unavailable();
     const target = s.eventCount() - 1;
     if (target < 0) return this.reply();
     if (target > MAX_REPLAY_EVENTS) return { ok: false, reason: `stepping back replays the run from the start, and ${target.toLocaleString('en')} events is more than ${MAX_REPLAY_EVENTS.toLocaleString('en')}: reset to step from the beginning` };
@@ -101,7 +86,6 @@ export class SimSession {
 
   inspect(packet: number | null): PacketDetail | { error: string } {
     const s = this.sim();
-    if (!s) return { error: 'the driver simulator (src/sim) is not available yet' };
     if (!s.inspect) return { error: 'packet inspection is not available in this build' };
     return s.inspect(packet);
   }
@@ -111,14 +95,12 @@ export class SimSession {
   }
 
   maps(): { ok: true; maps: MapView[] } | { ok: false; reason: string } {
-    const s = this.sim();
-    if (!s) return { ok: false, reason: 'the driver simulator (src/sim) is not available yet' };
-    return { ok: true, maps: s.maps?.() ?? [] };
+    return { ok: true, maps: this.sim().maps?.() ?? [] };
   }
 
   updateMap(index: number, keyHex: string, valueHex: string): { ok: true; maps: MapView[] } | { ok: false; reason: string } {
     const s = this.sim();
-    if (!s?.updateMap) return { ok: false, reason: 'maps cannot be edited in this build' };
+    if (!s.updateMap) return { ok: false, reason: 'maps cannot be edited in this build' };
     const r = s.updateMap(index, keyHex, valueHex);
     return r.ok ? { ok: true, maps: s.maps?.() ?? [] } : r;
   }

@@ -6,13 +6,14 @@
  * (src/net), verifier (src/verifier), VM (src/vm, through ./vmHook.ts),
  * driver simulator (src/sim).
  */
-import { compile, type Diagnostic as CcDiagnostic } from '../cc';
+import type { Diagnostic as CcDiagnostic } from '../cc';
 import { EXAMPLES } from '../examples';
 import { disasmInsn, type Insn } from '../isa';
 import { readPcap } from '../net';
 import { DriverSim } from './simAdapter';
 import { loadProgram } from './vmHook';
-import { verify, type FirstStateText } from '../verifier';
+import type { FirstStateText } from '../verifier';
+import { compileWorkspace, singleFileWorkspace, verifyProgram } from './pipeline';
 import type { Toolchain } from './toolchain';
 import type { Diagnostic, InsnState } from './types';
 
@@ -55,12 +56,12 @@ export function stateView(s: FirstStateText): InsnState {
 
 export const landedToolchain: Toolchain = {
   verify: (parsed) => {
-    const v = verify(parsed, { logLevel: 2, states: 'first' });
+    const v = verifyProgram(parsed, { logLevel: 2, states: 'first' });
     const states = (v.firstStates ?? []).map(stateView);
     return { accepted: v.accepted, log: v.log, error: v.error, errorPc: v.errorPc, states, processed: v.insnsProcessed };
   },
   compile: (source) => {
-    const r = compile(source, { file: FILE });
+    const r = compileWorkspace(singleFileWorkspace(source, FILE));
     return { spec: r.spec ?? null, diagnostics: r.diagnostics.map(toDiagnostic) };
   },
   disassemble,

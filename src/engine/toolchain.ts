@@ -1,12 +1,10 @@
 /**
  * The seam between the engine and the pipeline stages built elsewhere in the
- * tree (src/cc, src/isa's disassembler, src/verifier, src/vm, src/sim). Each
- * stage is optional: a stage that has not landed is simply absent, and the
- * engine reports it as unavailable instead of inventing a result.
- *
- * The shapes here are the engine's own; adapters in ./stages.ts translate
- * each module's published API into them, so the rest of the engine and the
- * worker protocol do not change when a module's internals do.
+ * tree (src/cc, src/isa's disassembler, src/verifier, src/vm, src/sim).
+ * The shapes here are the engine's own; ./stages.ts adapts each module's
+ * published API into them (through ./pipeline.ts), so the rest of the
+ * engine and the worker protocol do not change when a module's internals
+ * do, and tests can put a stand-in behind one stage.
  */
 import type { Insn, ParsedSpec, ProgramSpec } from '../isa';
 import type { Diagnostic, InsnState } from './types';
@@ -37,14 +35,14 @@ export interface Example {
 }
 
 export interface Toolchain {
-  compile?: (source: string) => CompileOutput;
+  compile: (source: string) => CompileOutput;
   /** One kernel-syntax line per slot (the second lddw slot may be ''). */
-  disassemble?: (insns: readonly Insn[]) => string[];
-  verify?: (parsed: ParsedSpec) => VerifyOutput;
-  examples?: readonly Example[];
-  sim?: SimFactory;
+  disassemble: (insns: readonly Insn[]) => string[];
+  verify: (parsed: ParsedSpec) => VerifyOutput;
+  examples: readonly Example[];
+  sim: SimFactory;
   /** Split a pcap file into Ethernet frames. */
-  readPcap?: (file: Uint8Array) => { frames: Uint8Array[] } | { error: string };
+  readPcap: (file: Uint8Array) => { frames: Uint8Array[] } | { error: string };
 }
 
 /**

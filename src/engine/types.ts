@@ -4,15 +4,6 @@
  * these and the store mirrors them.
  */
 
-/** Which stages of the pipeline have landed in this build. */
-export interface Capabilities {
-  compiler: boolean;
-  verifier: boolean;
-  disassembler: boolean;
-  vm: boolean;
-  sim: boolean;
-}
-
 /** A source-anchored message (DESIGN.md convention 3). Lines and columns are 1-based. */
 export interface Diagnostic {
   stage: 'compiler' | 'verifier' | 'engine';
@@ -47,7 +38,6 @@ export interface InsnState {
 export type StageResult<T> =
   | ({ status: 'ok' } & T)
   | { status: 'failed'; message: string }
-  | { status: 'unavailable'; message: string }
   | { status: 'skipped'; message: string };
 
 export interface CompileInfo {

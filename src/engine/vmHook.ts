@@ -1,13 +1,14 @@
 /**
- * The engine's link from a verified program to the driver: the simulator's
- * VM hook (src/sim/vm_hook.ts: real bytecode on the simulated page, in
- * place), with the program's maps, its bpf_printk output and a ring of
+ * The engine's link from a verified program to the driver: the pipeline's
+ * load step (./pipeline.ts → src/sim/vm_hook.ts: real bytecode on the
+ * simulated page, in place), with the program's maps, its bpf_printk output and a ring of
  * recent runs (the frame before and after) kept where the engine can show
  * them.
  */
 import type { ParsedSpec } from '../isa';
 import type { BpfMap } from '../maps';
-import { vmHook, type XdpHook } from '../sim';
+import type { XdpHook } from '../sim';
+import { loadProgram as load } from './pipeline';
 
 /** One program run as the packet inspector needs it: the frame before and after, and the verdict. */
 export interface RunRecord {
@@ -37,7 +38,7 @@ const PRINTK_KEEP = 1000;
 export function loadProgram(parsed: ParsedSpec, nCpus = 1): ProgramInstance | { error: string } {
   const printk: string[] = [];
   const runs: ProgramInstance['runs'] = { count: 0, ring: new Array(RUNS_KEPT) };
-  const hook = vmHook(parsed, {
+  const hook = load(parsed, {
     nCpus,
     printk: (text) => {
       printk.push(text);

@@ -6,6 +6,12 @@
  * lddw). These are the checks the kernel makes before verification proper
  * (bpf_check's resolve_pseudo_ldimm64, check_subprogs, check_cfg); messages
  * use the kernel's words where it has them. Never throws.
+ *
+ * The VM runs this on every program before its first run (both engines go
+ * through Machine), so nothing malformed reaches the interpreter or the JIT:
+ * registers 0-10 only, r10 never written ("frame pointer is read only"),
+ * known opcodes, jumps inside the program, whole lddw pairs and, when the
+ * caller says which helpers exist, known helper ids ("invalid func").
  */
 import * as O from './opcodes';
 import type { Insn } from './insn';
@@ -16,7 +22,15 @@ export interface SlotProblem {
   reason: string;
 }
 
-export function validateProgram(insns: readonly Insn[]): SlotProblem[] {
+export interface ValidateOptions {
+  /** Which helper ids a call may name (the runtime's bound helpers); unchecked when absent. */
+  helperExists?: (id: number) => boolean;
+}
+
+/** Instruction kinds that write their dst register (r10 may not be one). */
+const WRITES_DST: ReadonlySet<string> = new Set(['alu', 'mov', 'movsx', 'neg', 'end', 'ldx', 'lddw']);
+
+export function validateProgram(insns: readonly Insn[], opts: ValidateOptions = {}): SlotProblem[] {
   const out: SlotProblem[] = [];
   const n = insns.length;
   const isSecondHalf = new Uint8Array(n);
@@ -43,8 +57,11 @@ export function validateProgram(insns: readonly Insn[]): SlotProblem[] {
       out.push({ slot: k, reason: why });
     };
     if (i.dst > 10) bad(`R${i.dst} is invalid`);
-    const usesSrcReg = row.source === 'reg' && row.kind !== 'call';
+    const usesSrcReg = (row.source === 'reg' && row.kind !== 'call') || row.kind === 'stx' || row.kind === 'atomic' || row.kind === 'ldx';
     if (usesSrcReg && i.src > 10) bad(`R${i.src} is invalid`);
+    if (i.dst === 10 && WRITES_DST.has(row.kind)) bad('frame pointer is read only');
+    // Atomics with BPF_FETCH (and xchg, cmpxchg's r0) write back into a register: never r10.
+    if (row.kind === 'atomic' && i.src === 10 && (i.imm & 1) !== 0) bad('frame pointer is read only');
     const cls = O.BPF_CLASS(i.code);
     const clsName = ['BPF_LD', 'BPF_LDX', 'BPF_ST', 'BPF_STX', 'BPF_ALU', 'BPF_JMP', 'BPF_JMP32', 'BPF_ALU64'][cls]!;
     switch (row.kind) {
@@ -73,6 +90,7 @@ export function validateProgram(insns: readonly Insn[]): SlotProblem[] {
         if (i.off !== 0 || (row.source === 'imm' && i.dst !== 0)) bad(`BPF_CALL uses reserved fields`);
         if (row.source === 'imm' && i.src > O.BPF_PSEUDO_KFUNC_CALL) bad(`BPF_CALL uses reserved fields`);
         if (i.src === O.BPF_PSEUDO_CALL) jumpTo(k, i.imm);
+        else if (row.source === 'imm' && i.src === 0 && opts.helperExists && !opts.helperExists(i.imm)) bad(`invalid func unknown#${i.imm}`);
         break;
       case 'exit':
         if (i.src !== 0 || i.dst !== 0 || i.off !== 0 || i.imm !== 0) bad(`BPF_EXIT uses reserved fields`);

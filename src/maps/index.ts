@@ -7,14 +7,29 @@
  * hashtab.c, devmap.c, cpumap.c and xskmap.c. Values are live byte buffers:
  * a program's lookup returns the buffer itself, so its stores are the map's.
  * `dump()` gives the oracle's JSON shape (arrays list non-zero entries only).
+ *
+ * Limits are the kernel's (key and value sizes per map type, E2BIG/EINVAL)
+ * plus a memory cap standing in for the memory cgroup a map is charged to:
+ * each map's footprint, computed as the kernel sizes it (preallocated
+ * elements included), must fit a per-map and a total budget (MapMemory;
+ * 64 MiB and 256 MiB by default) or creation fails with ENOMEM. Array
+ * storage is allocated lazily in chunks, so a large but legal array costs
+ * nothing until its elements are touched.
  */
 import type { MapSpec, MapType } from '../isa/spec';
 import { bytesToHex } from '../isa/insn';
+import { LpmTrie } from './lpm';
 
 export const BPF_ANY = 0;
 export const BPF_NOEXIST = 1;
 export const BPF_EXIST = 2;
 export const BPF_F_LOCK = 4;
+
+/** Map flags (BPF_MAP_CREATE's map_flags). */
+export const BPF_F_NO_PREALLOC = 1;
+export const BPF_F_RDONLY_PROG = 0x80;
+export const BPF_F_WRONLY_PROG = 0x100;
+export const BPF_F_MMAPABLE = 0x400;
 
 export const EPERM = 1;
 export const ENOENT = 2;
@@ -24,8 +39,62 @@ export const EEXIST = 17;
 export const EINVAL = 22;
 export const EOPNOTSUPP = 95;
 
-const PERCPU: ReadonlySet<MapType> = new Set(['percpu_array', 'percpu_hash']);
-const ARRAY_LIKE: ReadonlySet<MapType> = new Set(['array', 'percpu_array', 'prog_array', 'devmap', 'cpumap', 'xskmap']);
+const PERCPU: ReadonlySet<MapType> = new Set(['percpu_array', 'percpu_hash', 'lru_percpu_hash']);
+
+/** KMALLOC_MAX_SIZE on x86_64 (4 KiB pages, MAX_PAGE_ORDER 10): the largest single value. */
+export const KMALLOC_MAX_SIZE = 4 << 20;
+/** PCPU_MIN_UNIT_SIZE: the largest per-cpu value. */
+export const PCPU_MIN_UNIT_SIZE = 32 << 10;
+/** MAX_BPF_STACK: a hash key must fit on the program's stack. */
+export const MAX_BPF_STACK = 512;
+/** sizeof(struct htab_elem) on x86_64, which the kernel adds to every preallocated element. */
+const HTAB_ELEM_SIZE = 48;
+
+export const MAP_MEMORY_PER_MAP = 64 << 20;
+export const MAP_MEMORY_TOTAL = 256 << 20;
+
+/**
+ * The memory budget maps are charged to (a memory cgroup's limit, as the
+ * kernel charges map memory to the creating task's cgroup): one per program
+ * instance, shared by its maps.
+ */
+export class MapMemory {
+  used = 0;
+  constructor(
+    readonly perMap = MAP_MEMORY_PER_MAP,
+    readonly total = MAP_MEMORY_TOTAL,
+  ) {}
+}
+
+const mib = (n: number): string => (n >= 1 << 20 ? `${+(n / (1 << 20)).toFixed(1)} MiB` : `${n} bytes`);
+const round8 = (n: number): number => Math.ceil(n / 8) * 8;
+
+/** The bytes the kernel allocates for a map up front (element storage; per-map overhead ignored). */
+export function mapFootprint(spec: MapSpec, nCpus: number): number {
+  const { type, key_size: ks, value_size: vs, max_entries: n } = spec;
+  const perCpu = PERCPU.has(type) ? nCpus : 1;
+  switch (type) {
+    case 'array':
+    case 'percpu_array':
+      return round8(vs) * n * perCpu;
+    case 'hash':
+    case 'percpu_hash':
+    case 'lru_hash':
+    case 'lru_percpu_hash':
+      // Preallocated unless BPF_F_NO_PREALLOC (then charged as elements are added; counted here at the maximum too).
+      return n * (HTAB_ELEM_SIZE + round8(ks) + (perCpu > 1 ? 8 : round8(vs))) + (perCpu > 1 ? n * round8(vs) * perCpu : 0);
+    case 'ringbuf':
+      return n;
+    case 'lpm_trie':
+      return n * (HTAB_ELEM_SIZE + ks + vs);
+    default:
+      // devmap, cpumap, xskmap, prog_array, perf_event_array, map-in-map: one pointer-sized slot per entry.
+      return n * 8;
+  }
+}
+const ARRAY_LIKE: ReadonlySet<MapType> = new Set(['array', 'percpu_array', 'prog_array', 'devmap', 'cpumap', 'xskmap', 'array_of_maps']);
+/** Maps a program reaches only through helpers (perf_event_output, ringbuf_*): no elements to look up. */
+const EVENT_MAPS: ReadonlySet<MapType> = new Set(['perf_event_array', 'ringbuf']);
 
 export interface MapDumpEntry {
   key: string;
@@ -40,8 +109,14 @@ export interface BpfMap {
   readonly maxEntries: number;
   readonly nCpus: number;
   readonly percpu: boolean;
+  /** map_flags (BPF_F_RDONLY_PROG, BPF_F_WRONLY_PROG, BPF_F_MMAPABLE, BPF_F_NO_PREALLOC). */
+  readonly flags: number;
+  /** After BPF_MAP_FREEZE user space may no longer write (EPERM); the program still may, unless BPF_F_RDONLY_PROG. */
+  frozen: boolean;
   /** The program's view: the live value buffer (this cpu's, for per-cpu maps), or undefined. */
   lookup(key: Uint8Array, cpu: number): Uint8Array | undefined;
+  /** Arrays: lookup by index (the JIT's inline lookups). */
+  lookupIndex?(i: number, cpu: number): Uint8Array | undefined;
   /** The program's bpf_map_update_elem: 0 or a negative errno. */
   update(key: Uint8Array, value: Uint8Array, flags: number, cpu: number): number;
   /** bpf_map_delete_elem: 0 or a negative errno. */
@@ -61,22 +136,56 @@ export function checkMapSpec(spec: MapSpec, nCpus: number): string | undefined {
   const { type, key_size: ks, value_size: vs, max_entries: n } = spec;
   if (n === 0) return `map ${type}: max_entries must be > 0 (EINVAL)`;
   if (ARRAY_LIKE.has(type) && ks !== 4) return `map ${type}: key_size must be 4 (EINVAL)`;
-  if (vs === 0 && type !== 'devmap' && type !== 'devmap_hash') return `map ${type}: value_size must be > 0 (EINVAL)`;
-  if (ks === 0) return `map ${type}: key_size must be > 0 (EINVAL)`;
+  if (vs === 0 && type !== 'devmap' && type !== 'devmap_hash' && type !== 'ringbuf') return `map ${type}: value_size must be > 0 (EINVAL)`;
+  if (ks === 0 && type !== 'ringbuf') return `map ${type}: key_size must be > 0 (EINVAL)`;
   if ((type === 'devmap' || type === 'devmap_hash') && vs !== 4 && vs !== 8) return `map ${type}: value_size must be 4 or 8 (EINVAL)`;
   if ((type === 'cpumap') && vs !== 4 && vs !== 8) return `map cpumap: value_size must be 4 or 8 (EINVAL)`;
-  if ((type === 'xskmap' || type === 'prog_array') && vs !== 4) return `map ${type}: value_size must be 4 (EINVAL)`;
+  if ((type === 'xskmap' || type === 'prog_array' || type === 'perf_event_array' || type === 'array_of_maps' || type === 'hash_of_maps') && vs !== 4) return `map ${type}: value_size must be 4 (EINVAL)`;
+  if (type === 'perf_event_array' && ks !== 4) return 'map perf_event_array: key_size must be 4 (EINVAL)';
+  if (type === 'ringbuf' && (ks !== 0 || vs !== 0)) return 'map ringbuf: key_size and value_size must be 0 (EINVAL)';
+  if (type === 'ringbuf' && (n < 4096 || (n & (n - 1)) !== 0)) return `map ringbuf: max_entries ${n} must be a power of 2 and a multiple of the page size (EINVAL)`;
   if (type === 'devmap_hash' && ks !== 4) return 'map devmap_hash: key_size must be 4 (EINVAL)';
   if (type === 'cpumap' && n > 8192) return 'map cpumap: max_entries too large (EINVAL)';
+  const flags = spec.flags ?? 0;
+  if (!Number.isInteger(flags) || flags < 0) return `map ${type}: flags must be a non-negative integer (EINVAL)`;
+  if ((flags & BPF_F_RDONLY_PROG) && (flags & BPF_F_WRONLY_PROG)) return `map ${type}: BPF_F_RDONLY_PROG and BPF_F_WRONLY_PROG together (EINVAL)`;
+  if ((flags & BPF_F_MMAPABLE) && type !== 'array' && type !== 'ringbuf') return `map ${type}: BPF_F_MMAPABLE is for arrays (EINVAL)`;
+  if (type === 'lpm_trie' && !(flags & BPF_F_NO_PREALLOC)) return 'map lpm_trie: needs BPF_F_NO_PREALLOC (EINVAL)';
+  if (type === 'lpm_trie' && (ks <= 4 || ks > 4 + 256)) return `map lpm_trie: key_size ${ks} must be 5 to 260 (EINVAL)`;
+  const percpu = PERCPU.has(type);
+  if ((type === 'array' || type === 'percpu_array') && vs > (percpu ? PCPU_MIN_UNIT_SIZE : KMALLOC_MAX_SIZE)) {
+    return `map ${type}: value_size ${vs} is larger than ${percpu ? PCPU_MIN_UNIT_SIZE : KMALLOC_MAX_SIZE} (E2BIG)`;
+  }
+  if (type === 'hash' || type === 'percpu_hash' || type === 'lru_hash' || type === 'lru_percpu_hash') {
+    if (ks > MAX_BPF_STACK) return `map ${type}: key_size ${ks} is larger than ${MAX_BPF_STACK} (E2BIG)`;
+    if (percpu && vs > PCPU_MIN_UNIT_SIZE) return `map ${type}: value_size ${vs} is larger than ${PCPU_MIN_UNIT_SIZE} (E2BIG)`;
+    if (vs >= KMALLOC_MAX_SIZE - MAX_BPF_STACK - HTAB_ELEM_SIZE) return `map ${type}: value_size ${vs} is too large (E2BIG)`;
+  }
   void nCpus;
   return undefined;
 }
 
-export function createMap(spec: MapSpec, opts: { nCpus?: number } = {}): BpfMap | { error: string } {
+/** Charge a map's footprint to the budget; the kernel's ENOMEM as one line when it does not fit. */
+function chargeMemory(spec: MapSpec, nCpus: number, mem: MapMemory): string | undefined {
+  const bytes = mapFootprint(spec, nCpus);
+  const name = spec.name ?? spec.type;
+  if (bytes > mem.perMap) return `map ${name}: needs ${mib(bytes)}, more than the ${mib(mem.perMap)} a map may use (ENOMEM: Cannot allocate memory)`;
+  if (mem.used + bytes > mem.total) return `map ${name}: needs ${mib(bytes)}, but only ${mib(mem.total - mem.used)} of the ${mib(mem.total)} for all maps is left (ENOMEM: Cannot allocate memory)`;
+  mem.used += bytes;
+  return undefined;
+}
+
+export function createMap(spec: MapSpec, opts: { nCpus?: number; memory?: MapMemory } = {}): BpfMap | { error: string } {
   const nCpus = opts.nCpus ?? 1;
-  const err = checkMapSpec(spec, nCpus);
+  const err = checkMapSpec(spec, nCpus) ?? chargeMemory(spec, nCpus, opts.memory ?? new MapMemory());
   if (err) return { error: err };
-  const m = ARRAY_LIKE.has(spec.type) ? new ArrayMap(spec, nCpus) : new HashMap(spec, nCpus);
+  const m: BpfMap = ARRAY_LIKE.has(spec.type) ? new ArrayMap(spec, nCpus) : spec.type === 'lpm_trie' ? new LpmTrie(spec, nCpus) : EVENT_MAPS.has(spec.type) ? new EventMap(spec, nCpus) : new HashMap(spec, nCpus);
+  // prog_array: the slots user space fills with the object's programs (their indices in ProgramSpec.programs).
+  for (const ps of spec.prog_slots ?? []) {
+    if (spec.type !== 'prog_array') return { error: `map ${spec.name ?? spec.type}: prog_slots is for prog_array maps` };
+    const r = m.userUpdate(u32Bytes(ps.slot), u32Bytes(ps.prog), BPF_ANY);
+    if (r < 0) return { error: `map ${spec.name ?? spec.type}: prog_slots slot ${ps.slot} rejected (errno ${-r})` };
+  }
   for (const [i, e] of (spec.init ?? []).entries()) {
     const k = hexBytes(e.key);
     const v = hexBytes(e.value);
@@ -85,6 +194,7 @@ export function createMap(spec: MapSpec, opts: { nCpus?: number } = {}): BpfMap 
     const r = m.userUpdate(k, v, BPF_ANY);
     if (r < 0) return { error: `map ${spec.name ?? spec.type}: init[${i}] rejected (errno ${-r})` };
   }
+  if (spec.freeze) m.frozen = true;
   return m;
 }
 
@@ -94,6 +204,8 @@ function hexBytes(h: string): Uint8Array | undefined {
   for (let i = 0; i < out.length; i++) out[i] = parseInt(h.substr(2 * i, 2), 16);
   return out;
 }
+
+const u32Bytes = (n: number): Uint8Array => new Uint8Array([n & 0xff, (n >>> 8) & 0xff, (n >>> 16) & 0xff, n >>> 24]);
 
 /** Per-cpu values are laid out 8-byte aligned, as the kernel copies them. */
 const stride = (vs: number): number => Math.ceil(vs / 8) * 8;
@@ -108,6 +220,8 @@ abstract class MapBase {
   readonly valueSize: number;
   readonly maxEntries: number;
   readonly percpu: boolean;
+  readonly flags: number;
+  frozen = false;
   constructor(
     spec: MapSpec,
     readonly nCpus: number,
@@ -118,6 +232,7 @@ abstract class MapBase {
     this.valueSize = spec.value_size;
     this.maxEntries = spec.max_entries;
     this.percpu = PERCPU.has(spec.type);
+    this.flags = spec.flags ?? 0;
   }
   abstract keys(): Uint8Array[];
   abstract userLookup(key: Uint8Array): Uint8Array[] | undefined;
@@ -144,10 +259,58 @@ abstract class MapBase {
   }
 }
 
+/**
+ * Element storage of an array, allocated in chunks on first touch: each
+ * chunk is one buffer plus a view per element (made with the chunk, so a
+ * lookup returns the same live view every time and allocates nothing).
+ */
+class LazyPlane {
+  private readonly chunks: (Uint8Array[] | undefined)[] = [];
+  readonly shift: number;
+  constructor(
+    readonly valueSize: number,
+    readonly maxEntries: number,
+  ) {
+    // Chunks of up to 1024 elements and about 64 KiB.
+    let shift = 10;
+    while (shift > 0 && (1 << shift) * valueSize > 65536) shift--;
+    this.shift = shift;
+  }
+  /** The live view of element i (allocating its chunk if needed); i must be < maxEntries. */
+  at(i: number): Uint8Array {
+    const c = i >>> this.shift;
+    const views = this.chunks[c] ?? this.alloc(c);
+    return views[i & ((1 << this.shift) - 1)]!;
+  }
+  /** Element i if its chunk exists (all-zero otherwise), without allocating. */
+  peek(i: number): Uint8Array | undefined {
+    return this.chunks[i >>> this.shift]?.[i & ((1 << this.shift) - 1)];
+  }
+  /** Indices of allocated chunks' elements, in order. */
+  *touched(): Generator<number> {
+    for (let c = 0; c < this.chunks.length; c++) {
+      if (!this.chunks[c]) continue;
+      const first = c << this.shift;
+      const last = Math.min(this.maxEntries, first + (1 << this.shift));
+      for (let i = first; i < last; i++) yield i;
+    }
+  }
+  private alloc(c: number): Uint8Array[] {
+    const first = c << this.shift;
+    const count = Math.min(1 << this.shift, this.maxEntries - first);
+    const vs = this.valueSize;
+    const backing = new Uint8Array(vs * count);
+    const views: Uint8Array[] = new Array(count);
+    for (let k = 0; k < count; k++) views[k] = backing.subarray(k * vs, (k + 1) * vs);
+    this.chunks[c] = views;
+    return views;
+  }
+}
+
 /** array, percpu_array and the index-keyed special maps (devmap, cpumap, xskmap, prog_array). */
 class ArrayMap extends MapBase implements BpfMap {
-  /** values[cpu][index]; non-percpu maps use cpu 0 only. */
-  private readonly values: Uint8Array[][];
+  /** values[cpu]; non-percpu maps use cpu 0 only. */
+  private readonly values: LazyPlane[];
   /** For devmap/cpumap/xskmap/prog_array: which slots hold an entry. */
   private readonly present: Uint8Array | undefined;
   private readonly special: boolean;
@@ -156,10 +319,7 @@ class ArrayMap extends MapBase implements BpfMap {
     super(spec, nCpus);
     this.special = spec.type !== 'array' && spec.type !== 'percpu_array';
     const planes = this.percpu ? nCpus : 1;
-    this.values = Array.from({ length: planes }, () => {
-      const backing = new Uint8Array(this.valueSize * this.maxEntries);
-      return Array.from({ length: this.maxEntries }, (_, i) => backing.subarray(i * this.valueSize, (i + 1) * this.valueSize));
-    });
+    this.values = Array.from({ length: planes }, () => new LazyPlane(this.valueSize, this.maxEntries));
     this.present = this.special ? new Uint8Array(this.maxEntries) : undefined;
   }
 
@@ -167,7 +327,14 @@ class ArrayMap extends MapBase implements BpfMap {
     const i = u32(key);
     if (i >= this.maxEntries) return undefined;
     if (this.present && !this.present[i]) return undefined;
-    return this.values[this.percpu ? cpu % this.nCpus : 0]![i];
+    return this.values[this.percpu ? cpu % this.nCpus : 0]!.at(i);
+  }
+
+  /** lookup by index (the JIT's inline array lookup); undefined when absent. */
+  lookupIndex(i: number, cpu: number): Uint8Array | undefined {
+    if (i >= this.maxEntries) return undefined;
+    if (this.present && !this.present[i]) return undefined;
+    return this.values[this.percpu ? cpu % this.nCpus : 0]!.at(i);
   }
 
   update(key: Uint8Array, value: Uint8Array, flags: number, cpu: number): number {
@@ -175,7 +342,7 @@ class ArrayMap extends MapBase implements BpfMap {
     if (this.special) return -EINVAL;
     const r = this.checkFlags(key, flags);
     if (r) return r;
-    this.values[this.percpu ? cpu % this.nCpus : 0]![u32(key)]!.set(value.subarray(0, this.valueSize));
+    this.values[this.percpu ? cpu % this.nCpus : 0]!.at(u32(key)).set(value.subarray(0, this.valueSize));
     return 0;
   }
 
@@ -193,11 +360,12 @@ class ArrayMap extends MapBase implements BpfMap {
     if (i >= this.maxEntries) return -EINVAL;
     if (!this.present![i]) return -ENOENT;
     this.present![i] = 0;
-    this.values[0]![i]!.fill(0);
+    this.values[0]!.peek(i)?.fill(0);
     return 0;
   }
 
   userUpdate(key: Uint8Array, value: Uint8Array, flags = BPF_ANY): number {
+    if (this.frozen) return -EPERM;
     const r = this.checkFlags(key, flags);
     if (r) return r;
     const vals = this.perCpuValues(value);
@@ -207,21 +375,28 @@ class ArrayMap extends MapBase implements BpfMap {
       if (flags === BPF_NOEXIST && this.present![i]) return -EEXIST;
       this.present![i] = 1;
     }
-    vals.forEach((v, c) => this.values[c]![i]!.set(v));
+    vals.forEach((v, c) => this.values[c]!.at(i).set(v));
     return 0;
   }
 
   userLookup(key: Uint8Array): Uint8Array[] | undefined {
     const i = u32(key);
     if (i >= this.maxEntries || (this.present && !this.present[i])) return undefined;
-    return this.values.map((plane) => plane[i]!);
+    return this.values.map((plane) => plane.peek(i) ?? new Uint8Array(this.valueSize));
   }
 
   keys(): Uint8Array[] {
     const out: Uint8Array[] = [];
-    for (let i = 0; i < this.maxEntries; i++) {
-      if (this.present && !this.present[i]) continue;
-      out.push(new Uint8Array([i & 0xff, (i >>> 8) & 0xff, (i >>> 16) & 0xff, i >>> 24]));
+    const key = (i: number): Uint8Array => new Uint8Array([i & 0xff, (i >>> 8) & 0xff, (i >>> 16) & 0xff, i >>> 24]);
+    if (this.present) {
+      for (let i = 0; i < this.maxEntries; i++) if (this.present[i]) out.push(key(i));
+    } else if (this.maxEntries <= 4096) {
+      for (let i = 0; i < this.maxEntries; i++) out.push(key(i));
+    } else {
+      // Too many to list: the elements of touched chunks (every other element is all zero).
+      const seen = new Set<number>();
+      for (const plane of this.values) for (const i of plane.touched()) seen.add(i);
+      for (const i of [...seen].sort((a, b) => a - b)) out.push(key(i));
     }
     return out;
   }
@@ -240,7 +415,7 @@ class HashMap extends MapBase implements BpfMap {
 
   constructor(spec: MapSpec, nCpus: number) {
     super(spec, nCpus);
-    this.lru = spec.type === 'lru_hash';
+    this.lru = spec.type === 'lru_hash' || spec.type === 'lru_percpu_hash';
   }
 
   lookup(key: Uint8Array, cpu: number): Uint8Array | undefined {
@@ -293,6 +468,7 @@ class HashMap extends MapBase implements BpfMap {
   }
 
   userUpdate(key: Uint8Array, value: Uint8Array, flags = BPF_ANY): number {
+    if (this.frozen) return -EPERM;
     const vals = this.perCpuValues(value);
     if (!vals || key.length !== this.keySize) return -EINVAL;
     return this.put(key, flags, (e) => vals.forEach((v, c) => e.values[c]!.set(v)));
@@ -304,5 +480,31 @@ class HashMap extends MapBase implements BpfMap {
 
   keys(): Uint8Array[] {
     return [...this.table.values()].map((e) => e.key);
+  }
+}
+
+/**
+ * perf_event_array and ringbuf: programs write to them only through their
+ * helpers (the records land in the VM's event log), so there is nothing to
+ * look up, update or dump (the oracle dumps them empty too).
+ */
+class EventMap extends MapBase implements BpfMap {
+  lookup(): Uint8Array | undefined {
+    return undefined;
+  }
+  update(): number {
+    return -EINVAL;
+  }
+  delete(): number {
+    return -EINVAL;
+  }
+  userUpdate(): number {
+    return -EINVAL;
+  }
+  userLookup(): Uint8Array[] | undefined {
+    return undefined;
+  }
+  keys(): Uint8Array[] {
+    return [];
   }
 }

@@ -67,6 +67,7 @@ export interface DevmapTargetOptions {
 }
 
 export class DevmapTarget {
+  readonly type = 'devmap' as const;
   /** Per CPU: the bulk queue (pages, packets, frame data offsets in memory, lengths). */
   readonly bq: { pages: Int32Array; packets: Float64Array; datas: Float64Array; lens: Int32Array; n: number }[];
   /** The target port's XDP tx ring ('nic'), or the veth peer's ptr_ring ('veth': a frame is there once posted). */

@@ -9,7 +9,7 @@ import type { FlowSourceSpec, TrafficSpec } from '../net/traffic';
 import type { SimConfig } from './config';
 import type { ProfileEntry } from './cost';
 import { SEED2016_E5, SEED2016_I7, SEED2019_GOLD6140_I40E, SEED2021_I40E, SEED2023_VMXNET3 } from './hw';
-import type { RingCounters } from './nic/mlx4';
+import type { RingCounters } from './nic/rx_ring';
 import { nativeConst, nativeXdp1, nativeXdp2, XDP_DROP, XDP_PASS, XDP_REDIRECT, XDP_TX, type XdpHook } from './program';
 import { Simulation, type SimRates } from './simulation';
 

@@ -14,7 +14,9 @@ import { TrafficGenerator } from '../net/traffic';
 import { profileFrom, type ProfileEntry } from './cost';
 import { resolveConfig, type ResolvedConfig, type SimConfig } from './config';
 import { CPU_STATE_NAMES, CpuState as CpuStateEnum, Machine, type Cpu } from './machine';
-import { Mlx4En, newRingCounters, SLOT_STATE_NAMES, type RingCounters } from './nic/mlx4';
+import { newRingCounters, SLOT_STATE_NAMES, type RingCounters } from './nic/rx_ring';
+import { Mlx4En } from './nic/mlx4';
+import { I40e } from './nic/i40e';
 import type { NicDriver, RedirectHandler } from './nic/driver';
 import { Vmxnet3 } from './nic/vmxnet3';
 import { I40eXsk } from './nic/i40e_xsk';
@@ -39,7 +41,7 @@ export interface QueueSnapshot {
   cpu: number;
   rx: { size: number; cons: number; hw: number; prod: number; slots: RingSlotView[] };
   /** mlx4: the ring's page cache (128); vmxnet3: the page_pool (alloc cache + ptr_ring). */
-  cache: { kind: 'mlx4_page_cache' | 'page_pool'; size: number; level: number; pages: number[] };
+  cache: { kind: 'mlx4_page_cache' | 'i40e_page_reuse' | 'page_pool'; size: number; level: number; pages: number[] };
   tx: { size: number; prod: number; doorbell: number; cons: number; slots: { state: 'empty' | 'pending' | 'hw' | 'done'; page: number; packet: number }[] };
   program: string | null;
   counters: RingCounters;
@@ -110,7 +112,7 @@ export class Simulation {
   ) {
     this.cfg = resolveConfig(config);
     this.machine = new Machine(this.cfg);
-    this.nic = this.cfg.xsk ? new I40eXsk(this.machine, this.cfg.xsk) : this.cfg.driver === 'vmxnet3' ? new Vmxnet3(this.machine) : new Mlx4En(this.machine);
+    this.nic = newDriver(this.machine);
     this.traffic = new TrafficGenerator(this.cfg.traffic, this.cfg.seed);
     this.hashInit = this.machine.trace.hash;
     if (prog) {
@@ -411,4 +413,13 @@ export class Simulation {
   get initialTraceHash(): number {
     return this.hashInit;
   }
+}
+
+/** The driver model the configuration names: i40e with an AF_XDP socket, vmxnet3, i40e, or mlx4. */
+function newDriver(m: Machine): NicDriver {
+  const cfg = m.cfg;
+  if (cfg.xsk) return new I40eXsk(m, cfg.xsk);
+  if (cfg.driver === 'vmxnet3') return new Vmxnet3(m);
+  if (cfg.driver === 'i40e') return new I40e(m);
+  return new Mlx4En(m);
 }

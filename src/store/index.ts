@@ -1,6 +1,6 @@
 /**
  * The UI's state: zustand slices that mirror what the engine worker reports
- * (capabilities, builds, simulation snapshots) plus purely local UI state
+ * (builds, simulation snapshots) plus purely local UI state
  * (theme, selection, open tab). Worker traffic is buffered and merged once
  * per animation frame, so a burst of snapshots costs one render. A new
  * snapshot keeps the previous one's objects wherever nothing changed
@@ -8,14 +8,13 @@
  * re-render only the parts of the view that moved.
  */
 import { create } from 'zustand';
-import type { BuildResult, Capabilities, Example, SimSnapshot, Speed } from '../engine';
+import type { BuildResult, Example, SimSnapshot, Speed } from '../engine';
 
 export type Theme = 'light' | 'dark';
 export type PaneTab = 'disasm' | 'verifier' | 'inspector' | 'maps' | 'console';
 
 export interface EngineSlice {
   engineStatus: 'starting' | 'ready' | 'restarting';
-  capabilities: Capabilities | null;
   examples: Example[];
   /** A message for the user (restart, bad share link, …), dismissable. */
   notice: string | null;
@@ -52,7 +51,6 @@ export type AppState = EngineSlice & ProgramSlice & UiSlice & SimSlice;
 
 export const initialState: AppState = {
   engineStatus: 'starting',
-  capabilities: null,
   examples: [],
   notice: null,
   source: '',

@@ -1,4 +1,4 @@
-/** One line saying how far the program got: compiled, verified, rejected, or which stage is missing. */
+/** One line saying how far the program got: compiled, verified, rejected, or where it stopped. */
 import { useApp } from '../store';
 
 export function BuildStatus() {
@@ -10,13 +10,13 @@ export function BuildStatus() {
     const { compile, verify } = build;
     if (compile.status !== 'ok') {
       text = compile.message;
-      cls = compile.status === 'unavailable' ? 'unavailable' : 'error';
+      cls = 'error';
     } else if (verify.status === 'ok') {
       text = verify.accepted ? `${compile.insnCount} insns · verified` : `${compile.insnCount} insns · rejected by the verifier`;
       cls = verify.accepted ? 'ok' : 'error';
     } else {
       text = `${compile.insnCount} insns · ${verify.message}`;
-      cls = verify.status === 'unavailable' ? 'unavailable' : 'error';
+      cls = 'error';
     }
   }
   return (

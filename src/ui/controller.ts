@@ -79,19 +79,17 @@ async function helloAndBuild(): Promise<void> {
   await c.ready();
   const hello = await c.call('hello');
   const st = useApp.getState();
-  const patch: Parameters<typeof setApp>[0] = { engineStatus: 'ready', capabilities: hello.capabilities, examples: hello.examples };
+  const patch: Parameters<typeof setApp>[0] = { engineStatus: 'ready', examples: hello.examples };
   if (!st.source && hello.examples.length) {
     patch.source = hello.examples[0].source;
     patch.exampleName = hello.examples[0].name;
   }
   setApp(patch);
-  if (hello.capabilities.sim) {
-    const settings = useApp.getState().sim?.settings ?? bootSettings;
-    if (settings) await c.call('simConfigure', settings);
-  }
+  const settings = useApp.getState().sim?.settings ?? bootSettings;
+  if (settings) await c.call('simConfigure', settings);
   requestBuild(0);
   // The default example opens with traffic running (after a restart: as it was).
-  if (hello.capabilities.sim && (firstStart || wasRunning)) {
+  if (firstStart || wasRunning) {
     await uiPainted;
     const r = await c.call('setRun', true, useApp.getState().speed);
     setApp({ running: r.running });

@@ -237,6 +237,27 @@ function adjustRegMinMaxVals(env: Env, insn: Insn): void {
   dst.id = 0;
 }
 
+function bswap(v: bigint, bytes: number): bigint {
+  let out = 0n;
+  for (let i = 0; i < bytes; i++) out = (out << 8n) | ((v >> BigInt(8 * i)) & 0xffn);
+  return out;
+}
+
+/**
+ * scalar_byte_swap: the known bits travel with their bytes (tnum_bswapN on a
+ * little-endian machine: bswap and be swap, le only truncates), and the
+ * bounds are recomputed from them; the result is zero-extended from N bits.
+ */
+function scalarByteSwap(dst: Reg, bits: number, swap: boolean): void {
+  const bytes = bits / 8;
+  const t = dst.varOff;
+  const keep = bits === 64 ? U64_MAX : (1n << BigInt(bits)) - 1n;
+  const varOff = swap ? { value: bswap(t.value, bytes), mask: bswap(t.mask, bytes) } : { value: t.value & keep, mask: t.mask & keep };
+  markUnknown(dst);
+  dst.varOff = varOff;
+  regBoundsSync(dst);
+}
+
 /** check_alu_op */
 export function checkAluOp(env: Env, insn: Insn): void {
   const op = O.BPF_OP(insn.code);
@@ -265,11 +286,10 @@ export function checkAluOp(env: Env, insn: Insn): void {
     if (op === O.BPF_NEG && dst.type === 'scalar') {
       scalarAlu(O.BPF_NEG, !is64, dst, knownScalar(0n));
       dst.id = 0;
-    } else if (op === O.BPF_END && dst.type === 'scalar' && tnumIsConst(dst.varOff) && false) {
-      // (constant folding of byte swaps is not done by the kernel here)
+    } else if (op === O.BPF_END && dst.type === 'scalar') {
+      scalarByteSwap(dst, insn.imm, is64 || O.BPF_SRC(insn.code) === O.BPF_TO_BE);
     } else {
       markUnknown(dst);
-      // le16/le32 keep only the low bits; the kernel still marks unknown.
     }
     env.markRegScratched(insn.dst);
     return;

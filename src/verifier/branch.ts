@@ -116,6 +116,9 @@ function isScalarBranchTaken(r1: Reg, r2: Reg, op: number, is32: boolean): numbe
     case O.BPF_JNE: {
       const eq = op === O.BPF_JEQ;
       if (t1.mask === 0n && t2.mask === 0n) return (t1.value === t2.value) === eq ? 1 : 0;
+      // tnum_overlap: a bit both know, set differently, makes them unequal.
+      const mu = t1.mask | t2.mask;
+      if ((t1.value & ~mu) !== (t2.value & ~mu)) return eq ? 0 : 1;
       if (umin1 > umax2 || umax1 < umin2) return eq ? 0 : 1;
       if (smin1 > smax2 || smax1 < smin2) return eq ? 0 : 1;
       if (!is32) {

@@ -11,6 +11,7 @@ import type { Env } from './env';
 import {
   BPF_MAX_VAR_SIZ,
   checkMapAccess,
+  checkMapAccessType,
   checkMemAccess,
   checkPacketAccess,
   checkPtrAlignment,
@@ -154,10 +155,7 @@ function checkHelperMemAccess(env: Env, regno: number, size: number, write: bool
     case 'pkt_meta':
       return checkPacketAccess(env, regno, reg.off, size, zeroOk);
     case 'map_value': {
-      const m = env.maps[reg.map]!;
-      if (write && (m.type === 'devmap' || m.type === 'devmap_hash')) {
-        env.reject(`write into map forbidden, value_size=${m.value_size} off=${reg.off} size=${size}`);
-      }
+      checkMapAccessType(env, reg.map, reg.off, size, write ? 'write' : 'read');
       return checkMapAccess(env, regno, reg.off, size, zeroOk);
     }
     case 'fp':

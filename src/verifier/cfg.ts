@@ -12,6 +12,12 @@ import { rowsForCode } from '../isa/table';
 import { helperById } from '../helpers/table';
 import type { Env } from './env';
 
+/** BPF_JMP | BPF_JCOND | BPF_K: may_goto. */
+export const BPF_JCOND_K = 0xe5;
+
+/** ld_imm64 src_reg: the address of a subprogram (a callback). */
+export const BPF_PSEUDO_FUNC = 4;
+
 const isLdImm64 = (i: Insn): boolean => i.code === (O.BPF_LD | O.BPF_IMM | O.BPF_DW);
 const isPseudoCall = (i: Insn): boolean => i.code === (O.BPF_JMP | O.BPF_CALL) && i.src === O.BPF_PSEUDO_CALL;
 
@@ -21,9 +27,10 @@ function checkSubprogs(env: Env): void {
   const starts = new Set<number>([0]);
   for (let i = 0; i < n; i++) {
     const insn = insns[i]!;
-    if (isPseudoCall(insn)) {
+    if (isPseudoCall(insn) || (isLdImm64(insn) && insn.src === BPF_PSEUDO_FUNC)) {
+      // A bpf-to-bpf call or a callback's address (ld_imm64 BPF_PSEUDO_FUNC) starts a subprogram.
       const t = i + insn.imm + 1;
-      if (t < 0 || t >= n) env.reject('call to invalid destination');
+      if (t < 0 || t >= n) env.reject(isPseudoCall(insn) ? 'call to invalid destination' : 'function pointer to invalid destination');
       starts.add(t);
     } else if (insn.code === (O.BPF_JMP | O.BPF_CALL) && insn.src === O.BPF_PSEUDO_KFUNC_CALL) {
       env.reject('calling kernel functions are not allowed in XDP Lab');
@@ -66,9 +73,11 @@ function resolvePseudoLdimm64(env: Env): void {
         env.reject('invalid bpf_ld_imm64 insn');
       }
       if (insn.src !== 0) {
-        if (insn.src === O.BPF_PSEUDO_MAP_FD || env.mapOfInsn.has(i)) {
+        if (insn.src === O.BPF_PSEUDO_MAP_FD) {
           if (next.imm !== 0) env.reject('unrecognized bpf_ld_imm64 insn');
           if (!env.mapOfInsn.has(i)) env.reject(`fd ${insn.imm} is not pointing to valid bpf_map`);
+        } else if (insn.src === BPF_PSEUDO_FUNC) {
+          // PTR_TO_FUNC: checked when reached (it needs BTF func_info).
         } else if (insn.src === O.BPF_PSEUDO_MAP_VALUE) {
           if (!env.mapOfInsn.has(i)) env.reject(`fd ${insn.imm} is not pointing to valid bpf_map`);
           const m = env.maps[env.mapOfInsn.get(i)!]!;
@@ -83,7 +92,10 @@ function resolvePseudoLdimm64(env: Env): void {
       i++;
       continue;
     }
-    if (rowsForCode(insn.code).length === 0) {
+    // may_goto (BPF_JMP | BPF_JCOND): checked by the verifier only; the opcode table does not hold it.
+    // 8- and 16-bit atomics exist for load-acquire / store-release only (checked in do_check).
+    const smallAtomic = insn.code === (O.BPF_STX | O.BPF_ATOMIC | O.BPF_B) || insn.code === (O.BPF_STX | O.BPF_ATOMIC | O.BPF_H);
+    if (rowsForCode(insn.code).length === 0 && insn.code !== BPF_JCOND_K && !smallAtomic) {
       env.reject(`unknown opcode ${insn.code.toString(16).padStart(2, '0')}`);
     }
   }
@@ -94,6 +106,7 @@ function successors(insns: readonly Insn[], t: number): { fall: number | null; b
   const insn = insns[t]!;
   const cls = O.BPF_CLASS(insn.code);
   const size = isLdImm64(insn) ? 2 : 1;
+  if (size === 2 && insn.src === BPF_PSEUDO_FUNC) return { fall: t + 2, branch: null, call: t + insn.imm + 1 };
   if (cls !== O.BPF_JMP && cls !== O.BPF_JMP32) return { fall: t + size, branch: null, call: null };
   const op = O.BPF_OP(insn.code);
   if (op === O.BPF_EXIT) return { fall: null, branch: null, call: null };
@@ -139,6 +152,7 @@ function checkCfg(env: Env): void {
     }
     if ((cls === O.BPF_JMP || cls === O.BPF_JMP32) && op !== O.BPF_JA && op !== O.BPF_CALL && op !== O.BPF_EXIT) {
       env.prunePoint[t] = 1;
+      if (insn.code === BPF_JCOND_K) env.forceCheckpoint[t] = 1;
     }
   }
   for (let i = 0; i < n; i++) {
@@ -219,8 +233,29 @@ function computeLiveRegisters(env: Env): void {
 }
 
 /** Everything the kernel checks before do_check. */
+/**
+ * check_abnormal_return: without BTF func_info a subprogram cannot end the
+ * program another way than returning (LD_ABS's implicit exit, a tail call).
+ */
+function checkAbnormalReturn(env: Env): void {
+  const insns = env.insns;
+  for (let s = 1; s < env.subprogs.length; s++) {
+    let ldAbs = false;
+    let tailCall = false;
+    for (let i = env.subprogs[s]!; i < (env.subprogs[s + 1] ?? insns.length); i++) {
+      const insn = insns[i]!;
+      const mode = O.BPF_MODE(insn.code);
+      if (O.BPF_CLASS(insn.code) === O.BPF_LD && (mode === O.BPF_ABS || mode === O.BPF_IND)) ldAbs = true;
+      if (insn.code === (O.BPF_JMP | O.BPF_CALL) && insn.src === 0 && insn.imm === 12) tailCall = true;
+    }
+    if (ldAbs) env.reject('LD_ABS is not allowed in subprogs without BTF');
+    if (tailCall) env.reject('tail_call is not allowed in subprogs without BTF');
+  }
+}
+
 export function checkProgramShape(env: Env): void {
   checkSubprogs(env);
+  checkAbnormalReturn(env);
   resolvePseudoLdimm64(env);
   checkCfg(env);
   computeLiveRegisters(env);

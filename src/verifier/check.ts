@@ -10,11 +10,12 @@ import { checkAluOp } from './alu';
 import { checkCondJmpOp } from './branch';
 import { checkExitFields, checkFuncCall, checkHelperCall, prepareFuncExit } from './call';
 import { Reject, type Env } from './env';
+import { BPF_JCOND_K, BPF_PSEUDO_FUNC } from './cfg';
 import { checkMemAccess } from './mem';
 import { isStateVisited, updateBranchCounts } from './prune';
 import { isPointer, knownScalar, pointer } from './reg';
 import { checkRegArg } from './regarg';
-import { initialState } from './state';
+import { cloneState, initialState } from './state';
 
 const BPF_COMPLEXITY_LIMIT_JMP_SEQ = 8192;
 
@@ -23,6 +24,8 @@ function checkLdImm(env: Env, idx: number): void {
   if (O.BPF_SIZE(insn.code) !== O.BPF_DW) env.reject('invalid BPF_LD_IMM insn');
   if (insn.off !== 0) env.reject('BPF_LD_IMM64 uses reserved fields');
   checkRegArg(env, insn.dst, 'dst');
+  // A callback's address: the kernel needs the program's BTF func_info to type it.
+  if (insn.src === BPF_PSEUDO_FUNC) env.reject('missing btf func_info');
   const mapIdx = env.mapOfInsn.get(idx);
   if (mapIdx === undefined) {
     const v = (BigInt((insn.imm2 ?? 0) >>> 0) << 32n) | BigInt(insn.imm >>> 0);
@@ -36,8 +39,44 @@ function checkLdImm(env: Env, idx: number): void {
   }
 }
 
+const BPF_LOAD_ACQ = 0x100;
+const BPF_STORE_REL = 0x110;
+
+/**
+ * atomic_ptr_type_ok for load-acquire / store-release: not through the
+ * context, packet or socket pointers (their accesses are rewritten).
+ */
+function atomicPtrTypeOk(t: string): boolean {
+  return t !== 'ctx' && t !== 'pkt' && t !== 'pkt_meta' && t !== 'pkt_end' && t !== 'xdp_sock';
+}
+
+/** check_atomic_load / check_atomic_store: an ordered load or store of any size. */
+function checkLoadAcqStoreRel(env: Env, idx: number): void {
+  const insn = env.insns[idx]!;
+  const size = O.sizeBytes(O.BPF_SIZE(insn.code));
+  if (insn.imm === BPF_LOAD_ACQ) {
+    checkRegArg(env, insn.src, 'src');
+    const t = env.regs[insn.src]!.type;
+    if (!atomicPtrTypeOk(t)) env.reject(`BPF_ATOMIC loads from R${insn.src} ${t} is not allowed`);
+    checkRegArg(env, insn.dst, 'dst_no_mark');
+    checkMemAccess(env, { regno: insn.src, off: insn.off, size, t: 'read', valueRegno: insn.dst, strictOnce: true });
+    saveAuxPtrType(env, idx, t);
+    return;
+  }
+  checkRegArg(env, insn.src, 'src');
+  checkRegArg(env, insn.dst, 'src');
+  const t = env.regs[insn.dst]!.type;
+  checkMemAccess(env, { regno: insn.dst, off: insn.off, size, t: 'write', valueRegno: insn.src, strictOnce: true });
+  saveAuxPtrType(env, idx, t);
+  if (!atomicPtrTypeOk(t)) env.reject(`BPF_ATOMIC stores into R${insn.dst} ${t} is not allowed`);
+}
+
 function checkAtomic(env: Env, idx: number): void {
   const insn = env.insns[idx]!;
+  if (insn.imm === BPF_LOAD_ACQ || insn.imm === BPF_STORE_REL) {
+    checkLoadAcqStoreRel(env, idx);
+    return;
+  }
   const okOps = [O.BPF_ADD, O.BPF_AND, O.BPF_OR, O.BPF_XOR];
   const base = insn.imm & ~O.BPF_FETCH;
   if (!(okOps.includes(base) || insn.imm === O.BPF_XCHG || insn.imm === O.BPF_CMPXCHG)) {
@@ -64,6 +103,22 @@ function checkAtomic(env: Env, idx: number): void {
   checkMemAccess(env, { regno: insn.dst, off: insn.off, size, t: 'read', valueRegno: -1, strictOnce: true });
   if (loadReg >= 0) checkMemAccess(env, { regno: insn.dst, off: insn.off, size, t: 'read', valueRegno: loadReg, strictOnce: true });
   checkMemAccess(env, { regno: insn.dst, off: insn.off, size, t: 'write', valueRegno: -1, strictOnce: true });
+}
+
+/**
+ * Pointer types whose loads and stores the kernel rewrites per type
+ * (reg_type_mismatch_ok is false for them): one instruction may not reach
+ * such an object on one path and other memory on another.
+ */
+const CONVERTED_PTR = new Set(['ctx', 'xdp_sock', 'xdp_sock_or_null']);
+
+/** save_aux_ptr_type */
+function saveAuxPtrType(env: Env, idx: number, type: string): void {
+  const prev = env.auxPtrType.get(idx);
+  if (prev === undefined) env.auxPtrType.set(idx, type);
+  else if (prev !== type && (CONVERTED_PTR.has(type) || CONVERTED_PTR.has(prev))) {
+    env.reject('same insn cannot be used with different pointers');
+  }
 }
 
 /** check_return_code for the main program's exit. */
@@ -121,6 +176,7 @@ export function doCheck(env: Env): void {
         case O.BPF_LDX: {
           checkRegArg(env, insn.src, 'src');
           checkRegArg(env, insn.dst, 'dst_no_mark');
+          const srcType = env.regs[insn.src]!.type;
           checkMemAccess(env, {
             regno: insn.src,
             off: insn.off,
@@ -129,6 +185,7 @@ export function doCheck(env: Env): void {
             valueRegno: insn.dst,
             signExtend: O.BPF_MODE(insn.code) === O.BPF_MEMSX,
           });
+          saveAuxPtrType(env, idx, srcType);
           break;
         }
         case O.BPF_STX:
@@ -140,11 +197,13 @@ export function doCheck(env: Env): void {
           checkRegArg(env, insn.src, 'src');
           checkRegArg(env, insn.dst, 'src');
           checkMemAccess(env, { regno: insn.dst, off: insn.off, size: O.sizeBytes(O.BPF_SIZE(insn.code)), t: 'write', valueRegno: insn.src });
+          saveAuxPtrType(env, idx, env.regs[insn.dst]!.type);
           break;
         case O.BPF_ST:
           if (O.BPF_MODE(insn.code) !== O.BPF_MEM || insn.src !== 0) env.reject('BPF_ST uses reserved fields');
           checkRegArg(env, insn.dst, 'src');
           checkMemAccess(env, { regno: insn.dst, off: insn.off, size: O.sizeBytes(O.BPF_SIZE(insn.code)), t: 'write', valueRegno: -1, stImm: insn.imm });
+          saveAuxPtrType(env, idx, env.regs[insn.dst]!.type);
           break;
         case O.BPF_LD: {
           const mode = O.BPF_MODE(insn.code);
@@ -195,6 +254,16 @@ export function doCheck(env: Env): void {
               checkReturnCode(env);
               pathEnded = true;
             }
+          } else if (op === 0xe0) {
+            // may_goto: explore the jump now, the fall-through (one more trip) later.
+            if (insn.code !== BPF_JCOND_K || insn.src !== 0 || insn.dst !== 0 || insn.imm !== 0) env.reject(`invalid may_goto imm ${insn.imm}`);
+            const st = cloneState(env.cur);
+            st.mayGotoDepth = (st.mayGotoDepth ?? 0) + 1;
+            if (env.pending.length >= BPF_COMPLEXITY_LIMIT_JMP_SEQ) env.reject(`The sequence of ${env.pending.length} jumps is too complex.`);
+            if (st.parent) st.parent.branches++;
+            env.pending.push({ state: st, insnIdx: idx + 1, prevInsnIdx: idx, logPos: env.log.pos, pathLen: env.path.length });
+            env.branchLogPos = env.log.pos;
+            next = idx + insn.off + 1;
           } else {
             const out = checkCondJmpOp(env, insn, idx) as ReturnType<typeof checkCondJmpOp> & { replace?: import('./state').VState };
             if (out.replace) env.cur = out.replace;

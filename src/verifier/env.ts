@@ -17,6 +17,8 @@ export interface VerifyOptions {
   unprivileged?: boolean;
   /** BPF_F_STRICT_ALIGNMENT. */
   strictAlignment?: boolean;
+  /** Log buffer size in bytes (default libbpf's 16 MiB); older lines fall off the front. */
+  logSize?: number;
   /** Processed-instruction limit (the kernel's BPF_COMPLEXITY_LIMIT_INSNS). */
   insnLimit?: number;
   /**
@@ -26,6 +28,11 @@ export interface VerifyOptions {
    * of the cost.
    */
   states?: boolean | 'first';
+  /**
+   * Record what the VM's JIT needs (VerifyResult.proof): per instruction
+   * and register, the types seen on every explored path.
+   */
+  proof?: boolean;
 }
 
 export class Reject extends Error {}
@@ -84,6 +91,8 @@ export class Env {
   readonly insnLimit: number;
   /** nr_cpu_ids of the modelled machine (bounds get_smp_processor_id). */
   nrCpuIds = 2;
+  /** Per load/store instruction: the pointer type it first accessed through (insn_aux_data ptr_type). */
+  readonly auxPtrType = new Map<number, string>();
   /** The current path's pcs; a pending path remembers how long its prefix was. */
   path: number[] = [];
   /** Log position when the last branch was pushed (level 1 rolls back to it). */
@@ -98,7 +107,7 @@ export class Env {
     readonly linfo: LineInfoEntry[],
     opts: VerifyOptions,
   ) {
-    this.log = new VLog(opts.logLevel ?? 0);
+    this.log = new VLog(opts.logLevel ?? 0, opts.logSize);
     this.prunePoint = new Uint8Array(insns.length + 1);
     this.forceCheckpoint = new Uint8Array(insns.length + 1);
     this.liveRegs = new Uint16Array(insns.length + 1);
@@ -197,6 +206,8 @@ export class Env {
 
   /** An instruction as the kernel log prints it; maps print as a kernel address. */
   insnText(idx: number): string {
+    const insn = this.insns[idx]!;
+    if (insn.code === 0xe5) return `(e5) may_goto pc${insn.off >= 0 ? '+' : ''}${insn.off}`;
     return disasmInsn(this.insns[idx]!, {
       style: 'kernel',
       ldImm64: (_i, slot) => {

@@ -7,6 +7,7 @@
  *   const v = verify(parseSpec(json), { logLevel: 1 });
  *   v.accepted, v.error, v.log, v.insnsProcessed, v.states, v.errorPc
  */
+import * as O from '../isa/opcodes';
 import type { ParsedSpec } from '../isa/spec';
 import { Env, Reject, type LineInfoEntry, type VerifyOptions } from './env';
 import { checkProgramShape, liveRegsText } from './cfg';
@@ -16,6 +17,24 @@ import { formatReg, type Reg } from './reg';
 import { s64, tnumIsConst } from './tnum';
 
 export type { VerifyOptions } from './env';
+
+/** Register types as bits (VerifyResult.proof.kinds). */
+export const REG_KIND_BIT: Readonly<Record<Reg['type'], number>> = {
+  not_init: 1, scalar: 2, ctx: 4, map_ptr: 8, map_value: 16, map_value_or_null: 32, fp: 64, pkt: 128, pkt_meta: 256, pkt_end: 512, xdp_sock: 1024, xdp_sock_or_null: 2048,
+};
+
+/**
+ * What the verifier proved, for the JIT (opts.proof): kinds[insn * 11 + r]
+ * is the OR of REG_KIND_BIT over the types register r had before the
+ * instruction on every explored path (0: never reached); callMap[insn] is
+ * the map index R1 held at a helper call on every path (-1: none or
+ * differing); stackDepth per subprogram start, as check_max_stack_depth uses it.
+ */
+export interface VerifierProof {
+  kinds: Uint16Array;
+  callMap: Int32Array;
+  stackDepth: Map<number, number>;
+}
 
 /** One register as the UI shows it. */
 export interface RegView {
@@ -75,8 +94,10 @@ export interface VerifyResult {
   accepted: boolean;
   /** The first error line, as the kernel prints it. */
   error?: string;
-  /** The log in the kernel's format for the requested level ('' at level 0). */
+  /** The log in the kernel's format for the requested level ('' at level 0): its last logSize bytes. */
   log: string;
+  /** The log outgrew its buffer and holds only its end (the kernel would fail the load with ENOSPC). */
+  logTruncated?: boolean;
   insnsProcessed: number;
   states: InsnStates[];
   /** With states: 'first' (and then `states` is empty). */
@@ -85,6 +106,8 @@ export interface VerifyResult {
   /** The pcs of the path that led to the error, first to last. */
   errorPath?: number[];
   stats: { maxStatesPerInsn: number; totalStates: number; peakStates: number };
+  /** With opts.proof. */
+  proof?: VerifierProof;
 }
 
 const MAX_VISITS_PER_INSN = 4;
@@ -163,8 +186,22 @@ function lineInfoTexts(parsed: ParsedSpec): LineInfoEntry[] {
 export function verify(parsed: ParsedSpec, opts: VerifyOptions = {}): VerifyResult {
   const maps = parsed.spec.maps ?? [];
   const mapOfInsn = new Map<number, number>();
-  for (const r of parsed.spec.map_relocs ?? []) mapOfInsn.set(r.insn, r.map);
-  const env = new Env(parsed.insns, maps, mapOfInsn, lineInfoTexts(parsed), opts);
+  // The loader's relocation (libbpf, bpf-oracle) writes the pseudo kind into
+  // src_reg and a value reloc's offset into the second slot's imm.
+  let insns = parsed.insns;
+  for (const r of parsed.spec.map_relocs ?? []) {
+    mapOfInsn.set(r.insn, r.map);
+    const first = insns[r.insn];
+    const second = insns[r.insn + 1];
+    if (!first || !second) continue;
+    const src = r.kind === 'value' ? O.BPF_PSEUDO_MAP_VALUE : O.BPF_PSEUDO_MAP_FD;
+    const off = r.kind === 'value' ? (r.offset ?? 0) : second.imm;
+    if (first.src === src && second.imm === off && (first.imm2 === undefined || first.imm2 === off)) continue;
+    if (insns === parsed.insns) insns = insns.slice();
+    insns[r.insn] = { ...first, src, ...(first.imm2 !== undefined ? { imm2: off } : {}) };
+    insns[r.insn + 1] = { ...second, imm: off };
+  }
+  const env = new Env(insns, maps, mapOfInsn, lineInfoTexts(parsed), opts);
   const states: (InsnStates | undefined)[] = new Array(parsed.insns.length);
   const full: Uint8Array = new Uint8Array(parsed.insns.length);
   const first: (FirstStateText | undefined)[] = [];
@@ -187,6 +224,23 @@ export function verify(parsed: ParsedSpec, opts: VerifyOptions = {}): VerifyResu
       if (last && !last.after && s.visits.length <= MAX_VISITS_PER_INSN) last.after = stateView(e, f, e.cur.frames.length - 1);
     }
   };
+  let proof: VerifierProof | undefined;
+  if (opts.proof) {
+    const n = parsed.insns.length;
+    const p: VerifierProof = (proof = { kinds: new Uint16Array(n * 11), callMap: new Int32Array(n).fill(-2), stackDepth: env.stackDepth });
+    const inner = env.onInsn;
+    env.onInsn = (e, idx, phase) => {
+      inner?.(e, idx, phase);
+      if (phase !== 'before') return;
+      const regs = curFrame(e.cur).regs;
+      for (let r = 0; r < 11; r++) p.kinds[idx * 11 + r]! |= REG_KIND_BIT[regs[r]!.type];
+      const insn = e.insns[idx]!;
+      if (insn.code === 0x85 && insn.src === 0) {
+        const m = regs[1]!.type === 'map_ptr' ? regs[1]!.map : -1;
+        p.callMap[idx] = p.callMap[idx] === -2 || p.callMap[idx] === m ? m : -1;
+      }
+    };
+  }
   let accepted = false;
   try {
     checkProgramShape(env);
@@ -208,10 +262,12 @@ export function verify(parsed: ParsedSpec, opts: VerifyOptions = {}): VerifyResu
   const result: VerifyResult = {
     accepted,
     log: env.log.level ? env.log.text : '',
+    ...(env.log.truncated ? { logTruncated: true } : {}),
     insnsProcessed: env.insnProcessed,
     states: states.filter((s): s is InsnStates => s !== undefined),
     ...(opts.states === 'first' ? { firstStates: first.filter((s): s is FirstStateText => s !== undefined) } : {}),
     stats: { maxStatesPerInsn: env.maxStatesPerInsn, totalStates: env.totalStates, peakStates: env.peakStates },
+    ...(proof ? { proof } : {}),
   };
   if (!accepted) {
     result.error = env.errorLine ?? 'rejected';
@@ -227,7 +283,8 @@ export function verify(parsed: ParsedSpec, opts: VerifyOptions = {}): VerifyResu
 /** check_max_stack_depth: the stack of a call chain is at most 512 bytes. */
 function checkMaxStackDepth(env: Env): void {
   if (env.subprogs.length <= 1) return;
-  const round = (d: number): number => Math.ceil(Math.max(d, 1) / 16) * 16;
+  // round_up_stack_depth with the JIT on (x86-64): to 16 bytes, an empty frame stays 0.
+  const round = (d: number): number => Math.ceil(d / 16) * 16;
   const insns = env.insns;
   const subprogOf = (i: number): number => {
     let s = 0;
@@ -246,7 +303,11 @@ function checkMaxStackDepth(env: Env): void {
   const walk = (sp: number, depth: number, frames: number): void => {
     const d = depth + round(env.stackDepth.get(sp) ?? 0);
     if (d > 512) env.reject(`combined stack size of ${frames} calls is ${d}. Too large`);
-    for (const callee of calls.get(sp) ?? []) if (frames < 9) walk(callee, d, frames + 1);
+    for (const callee of calls.get(sp) ?? []) {
+      // MAX_CALL_FRAMES: the static walk covers calls on dead paths too.
+      if (frames >= 8) env.reject(`the call stack of ${frames} frames is too deep !`);
+      walk(callee, d, frames + 1);
+    }
   };
   walk(0, 0, 1);
 }

@@ -7,33 +7,82 @@
 import { formatReg, type MapInfo } from './reg';
 import { SLOT_CHAR, STACK_INVALID, STACK_SPILL, type Frame } from './state';
 
+/**
+ * libbpf's log buffer (BPF_LOG_BUF_SIZE, UINT32_MAX >> 8 = 16 MiB): what a
+ * loader hands the kernel, and the bound on our log's memory.
+ */
+export const BPF_LOG_BUF_SIZE = 0xffffff;
+
+/**
+ * The log as the kernel's rotating log keeps it (kernel/bpf/log.c, 6.4+):
+ * positions count every byte ever written, but only the last `size` bytes
+ * are held; when older ones fall off, `truncated` says so (the kernel then
+ * fails the load with ENOSPC). Rolling back to a position whose bytes are
+ * gone empties the log, as bpf_vlog_reset does.
+ */
 export class VLog {
   /** Written text in chunks (appending and rolling back stay cheap on long logs). */
   private chunks: string[] = [];
-  private len = 0;
-  constructor(public level: 0 | 1 | 2) {}
+  /** First live chunk (chunks before it have fallen off the front). */
+  private head = 0;
+  /** Bytes held in chunks[head..]. */
+  private held = 0;
+  /** Bytes that fell off the front. */
+  private dropped = 0;
+  truncated = false;
+  constructor(
+    public level: 0 | 1 | 2,
+    readonly size = BPF_LOG_BUF_SIZE,
+  ) {}
   get pos(): number {
-    return this.len;
+    return this.dropped + this.held;
   }
   get text(): string {
-    if (this.chunks.length > 1) this.chunks = [this.chunks.join('')];
+    const live = this.chunks.slice(this.head);
+    this.chunks = live.length > 1 ? [live.join('')] : live;
+    this.head = 0;
     return this.chunks[0] ?? '';
   }
   write(s: string): void {
     if (!this.level || !s) return;
     this.chunks.push(s);
-    this.len += s.length;
+    this.held += s.length;
+    while (this.held > this.size) {
+      const first = this.chunks[this.head]!;
+      const over = this.held - this.size;
+      this.truncated = true;
+      if (first.length <= over) {
+        this.head++;
+        this.held -= first.length;
+        this.dropped += first.length;
+      } else {
+        this.chunks[this.head] = first.slice(over);
+        this.held -= over;
+        this.dropped += over;
+      }
+    }
+    if (this.head > 1024 && this.head * 2 > this.chunks.length) {
+      this.chunks = this.chunks.slice(this.head);
+      this.head = 0;
+    }
   }
   reset(pos: number): void {
-    while (this.len > pos && this.chunks.length) {
+    if (pos <= this.dropped) {
+      this.chunks = [];
+      this.head = 0;
+      this.held = 0;
+      this.dropped = pos;
+      return;
+    }
+    while (this.pos > pos && this.chunks.length > this.head) {
       const last = this.chunks[this.chunks.length - 1]!;
-      const keep = pos - (this.len - last.length);
+      const keep = pos - (this.pos - last.length);
       if (keep > 0) {
         this.chunks[this.chunks.length - 1] = last.slice(0, keep);
-        this.len = pos;
+        this.held -= last.length - keep;
       } else {
         this.chunks.pop();
-        this.len -= last.length;
+        this.held -= last.length;
       }
     }
   }

@@ -149,15 +149,25 @@ export function checkMapAccess(env: Env, regno: number, off: number, size: numbe
   }
 }
 
-function checkMapAccessType(env: Env, regno: number, off: number, size: number, t: Access): void {
-  const reg = env.regs[regno]!;
-  const m = env.maps[reg.map]!;
-  // devmap values are read-only to programs (BPF_F_RDONLY_PROG).
-  const rdonly = m.type === 'devmap' || m.type === 'devmap_hash';
+/**
+ * check_map_access_type: what the program may do with a map's values. devmap
+ * values are read-only to programs; BPF_F_RDONLY_PROG / BPF_F_WRONLY_PROG
+ * (user space's choice, e.g. libbpf's .rodata) forbid writes / reads.
+ */
+export function checkMapAccessType(env: Env, mapIdx: number, off: number, size: number, t: Access): void {
+  const m = env.maps[mapIdx]!;
+  const flags = m.flags ?? 0;
+  const rdonly = m.type === 'devmap' || m.type === 'devmap_hash' || (flags & BPF_F_RDONLY_PROG) !== 0;
   if (t === 'write' && rdonly) {
     env.reject(`write into map forbidden, value_size=${m.value_size} off=${off} size=${size}`);
   }
+  if (t === 'read' && (flags & BPF_F_WRONLY_PROG) !== 0) {
+    env.reject(`read from map forbidden, value_size=${m.value_size} off=${off} size=${size}`);
+  }
 }
+
+const BPF_F_RDONLY_PROG = 0x80;
+const BPF_F_WRONLY_PROG = 0x100;
 
 // ---- ctx (struct xdp_md) ----------------------------------------------------
 
@@ -422,7 +432,7 @@ export function checkMemAccess(env: Env, a: MemAccess): void {
       if (t === 'write' && valueRegno >= 0 && isPointer(env.regs[valueRegno]!) && !env.allowPtrLeaks) {
         env.reject(`R${valueRegno} leaks addr into map`);
       }
-      checkMapAccessType(env, regno, off, size, t);
+      checkMapAccessType(env, reg.map, off, size, t);
       checkMapAccess(env, regno, off, size, false);
       if (t === 'read' && valueRegno >= 0) markUnknown(env.regs[valueRegno]!);
       break;
@@ -432,7 +442,8 @@ export function checkMemAccess(env: Env, a: MemAccess): void {
         env.reject(`R${valueRegno} leaks addr into ctx`);
       }
       checkPtrOffReg(env, reg, regno, false);
-      if (!xdpIsValidAccess(off, size, t)) {
+      // Sign-extending loads are not among the context accesses the kernel converts.
+      if (!xdpIsValidAccess(off, size, t) || a.signExtend) {
         env.verboseLinfo(env.insnIdx, '; ');
         env.reject(`invalid bpf_context access off=${off} size=${size}`);
       }

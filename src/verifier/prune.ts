@@ -148,6 +148,9 @@ function statesMaybeLooping(o: VState, c: VState): boolean {
 }
 
 /** is_state_visited: true when the current path can be pruned here. */
+/** BPF_JMP | BPF_JCOND with src_reg BPF_MAY_GOTO. */
+export const isMayGoto = (insn: { code: number; src: number }): boolean => insn.code === 0xe5 && insn.src === 0;
+
 export function isStateVisited(env: Env, idx: number): boolean {
   let list = env.explored.get(idx);
   if (!list) {
@@ -164,8 +167,12 @@ export function isStateVisited(env: Env, idx: number): boolean {
     const old = sl.state!;
     statesCnt++;
     let hit = false;
-    if (sl.branches > 0) {
-      if (statesMaybeLooping(old, cur) && statesEqual(env, old, cur, idx, true)) {
+    const depthDiffers = (old.mayGotoDepth ?? 0) !== (cur.mayGotoDepth ?? 0);
+    if (sl.branches > 0 && isMayGoto(env.insns[idx]!) && depthDiffers && statesEqual(env, old, cur, idx, false)) {
+      // A may_goto loop that came back no worse: the counter bounds it at run time.
+      hit = true;
+    } else if (sl.branches > 0) {
+      if (statesMaybeLooping(old, cur) && !depthDiffers && statesEqual(env, old, cur, idx, true)) {
         env.verboseLinfo(idx, '; ');
         env.reject(
           `infinite loop detected at insn ${idx}`,

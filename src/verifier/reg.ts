@@ -116,7 +116,25 @@ export function pointer(type: RegType, extra: Partial<Reg> = {}): Reg {
   return Object.assign(r, extra);
 }
 
-export const copyReg = (r: Reg): Reg => ({ ...r });
+/** A copy with the same property order as notInit(): one hidden class for every register (spread is slower). */
+export const copyReg = (r: Reg): Reg => ({
+  type: r.type,
+  varOff: r.varOff,
+  smin: r.smin,
+  smax: r.smax,
+  umin: r.umin,
+  umax: r.umax,
+  s32min: r.s32min,
+  s32max: r.s32max,
+  u32min: r.u32min,
+  u32max: r.u32max,
+  off: r.off,
+  id: r.id,
+  range: r.range,
+  map: r.map,
+  frameno: r.frameno,
+  precise: r.precise,
+});
 
 export const isPointer = (r: Reg): boolean => r.type !== 'scalar' && r.type !== 'not_init';
 export const isPktPointer = (r: Reg): boolean => r.type === 'pkt' || r.type === 'pkt_meta';

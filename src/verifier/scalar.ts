@@ -63,6 +63,53 @@ function updateReg64Bounds(r: Reg): void {
   r.smax = min(r.smax, s64(v.value | (v.mask & S64_MAX)));
   r.umin = max(r.umin, v.value);
   r.umax = min(r.umax, v.value | v.mask);
+  // The unsigned bounds move to the nearest values the tnum allows (so a
+  // range holding one tnum member becomes that constant, as 6.18 does).
+  if (v.mask !== 0n && r.umin <= r.umax) {
+    // Only when a bound is not itself a member (the common case costs two masks).
+    const lo = (r.umin & ~v.mask) === v.value ? r.umin - v.value : submaskAtLeast(v.mask, r.umin - v.value);
+    const hi = (r.umax & ~v.mask) === v.value ? r.umax - v.value : submaskAtMost(v.mask, r.umax - v.value);
+    if (lo !== null && hi !== null && v.value + lo <= v.value + hi) {
+      r.umin = v.value + lo;
+      r.umax = v.value + hi;
+    }
+  }
+}
+
+/** The smallest s ⊆ mask with s >= d (d may be negative: then 0), or null. */
+function submaskAtLeast(mask: bigint, d: bigint): bigint | null {
+  if (d <= 0n) return 0n;
+  let res = 0n;
+  for (let bit = 63n; bit >= 0n; bit--) {
+    const b = 1n << bit;
+    if (!(d & b)) continue;
+    if (mask & b) {
+      res |= b;
+      continue;
+    }
+    // d has a bit the mask cannot give: take the lowest free mask bit above it.
+    for (let k = bit + 1n; k < 64n; k++) {
+      const kb = 1n << k;
+      if (mask & kb && !(res & kb)) return (res & ~((kb << 1n) - 1n)) | kb;
+    }
+    return null;
+  }
+  return res;
+}
+
+/** The largest s ⊆ mask with s <= d, or null when d < 0. */
+function submaskAtMost(mask: bigint, d: bigint): bigint | null {
+  if (d < 0n) return null;
+  let res = 0n;
+  for (let bit = 63n; bit >= 0n; bit--) {
+    const b = 1n << bit;
+    if (mask & b) {
+      if (d & b) res |= b;
+    } else if (d & b) {
+      return res | (mask & (b - 1n));
+    }
+  }
+  return res;
 }
 
 export function updateRegBounds(r: Reg): void {
@@ -163,6 +210,12 @@ function regBoundOffset(r: Reg): void {
 
 /** reg_bounds_sync: let every view of the value learn from the others. */
 export function regBoundsSync(r: Reg): void {
+  // A constant's bounds are its value in every view; when they already say
+  // so there is nothing to learn (the common case, and BigInt work is dear).
+  if (r.varOff.mask === 0n) {
+    const v = r.varOff.value;
+    if (r.umin === v && r.umax === v && r.u32min === (v & 0xffffffffn) && r.u32max === r.u32min && r.smin === r.smax && r.s32min === r.s32max) return;
+  }
   updateRegBounds(r);
   regDeduceBounds(r);
   regDeduceBounds(r);

@@ -45,6 +45,8 @@ export interface VState {
   frames: Frame[];
   /** The checkpoint this path descends from. */
   parent: Checkpoint | null;
+  /** may_goto fall-throughs taken on this path (may_goto_depth). */
+  mayGotoDepth?: number;
 }
 
 export const curFrame = (s: VState): Frame => s.frames[s.frames.length - 1]!;
@@ -64,7 +66,9 @@ export function cloneFrame(f: Frame): Frame {
 }
 
 export function cloneState(s: VState): VState {
-  return { frames: s.frames.map(cloneFrame), parent: s.parent };
+  const c: VState = { frames: s.frames.map(cloneFrame), parent: s.parent };
+  if (s.mayGotoDepth) c.mayGotoDepth = s.mayGotoDepth;
+  return c;
 }
 
 export function initialState(): VState {

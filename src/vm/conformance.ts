@@ -35,8 +35,21 @@ export function parseConformance(text: string): ConformanceCase | { parseError: 
   if (sections.has('asm')) c.asm = sections.get('asm')!;
   if (sections.has('raw')) {
     c.raw = [];
-    for (const w of strip(sections.get('raw')!).split(/\s+/).filter(Boolean)) {
-      const v = BigInt(w);
+    // Two spellings: one 64-bit word per slot ("0x0000000100000007") or the
+    // slot's 8 bytes in memory order ("07 00 01 00 01 00 00 00").
+    const words: bigint[] = [];
+    for (const line of strip(sections.get('raw')!).split('\n')) {
+      const toks = line.split(/\s+/).filter(Boolean);
+      if (toks.length === 8 && toks.every((t) => /^[0-9a-fA-F]{2}$/.test(t))) {
+        words.push(toks.reduceRight((acc, t) => (acc << 8n) | BigInt(parseInt(t, 16)), 0n));
+        continue;
+      }
+      for (const w of toks) {
+        if (!/^(0x[0-9a-fA-F]{1,16}|[0-9]+)$/.test(w)) return { parseError: `bad -- raw word '${w}'` };
+        words.push(BigInt.asUintN(64, BigInt(w)));
+      }
+    }
+    for (const v of words) {
       c.raw.push({ code: Number(v & 0xffn), dst: Number((v >> 8n) & 0xfn), src: Number((v >> 12n) & 0xfn), off: Number(BigInt.asIntN(16, v >> 16n)), imm: Number(BigInt.asIntN(32, v >> 32n)) });
     }
   }

@@ -4,10 +4,12 @@
  * net/core/filter.c and kernel/bpf/helpers.c as BPF_PROG_TEST_RUN runs them.
  */
 import { BPF_FUNC } from '../helpers/table';
-import type { BpfMap } from '../maps';
+import { BPF_F_RDONLY_PROG, BPF_F_WRONLY_PROG, type BpfMap } from '../maps';
 import { VmFault, type Region } from './memory';
 import type { HelperFn, Machine } from './interp';
 import { formatPrintk } from './printk';
+import { objectHelpers, type EventLog } from './helpers_objects';
+import { AF_INET, AF_INET6, FIB_LOOKUP_SIZE, type FibTable } from './fib';
 
 export const XDP_ABORTED = 0;
 export const XDP_DROP = 1;
@@ -24,6 +26,7 @@ export const ETH_HLEN = 14;
 const EINVAL = 22;
 const EFAULT = 14;
 const EACCES = 13;
+const EAFNOSUPPORT = 97;
 
 /** What bpf_redirect/bpf_redirect_map recorded (the kernel's bpf_redirect_info). */
 export type RedirectInfo = { ifindex: number; flags: number } | { map: number; key: number; flags: number };
@@ -35,12 +38,20 @@ export interface XdpBuffState {
   dataEnd: number;
   dataMeta: number;
   frameSize: number;
+  /** xdp_md's ingress_ifindex and rx_queue_index for this frame (the JIT's ctx loads read them here). */
+  ingressIfindex: number;
+  rxQueueIndex: number;
   packet: Region;
-  redirect?: RedirectInfo;
+  redirect: RedirectInfo | undefined;
+  /** A pending tail call: the target's index in ProgramSpec.programs, -1 for none. */
+  tailCall: number;
+  /** Tail calls taken so far in this run (the kernel stops at MAX_TAIL_CALL_CNT). */
+  tailCalls: number;
 }
 
 export interface HelperEnv {
-  ktimeNs(): bigint;
+  /** Nanoseconds (a double: exact for 104 days of virtual time), so no BigInt per call. */
+  ktimeNs(): number;
   prandomU32(): number;
   cpu: number;
   printk(text: string): void;
@@ -54,12 +65,23 @@ export interface XdpHelperContext {
   xdp(): XdpBuffState;
   /** Packet bounds changed: every packet pointer's range must follow. */
   packetMoved(): void;
+  /** Where perf_event_output and ringbuf records go. */
+  log: EventLog;
+  /** bpf_fib_lookup's routing and neighbour tables. */
+  fib: FibTable;
+}
+
+/** The region of a map value (one per value buffer, shared by the helpers and the JIT), with the map's program access flags. */
+export function valueRegion(m: Machine, map: BpfMap, v: Uint8Array): Region {
+  const r = m.regions.forBuffer('map_value', `map_value(${map.name})`, v, (map.flags & BPF_F_RDONLY_PROG) === 0);
+  r.noRead = (map.flags & BPF_F_WRONLY_PROG) !== 0;
+  return r;
 }
 
 export function xdpHelpers(ctx: XdpHelperContext): Map<number, HelperFn> {
   const h = new Map<number, HelperFn>();
   const mapIndexOf = (m: Machine, pc: number, reg: number): number => {
-    const r = m.regions.byHi(m.hi[reg]!);
+    const r = m.regions.get(m.pv[reg]!);
     if (!r || r.kind !== 'map') throw new VmFault(pc, 'helper', `pc ${pc}: R${reg} is not a map pointer`, reg, r?.name ?? 'none');
     return r.mapIndex!;
   };
@@ -87,13 +109,18 @@ export function xdpHelpers(ctx: XdpHelperContext): Map<number, HelperFn> {
     for (let i = 0; i < n; i++) key[i] = src[at + i]!;
     const v = map.lookup(key, ctx.env.cpu);
     if (!v) return m.setReg(0, 0);
+    if (map.type === 'array_of_maps' || map.type === 'hash_of_maps') {
+      // The value is the inner map (its index in the program's map list here, an fd in the kernel).
+      const inner = ctx.mapRegions[(v[0]! | (v[1]! << 8) | (v[2]! << 16) | (v[3]! << 24)) >>> 0];
+      return inner ? m.setPtr(0, inner, 0) : m.setReg(0, 0);
+    }
     let r: Region | undefined;
     if (lastValue[index] === v) r = lastRegion[index]!;
     else {
       let cache = valueRegions.get(map);
       if (!cache) valueRegions.set(map, (cache = new WeakMap()));
       r = cache.get(v);
-      if (!r) cache.set(v, (r = m.regions.forBuffer('map_value', `map_value(${map.name})`, v, true)));
+      if (!r) cache.set(v, (r = valueRegion(m, map, v)));
       lastValue[index] = v;
       lastRegion[index] = r;
     }
@@ -109,8 +136,8 @@ export function xdpHelpers(ctx: XdpHelperContext): Map<number, HelperFn> {
     const { map } = mapArg(m, pc, 1);
     m.setReg(0, map.delete(m.bytesAt(pc, 2, map.keySize, false)));
   });
-  h.set(BPF_FUNC.ktime_get_ns, (m) => m.setReg(0, BigInt.asUintN(64, ctx.env.ktimeNs())));
-  h.set(BPF_FUNC.ktime_get_boot_ns, (m) => m.setReg(0, BigInt.asUintN(64, ctx.env.ktimeNs())));
+  h.set(BPF_FUNC.ktime_get_ns, (m) => m.setReg(0, ctx.env.ktimeNs()));
+  h.set(BPF_FUNC.ktime_get_boot_ns, (m) => m.setReg(0, ctx.env.ktimeNs()));
   h.set(BPF_FUNC.get_prandom_u32, (m) => m.setReg(0, ctx.env.prandomU32() >>> 0));
   h.set(BPF_FUNC.get_smp_processor_id, (m) => m.setReg(0, ctx.env.cpu));
   h.set(BPF_FUNC.get_numa_node_id, (m) => m.setReg(0, 0));
@@ -123,7 +150,7 @@ export function xdpHelpers(ctx: XdpHelperContext): Map<number, HelperFn> {
     const args = [3, 4, 5].map((r) => ({
       value: m.regU64(r),
       str: () => {
-        const reg = m.regions.byHi(m.hi[r]!);
+        const reg = m.regions.get(m.pv[r]!);
         if (!reg) return undefined;
         const at = (m.lo[r]! >>> 0) - 0x40000000;
         let s = '';
@@ -136,27 +163,46 @@ export function xdpHelpers(ctx: XdpHelperContext): Map<number, HelperFn> {
     ctx.env.printk(text);
     m.setReg(0, text.length);
   });
+  // What the redirect helpers record, preallocated: a redirect per packet allocates nothing. The
+  // result hands out these objects; a caller that keeps one past the next run copies it (runXdp does).
+  const toIfindex = { ifindex: 0, flags: 0 };
+  const toMap = { map: 0, key: 0, flags: 0 };
+  const redirectKey = new Uint8Array(4);
   h.set(BPF_FUNC.redirect, (m) => {
-    const flags = Number(m.regU64(2) & 0xffffffffffffn);
     const x = ctx.xdp();
-    if (m.regU64(2) !== 0n) return m.setReg(0, XDP_ABORTED);
-    x.redirect = { ifindex: m.regU32(1), flags };
+    // Any flag is invalid for XDP (no BigInt: both halves of r2 must be zero).
+    if (m.lo[2] !== 0 || m.hi[2] !== 0) return m.setReg(0, XDP_ABORTED);
+    toIfindex.ifindex = m.regU32(1);
+    toIfindex.flags = 0;
+    x.redirect = toIfindex;
     m.setReg(0, XDP_REDIRECT);
   });
   h.set(BPF_FUNC.redirect_map, (m, pc) => {
-    const { map, index } = mapArg(m, pc, 1);
+    const index = mapIndexOf(m, pc, 1);
+    const map = ctx.maps[index]!;
     const key = m.regU32(2);
-    const flags = m.regU64(3);
+    const flags = m.lo[3]! >>> 0;
     const broadcastOk = map.type === 'devmap' || map.type === 'devmap_hash';
     // BPF_F_ACTION_MASK (the low 2 bits: the action when the key is missing) plus BROADCAST/EXCLUDE_INGRESS for devmaps.
-    const allowed = 3n | (broadcastOk ? 8n | 16n : 0n);
-    if (flags & ~allowed) return m.setReg(0, XDP_ABORTED);
+    const allowed = 3 | (broadcastOk ? 8 | 16 : 0);
+    if (m.hi[3] !== 0 || (flags & ~allowed) !== 0) return m.setReg(0, XDP_ABORTED);
     const x = ctx.xdp();
-    if (!(broadcastOk && flags & 8n)) {
-      const kb = new Uint8Array([key & 0xff, (key >>> 8) & 0xff, (key >>> 16) & 0xff, key >>> 24]);
-      if (!map.lookup(kb, ctx.env.cpu)) return m.setReg(0, Number(flags & 3n));
+    if (!(broadcastOk && flags & 8)) {
+      let present: Uint8Array | undefined;
+      if (map.lookupIndex) present = map.lookupIndex(key, ctx.env.cpu);
+      else {
+        redirectKey[0] = key & 0xff;
+        redirectKey[1] = (key >>> 8) & 0xff;
+        redirectKey[2] = (key >>> 16) & 0xff;
+        redirectKey[3] = key >>> 24;
+        present = map.lookup(redirectKey, ctx.env.cpu);
+      }
+      if (!present) return m.setReg(0, flags & 3);
     }
-    x.redirect = { map: index, key, flags: Number(flags) };
+    toMap.map = index;
+    toMap.key = key;
+    toMap.flags = flags;
+    x.redirect = toMap;
     m.setReg(0, XDP_REDIRECT);
   });
   h.set(BPF_FUNC.csum_diff, (m, pc) => {
@@ -227,6 +273,16 @@ export function xdpHelpers(ctx: XdpHelperContext): Map<number, HelperFn> {
   };
   h.set(BPF_FUNC.xdp_load_bytes, xdpBytes(false));
   h.set(BPF_FUNC.xdp_store_bytes, xdpBytes(true));
+  h.set(BPF_FUNC.fib_lookup, (m, pc) => {
+    // bpf_fib_lookup(ctx, params, plen, flags).
+    if (m.regNum(3) !== FIB_LOOKUP_SIZE) return m.setReg(0, -EINVAL);
+    const flags = m.lo[4]! >>> 0;
+    if (m.hi[4] !== 0 || (flags & ~0x1f) !== 0) return m.setReg(0, -EINVAL);
+    const p = m.bytesAt(pc, 2, FIB_LOOKUP_SIZE, true);
+    if (p[0] !== AF_INET && p[0] !== AF_INET6) return m.setReg(0, -EAFNOSUPPORT);
+    m.setReg(0, ctx.fib.lookup(p, flags));
+  });
+  objectHelpers({ maps: ctx.maps, cpu: () => ctx.env.cpu, xdp: ctx.xdp, log: ctx.log, mapIndexOf }, h);
   return h;
 }
 

@@ -8,10 +8,20 @@
  * through the region table (memory.ts): every access is bounds- and
  * permission-checked, and a bad one ends the run with a VmFault naming the
  * pc, the register and the region. An instruction budget ends runaways.
+ *
+ * Pointers carry provenance, as in the kernel's model of one address space:
+ * beside each register's value, `pv` holds the region the value was derived
+ * from (0 for a scalar). Only a register with provenance can be
+ * dereferenced, and only inside its own region: arithmetic that carries the
+ * value into another region's tag faults as out-of-bounds of its own, and a
+ * constant that happens to equal a pointer is still a scalar. Pointers
+ * spilled to the stack keep their provenance (a shadow per 8-byte slot).
+ * Every program is validated (isa/validate.ts) before its first run.
  */
 import { type Insn } from '../isa/insn';
 import { lookupInsn } from '../isa/table';
-import { compileJit, type JitRun } from './jit';
+import { validateProgram } from '../isa/validate';
+import type { JitRun } from './jit';
 import { clearStack, HI_BASE, LO_BASE, RegionTable, VmFault, type Region, type RegionKind } from './memory';
 
 // Local copies: under a CommonJS-style loader (tsx, the CLI) every use of an
@@ -48,6 +58,8 @@ const U32 = 0x100000000;
 export class Machine {
   readonly lo = new Int32Array(11);
   readonly hi = new Int32Array(11);
+  /** Provenance: the id of the region each register's pointer came from, 0 for a scalar. */
+  readonly pv = new Int32Array(11);
   readonly regions = new RegionTable();
   readonly stacks: Region[] = [];
   /** Predecoded program (read by the JIT too). */
@@ -66,12 +78,14 @@ export class Machine {
   /** With a trace hook set, runs always use the interpreter (it reports every instruction). */
   trace: TraceHook | undefined;
   /**
-   * 'jit' (the default) translates the program to one JS function on the
-   * first run (jit.ts); 'interp' forces this interpreter, the reference.
+   * 'jit' (the default) runs the translation `jit` when the owner set one
+   * (a verified program, see xdp.ts); 'interp' forces this interpreter, the reference.
    */
   engine: 'jit' | 'interp' = 'jit';
-  /** The translated program; undefined until the first JIT run, null when translation is not possible. */
-  private compiled: JitRun | null | undefined;
+  /** The translated program, set by the owner (the JIT needs the verifier's proof, which only the owner has). */
+  jit: JitRun | undefined;
+  /** The validation result: undefined until the first run, null when the program is valid. */
+  private problem: VmFault | null | undefined;
   /** Executed instruction count of the last run. */
   executed = 0;
   private lastMem: TraceEvent['mem'];
@@ -115,15 +129,32 @@ export class Machine {
         k++;
       }
     }
-    for (let f = 0; f < MAX_CALL_FRAMES; f++) this.stacks.push(this.regions.add('stack', `stack[frame ${f}]`, new Uint8Array(STACK_SIZE), true));
+    // One buffer for all frames (the JIT indexes it directly); each frame is its own region.
+    const stackMem = new Uint8Array(STACK_SIZE * MAX_CALL_FRAMES);
+    for (let f = 0; f < MAX_CALL_FRAMES; f++) {
+      const st = this.regions.add('stack', `stack[frame ${f}]`, stackMem.subarray(f * STACK_SIZE, (f + 1) * STACK_SIZE), true);
+      st.spill = new Int32Array(STACK_SIZE / 8);
+      this.stacks.push(st);
+    }
+  }
+
+  /**
+   * Validate the program once (registers, opcodes, jumps, lddw pairs, helper
+   * ids against the helpers bound now): the fault every run returns, or null.
+   */
+  checkProgram(): VmFault | null {
+    if (this.problem === undefined) {
+      const p = validateProgram(this.insns, { helperExists: (id) => this.helpers.has(id) })[0];
+      this.problem = p ? new VmFault(p.slot, 'invalid_insn', `invalid program: insn ${p.slot}: ${p.reason}`) : null;
+    }
+    return this.problem;
   }
 
   /** Make the lddw at `slot` load a pointer into `region` (a map, or a map value at imm2's offset). */
-  bindLdImm64(slot: number, region: Region): void {
-    this.compiled = undefined; // lddw constants are folded into the translation
+  bindLdImm64(slot: number, region: Region, offset?: number): void {
     this.ldMapRegion[slot] = region.id;
     this.ldPtrHi[slot] = hiOf(region);
-    this.ldPtrLo[slot] = loOf(region.kind === 'map' ? 0 : this.imm2[slot]!);
+    this.ldPtrLo[slot] = loOf(region.kind === 'map' ? 0 : (offset ?? this.imm2[slot]!));
   }
 
   // ---- register access for helpers --------------------------------------------
@@ -140,6 +171,7 @@ export class Machine {
     return this.hi[r]! * U32 + (this.lo[r]! >>> 0);
   }
   setReg(r: number, v: number | bigint): void {
+    this.pv[r] = 0;
     if (typeof v === 'bigint') {
       this.lo[r] = Number(BigInt.asIntN(32, v));
       this.hi[r] = Number(BigInt.asIntN(32, v >> 32n));
@@ -151,6 +183,26 @@ export class Machine {
   setPtr(r: number, region: Region, off: number): void {
     this.hi[r] = hiOf(region);
     this.lo[r] = loOf(off);
+    this.pv[r] = region.id;
+  }
+
+  /**
+   * Rebuild provenance from the values (registers and stack slots whose high
+   * word is a region's tag). Only sound for a verified program, whose
+   * pointers the verifier tracked: the JIT, which keeps no provenance, calls
+   * this before it hands a run over to the interpreter.
+   */
+  provenanceFromTags(): void {
+    const rt = this.regions;
+    for (let r = 0; r < 11; r++) this.pv[r] = rt.byHi(this.hi[r]!)?.id ?? 0;
+    for (const st of this.stacks) {
+      const dv = st.dv;
+      const sp = st.spill!;
+      for (let i = 0; i < sp.length; i++) sp[i] = rt.byHi(dv.getInt32(i * 8 + 4, true))?.id ?? 0;
+    }
+    // The callers' saved r6-r10: (lo, hi, provenance) triples.
+    const sv = this.saved;
+    for (let i = 0; i + 2 < sv.length; i += 3) sv[i + 2] = rt.byHi(sv[i + 1]!)?.id ?? 0;
   }
 
   /**
@@ -162,18 +214,21 @@ export class Machine {
 
   resolve(pc: number, reg: number, off: number, size: number, write: boolean): number {
     const h = this.hi[reg]!;
-    const region = this.regions.byHi(h);
+    const region = this.regions.get(this.pv[reg]!);
     const what = write ? 'write to' : 'read from';
     if (!region || region.kind === 'map') {
       throw new VmFault(pc, 'invalid_ptr', `pc ${pc}: invalid ${write ? 'write' : 'read'} through R${reg}: ${region ? `a map pointer (${region.name})` : `not a pointer (0x${this.regU64(reg).toString(16)})`}`, reg, region?.name ?? 'none');
     }
-    const at = (this.lo[reg]! >>> 0) - LO0 + off;
+    // The offset from the region's base over all 64 bits: a pointer whose arithmetic left its region's tag is out of its bounds.
+    const at = (h - hiOf(region)) * U32 + (this.lo[reg]! >>> 0) - LO0 + off;
     if (at < region.start || at + size > region.end) {
       throw new VmFault(pc, 'oob', `pc ${pc}: out-of-bounds ${what} ${region.name} through R${reg}: offset ${at - region.start} size ${size}, region has ${region.end - region.start} bytes`, reg, region.name);
     }
+    if (!write && region.noRead) throw new VmFault(pc, 'readonly', `pc ${pc}: read from write-only ${region.name} through R${reg} (BPF_F_WRONLY_PROG)`, reg, region.name);
     if (write && !region.writable) throw new VmFault(pc, region.kind === 'ctx' ? 'ctx' : 'readonly', `pc ${pc}: ${what} read-only ${region.name} through R${reg}`, reg, region.name);
     if (this.trace) this.lastMem = { region: region.name, kind: region.kind, offset: at - region.start, size, write, bytes: region.bytes.subarray(at, at + size) };
     if (write && at < region.dirtyLo) region.dirtyLo = at;
+    if (write && region.spill) forgetSpill(region.spill, at, size);
     this.resRegion = region;
     return at;
   }
@@ -184,6 +239,7 @@ export class Machine {
     const at = this.resolve(pc, reg, 0, len, write);
     // A helper may write through a view it asked for read-only: count it as written.
     if (at < this.resRegion.dirtyLo) this.resRegion.dirtyLo = at;
+    if (this.resRegion.spill) forgetSpill(this.resRegion.spill, at, len);
     return this.resRegion.bytes.subarray(at, at + len);
   }
 
@@ -208,19 +264,19 @@ export class Machine {
   run(): VmFault | undefined {
     this.executed = 0;
     this.unwound = false;
-    this.hi[10] = hiOf(this.stacks[0]!);
-    this.lo[10] = loOf(STACK_SIZE);
-    clearStack(this.stacks[0]!);
+    const bad = this.problem === null ? null : this.checkProgram();
+    if (bad) return bad;
     if (this.retPc.length) this.retPc.length = 0;
     if (this.saved.length) this.saved.length = 0;
     try {
-      if (this.engine === 'jit' && !this.trace) {
-        if (this.compiled === undefined) this.compiled = compileJit(this);
-        if (this.compiled) {
-          this.compiled();
-          return undefined;
-        }
+      if (this.jit !== undefined && this.engine === 'jit' && !this.trace) {
+        this.jit();
+        return undefined;
       }
+      this.hi[10] = hiOf(this.stacks[0]!);
+      this.lo[10] = loOf(STACK_SIZE);
+      this.pv[10] = this.stacks[0]!.id;
+      clearStack(this.stacks[0]!);
       this.loop(this.retPc, this.saved, 0, 0, 0);
       return undefined;
     } catch (e) {
@@ -228,7 +284,7 @@ export class Machine {
       throw e;
     }
   }
-  /** Return pcs and saved r6-r10 (lo, hi pairs) of the callers, innermost last; shared with the JIT. */
+  /** Return pcs and saved r6-r10 (lo, hi, provenance triples) of the callers, innermost last; shared with the JIT. */
   readonly retPc: number[] = [];
   readonly saved: number[] = [];
 
@@ -242,7 +298,7 @@ export class Machine {
   }
 
   private loop(retPc: number[], saved: number[], pc: number, count: number, frame: number): void {
-    const { code, dst, src, off, imm, imm2, lo, hi, n } = this;
+    const { code, dst, src, off, imm, imm2, lo, hi, pv, n } = this;
     const budget = this.budget;
     let before: bigint[] | undefined;
     const trace = this.trace;
@@ -267,6 +323,12 @@ export class Machine {
       // Two-level dispatch: the class first (a dense jump table), then the opcode within it.
       switch (c & 7) {
         case 7: // ALU64
+          // Provenance first (the operands as they are before the instruction): mov copies it, ptr +/- scalar keeps it,
+          // scalar + ptr takes it, ptr - ptr and everything else gives a scalar.
+          if (c === 0xbf) pv[d] = o === 0 ? pv[s]! : 0;
+          else if (c === 0x0f) pv[d] = pv[d] !== 0 ? (pv[s] !== 0 ? 0 : pv[d]!) : pv[s]!;
+          else if (c === 0x1f) { if (pv[s] !== 0) pv[d] = 0; }
+          else if (c !== 0x07 && c !== 0x17) pv[d] = 0;
           switch (c) {
             case 0xb7: lo[d] = k; hi[d] = k >> 31; break; // mov
             case 0xbf:
@@ -303,6 +365,7 @@ export class Machine {
           }
           break;
         case 4: // ALU (32-bit; results zero-extended)
+          pv[d] = 0;
           switch (c) {
             case 0xb4: lo[d] = k; hi[d] = 0; break;
             case 0xbc:
@@ -343,11 +406,11 @@ export class Machine {
           this.load(here, c, d, s, o);
           break;
         case 2: // ST
-          this.store(here, c, d, o, k, k >> 31);
+          this.store(here, c, d, o, k, k >> 31, 0);
           break;
         case 3: // STX
           if (c === 0xc3 || c === 0xdb) this.atomic(here, c === 0xdb, d, s, o, k);
-          else this.store(here, c, d, o, lo[s]!, hi[s]!);
+          else this.store(here, c, d, o, lo[s]!, hi[s]!, pv[s]!);
           break;
         case 0: { // LD: only lddw is valid for XDP
           if (c !== 0x18) this.invalid(here);
@@ -359,6 +422,7 @@ export class Machine {
             lo[d] = k;
             hi[d] = imm2[here]!;
           }
+          pv[d] = mr;
           pc++;
           break;
         }
@@ -370,12 +434,13 @@ export class Machine {
               if (s === 1) {
                 if (frame + 1 >= MAX_CALL_FRAMES) throw new VmFault(here, 'call_depth', `pc ${here}: call stack overflow: more than ${MAX_CALL_FRAMES} frames`);
                 retPc.push(pc);
-                saved.push(lo[6]!, hi[6]!, lo[7]!, hi[7]!, lo[8]!, hi[8]!, lo[9]!, hi[9]!, lo[10]!, hi[10]!);
+                for (let r = 6; r <= 10; r++) saved.push(lo[r]!, hi[r]!, pv[r]!);
                 frame++;
                 const st = this.stacks[frame]!;
                 clearStack(st);
                 hi[10] = hiOf(st);
                 lo[10] = loOf(STACK_SIZE);
+                pv[10] = st.id;
                 pc += k;
               } else this.callHelper(here, k);
               if (this.unwound) return;
@@ -393,6 +458,7 @@ export class Machine {
               frame--;
               pc = retPc.pop()!;
               for (let r = 10; r >= 6; r--) {
+                pv[r] = saved.pop()!;
                 hi[r] = saved.pop()!;
                 lo[r] = saved.pop()!;
               }
@@ -600,18 +666,22 @@ export class Machine {
 
   load(pc: number, c: number, d: number, s: number, o: number): void {
     const size = SIZE[c]!;
-    const region = this.regions.byHi(this.hi[s]!);
+    const region = this.regions.regions[this.pv[s]!];
+    const inTag = region !== undefined && this.hi[s] === hiOf(region);
     let at = (this.lo[s]! >>> 0) - LO0 + o;
-    if (region !== undefined && region.kind === 'ctx') {
+    if (region !== undefined && region.kind === 'ctx' && inTag) {
       this.ctxLoad(pc, s, d, at, size);
       return;
     }
     // Fast path: in bounds and not tracing; resolve() handles (and names) everything else.
-    if (region === undefined || region.kind === 'map' || at < region.start || at + size > region.end || this.trace) at = this.resolve(pc, s, o, size, false);
+    if (region === undefined || !inTag || region.kind === 'map' || region.noRead || at < region.start || at + size > region.end || this.trace) at = this.resolve(pc, s, o, size, false);
     else this.resRegion = region;
-    const dv = this.resRegion.dv;
+    const rr = this.resRegion;
+    const dv = rr.dv;
     const lo = this.lo;
     const hi = this.hi;
+    // A pointer filled from the stack slot it was spilled to keeps its provenance.
+    this.pv[d] = c === 0x79 && rr.spill !== undefined && (at & 7) === 0 ? rr.spill[at >> 3]! : 0;
     switch (c) {
       case 0x61: lo[d] = dv.getInt32(at, true); hi[d] = 0; break;
       case 0x69: lo[d] = dv.getUint16(at, true); hi[d] = 0; break;
@@ -623,16 +693,21 @@ export class Machine {
     }
   }
 
-  store(pc: number, c: number, d: number, o: number, vLo: number, vHi: number): void {
+  store(pc: number, c: number, d: number, o: number, vLo: number, vHi: number, vPv: number): void {
     const size = SIZE[c]!;
-    const region = this.regions.byHi(this.hi[d]!);
-    if (region && region.kind === 'ctx') throw new VmFault(pc, 'ctx', `pc ${pc}: write to ctx through R${d} (struct xdp_md is read-only)`, d, 'ctx');
+    const region = this.regions.regions[this.pv[d]!];
+    const inTag = region !== undefined && this.hi[d] === hiOf(region);
+    if (region && inTag && region.kind === 'ctx') throw new VmFault(pc, 'ctx', `pc ${pc}: write to ctx through R${d} (struct xdp_md is read-only)`, d, 'ctx');
     let at = (this.lo[d]! >>> 0) - LO0 + o;
-    if (region === undefined || !region.writable || region.kind === 'map' || at < region.start || at + size > region.end || this.trace) at = this.resolve(pc, d, o, size, true);
+    if (region === undefined || !inTag || !region.writable || region.kind === 'map' || at < region.start || at + size > region.end || this.trace) at = this.resolve(pc, d, o, size, true);
     else {
       this.resRegion = region;
       if (at < region.dirtyLo) region.dirtyLo = at;
+      if (region.spill) forgetSpill(region.spill, at, size);
     }
+    // A whole aligned 8-byte store of a pointer is a spill: the slot remembers where the pointer came from.
+    const sp = this.resRegion.spill;
+    if (sp !== undefined && size === 8 && (at & 7) === 0) sp[at >> 3] = vPv;
     const dv = this.resRegion.dv;
     switch (size) {
       case 1: dv.setUint8(at, vLo & 0xff); break;
@@ -644,8 +719,8 @@ export class Machine {
 
   atomic(pc: number, is64: boolean, d: number, s: number, o: number, op: number): void {
     const size = is64 ? 8 : 4;
-    const region = this.regions.byHi(this.hi[d]!);
-    if (region && region.kind === 'ctx') throw new VmFault(pc, 'ctx', `pc ${pc}: atomic on ctx through R${d}`, d, 'ctx');
+    const region = this.regions.get(this.pv[d]!);
+    if (region && region.kind === 'ctx' && this.hi[d] === hiOf(region)) throw new VmFault(pc, 'ctx', `pc ${pc}: atomic on ctx through R${d}`, d, 'ctx');
     const at = this.resolve(pc, d, o, size, true);
     const dv = this.resRegion.dv;
     const oldLo = dv.getInt32(at, true);
@@ -673,6 +748,7 @@ export class Machine {
         nHi = eq ? sHi : oldHi;
         lo[0] = oldLo;
         hi[0] = oldHi;
+        this.pv[0] = 0;
         break;
       }
       default:
@@ -683,8 +759,16 @@ export class Machine {
     if ((op & 1) && op !== 0xf1) {
       lo[s] = oldLo;
       hi[s] = oldHi;
+      this.pv[s] = 0;
     }
   }
+}
+
+/** Bytes [at, at+size) of a stack were overwritten: the slots they touch no longer hold a spilled pointer. */
+function forgetSpill(spill: Int32Array, at: number, size: number): void {
+  const first = at >> 3;
+  const last = (at + size - 1) >> 3;
+  for (let i = first; i <= last && i < spill.length; i++) if (i >= 0) spill[i] = 0;
 }
 
 function swap32(x: number): number {

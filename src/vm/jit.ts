@@ -1,26 +1,58 @@
 /**
- * The JIT: translates a loaded program, once, into one JavaScript function
- * with exactly the interpreter's semantics (interp.ts stays the reference).
+ * The JIT: translates a verified XDP program, once, into one JavaScript
+ * function with the interpreter's semantics (interp.ts stays the reference;
+ * tests/unit/vm-jit.test.ts and tests/fuzz/vm.ts hold them equal). It is the
+ * only module that evaluates generated code (`new Function`), so a CSP can
+ * allow that where the VM runs (the worker) and nowhere else.
  *
- * Shape of the translation: registers live in local variables (an int32
- * lo/hi pair per register, as in the interpreter's Int32Arrays, so every
- * local always holds an int32); the program is cut into basic blocks, each a
- * `case` of a `switch (pc)` inside a loop, with straight-line code in which
- * imm and off are constants. Memory accesses test the region inline (the
- * same test as RegionTable.byHi and the interpreter's fast path) and take
- * the interpreter's own load/store/atomic path for everything else (ctx
- * rewrites, faults), so faults are the interpreter's, byte for byte.
- * Helpers are the same functions, called with the registers flushed to the
- * machine. The budget is charged per block; a block that would overrun it
- * hands the run to the interpreter (Machine.resume), which stops at the
- * same instruction with the same fault. The executed-instruction count is
- * the interpreter's: whole blocks, minus what a fault left unexecuted.
+ * It uses what the verifier proved (VerifierProof: the types each register
+ * had before each instruction on every path):
+ * - registers are local int32 pairs (lo/hi), never written back except r0
+ *   at exit and a helper's arguments at a call; r6-r9 stay in locals across
+ *   helper calls (only r1-r5 cross, r0 comes back);
+ * - a load or store through a register the verifier typed as a packet,
+ *   stack or map-value pointer indexes that memory's typed array directly
+ *   after one bounds check; ctx fields are plain reads; r10-relative stack
+ *   accesses need no check at all (the offset is a constant);
+ * - bpf_map_lookup_elem on an array map is inlined (index check, the
+ *   element's pointer from a per-map table);
+ * - each call frame's stack is zeroed inline over the depth the verifier
+ *   computed for its subprogram;
+ * - nothing is allocated per run or per helper call, and no BigInt is used
+ *   unless a 64-bit division has operands wider than 32 bits.
+ * Anything the proof does not pin down (a register that is a packet pointer
+ * on one path and a stack pointer on another) takes the interpreter's own
+ * load/store, so faults are the interpreter's. The budget is charged per
+ * basic block; a block that would overrun it hands the run to the
+ * interpreter (Machine.resume), which stops at the same instruction.
  */
+import type { VerifierProof } from '../verifier';
+import { REG_KIND_BIT } from '../verifier';
+import { helperById } from '../helpers/table';
+import { BPF_FUNC } from '../helpers/table';
 import type { Machine } from './interp';
-import { HI_BASE, LO_BASE, VmFault } from './memory';
+import { HI_BASE, LO_BASE, VmFault, type Region } from './memory';
 
-/** Runs the translated program on the machine's registers; throws VmFault like the interpreter's loop. */
+/** Runs the translated program (r1 = ctx, the packet bound by the owner); throws VmFault like the interpreter's loop. */
 export type JitRun = () => void;
+
+/** An array map whose lookups are inlined: element pointers' tags by plane * max + index, 0 until made by fill. */
+export interface ArrayInline {
+  max: number;
+  planes: number;
+  tags: Int32Array;
+  fill(i: number, cpu: number): number;
+}
+
+/** What the translation binds besides the machine: the XDP packet and ctx, inlinable arrays, the cpu. */
+export interface JitTarget {
+  packet: Region;
+  ctx: Region;
+  arrays: readonly (ArrayInline | undefined)[];
+  env: { cpu: number };
+  /** The xdp_buff as helpers keep it: ctx loads read data, data_end, data_meta and the queue fields here. */
+  state: { data: number; dataEnd: number; dataMeta: number; ingressIfindex: number; rxQueueIndex: number };
+}
 
 /**
  * Above this many slots V8 stops optimizing one function (its bytecode-size
@@ -31,39 +63,108 @@ export const JIT_MAX_SLOTS = 6000;
 const MAX_CALL_FRAMES = 8;
 const STACK_SIZE = 512;
 const U32 = 4294967296;
+const LOB = LO_BASE;
 
 const L = (r: number): string => `l${r}`;
 const H = (r: number): string => `h${r}`;
 const ALL = Array.from({ length: 11 }, (_, r) => r);
 const flush = (regs: readonly number[]): string => regs.map((r) => `lo[${r}]=${L(r)};hi[${r}]=${H(r)};`).join('');
-const reload = (regs: readonly number[]): string => regs.map((r) => `${L(r)}=lo[${r}];${H(r)}=hi[${r}];`).join('');
+/** Registers handed to interpreter code: values and provenance (trusted: the verifier tracked these pointers). */
+const handOver = (regs: readonly number[]): string => regs.map((r) => `lo[${r}]=${L(r)};hi[${r}]=${H(r)};pv[${r}]=tagId(${H(r)});`).join('');
+
+const K_PKT = REG_KIND_BIT.pkt | REG_KIND_BIT.pkt_meta;
+const K_FP = REG_KIND_BIT.fp;
+const K_MAPV = REG_KIND_BIT.map_value;
+const K_CTX = REG_KIND_BIT.ctx;
+const K_SCALARISH = REG_KIND_BIT.scalar | REG_KIND_BIT.not_init;
+
+type Kind = 'pkt' | 'fp' | 'mapv' | 'ctx' | 'other';
 
 /** Translate; null when the program is too large or the host forbids `new Function` (a CSP without unsafe-eval). */
-export function compileJit(m: Machine): JitRun | null {
+export function compileJit(m: Machine, proof: VerifierProof, target: JitTarget): JitRun | null {
   if (m.n > JIT_MAX_SLOTS) return null;
-  const source = translate(m);
+  const source = translate(m, proof, target);
   try {
-    const factory = new Function('m', 'VmFault', source) as (m: Machine, vmFault: typeof VmFault) => JitRun;
-    return factory(m, VmFault);
+    const factory = new Function('m', 'VmFault', 'T', source) as (m: Machine, vmFault: typeof VmFault, t: JitTarget) => JitRun;
+    return factory(m, VmFault, target);
   } catch (e) {
     if (e instanceof EvalError) return null;
     throw e;
   }
 }
 
-/** Opcode classes of a slot, for block formation. */
 function isJmpClass(c: number): boolean {
   return (c & 7) === 5 || (c & 7) === 6;
 }
 
+/** The comparison of a conditional jump opcode, or undefined for one that is not (validation refuses those). */
+function condOp(c: number): number | undefined {
+  const op = c & 0xf0;
+  if (op === 0x80 || op === 0x90 || op === 0) return undefined;
+  return op;
+}
+
+/** Does the instruction at slot k end its basic block? */
+function endsBlock(m: Machine, k: number): boolean {
+  return isJmpClass(m.code[k]!);
+}
+
+/** Can control leave the instruction at slot k for the next slot? */
+function fallsThrough(m: Machine, k: number): boolean {
+  const c = m.code[k]!;
+  if (!endsBlock(m, k)) return true;
+  if (c === 0x85) return m.src[k] !== 1;
+  if (c === 0x8d) return true;
+  return c !== 0x05 && c !== 0x06 && c !== 0x95;
+}
+
+class Translator {
+  readonly consts = new Set<string>();
+  /** Structured mode: forward jumps are `break`s out of labelled blocks (no dispatch); else a `switch (pc)` loop. */
+  structured = false;
+  goto(target: number): string {
+    return this.structured ? `break B${target};` : `pc = ${target}; continue main;`;
+  }
+  constructor(
+    readonly m: Machine,
+    readonly proof: VerifierProof,
+    readonly target: JitTarget,
+  ) {}
+
+  kind(k: number, r: number): Kind {
+    if (r === 10) return 'fp';
+    const b = this.proof.kinds[k * 11 + r]!;
+    if (b === 0) return 'other';
+    if ((b & ~K_PKT) === 0) return 'pkt';
+    if (b === K_FP) return 'fp';
+    if (b === K_MAPV) return 'mapv';
+    if (b === K_CTX) return 'ctx';
+    return 'other';
+  }
+
+  /** The verifier's stack depth of the subprogram starting at `start`, rounded up to 8 bytes. */
+  depth(start: number): number {
+    return Math.min(STACK_SIZE, Math.ceil((this.proof.stackDepth.get(start) ?? 0) / 8) * 8);
+  }
+
+  /** Zero the top `depth` bytes of the frame whose byte base is `fb` (a local), and tell the region so the interpreter re-zeroes them. */
+  zeroFrame(fb: string, frameExpr: string, depth: number): string {
+    if (depth === 0) return '';
+    const words = depth / 8;
+    const top = `((${fb} + ${STACK_SIZE}) >> 3)`;
+    const body = words <= 16 ? Array.from({ length: words }, (_, w) => `S64[${top} - ${w + 1}] = 0;`).join(' ') : `for (g = ${top} - ${words}; g < ${top}; g++) S64[g] = 0;`;
+    return `${body} R = stacks[${frameExpr}]; if (R.dirtyLo > ${STACK_SIZE - depth}) R.dirtyLo = ${STACK_SIZE - depth};`;
+  }
+}
+
 /** The generated source (exported for tests and for reading). */
-export function translate(m: Machine): string {
+export function translate(m: Machine, proof: VerifierProof, target: JitTarget): string {
+  const t = new Translator(m, proof, target);
   const { code, n } = m;
-  // ---- basic blocks: leaders are the entry, jump and call targets, and whatever follows a jump, call, exit or invalid insn.
   const leader = new Uint8Array(n + 1);
   leader[0] = 1;
-  const markTarget = (t: number): void => {
-    if (t >= 0 && t < n) leader[t] = 1;
+  const markTarget = (x: number): void => {
+    if (x >= 0 && x < n) leader[x] = 1;
   };
   for (let k = 0; k < n; k++) {
     const c = code[k]!;
@@ -76,18 +177,57 @@ export function translate(m: Machine): string {
       if (c === 0x05) markTarget(k + 1 + m.off[k]!);
       else if (c === 0x06) markTarget(k + 1 + m.imm[k]!);
       else if (c === 0x85 && m.src[k] === 1) markTarget(k + 1 + m.imm[k]!);
-      else if (isJmpClass(c) && condOp(c) !== undefined) markTarget(k + 1 + m.off[k]!);
+      else if (condOp(c) !== undefined && c !== 0x85 && c !== 0x8d && c !== 0x95) markTarget(k + 1 + m.off[k]!);
     }
   }
-  // A jump may land on the second slot of an lddw: it decodes as opcode 0 and faults there, as in the interpreter.
-
   const out: string[] = [];
   const remainAfter = new Int32Array(n);
   const leaders: number[] = [];
   for (let k = 0; k < n; k++) if (leader[k]) leaders.push(k);
-  for (let b = 0; b < leaders.length; b++) {
+  // Blocks: their slots, and where control goes after them.
+  const blocks = new Map<number, { slots: number[]; succ: number[]; next: number }>();
+  for (const start of leaders) {
+    const slots: number[] = [];
+    let k = start;
+    let next: number;
+    for (;;) {
+      slots.push(k);
+      next = code[k] === 0x18 ? k + 2 : k + 1;
+      if (endsBlock(m, k) || next >= n || leader[next]) break;
+      k = next;
+    }
+    const last = slots[slots.length - 1]!;
+    const c = code[last]!;
+    const succ: number[] = [];
+    if (c === 0x05) succ.push(last + 1 + m.off[last]!);
+    else if (c === 0x06) succ.push(last + 1 + m.imm[last]!);
+    else if (isJmpClass(c) && c !== 0x85 && c !== 0x8d && c !== 0x95) succ.push(last + 1 + m.off[last]!, next);
+    else if (c !== 0x95) succ.push(next);
+    blocks.set(start, { slots, succ, next });
+  }
+  const order = acyclicOrder(m, leaders, blocks);
+  t.structured = order !== undefined;
+  if (order) {
+    // No loops and no calls: each instruction runs at most once, so the whole program fits the
+    // budget when its length does (checked at entry) and blocks need no budget checks. Blocks are
+    // laid out in a topological order, so every jump goes forward: a jump to T is a break out of
+    // the block labelled B<T>, which ends just before T.
+    out.push(`if (budget < ${n}) { deopt = true; break main; }`);
+    for (let i = order.length - 1; i >= 1; i--) out.push(`B${order[i]}: {`);
+    order.forEach((start, i) => {
+      if (i > 0) out.push('}');
+      const b = blocks.get(start)!;
+      b.slots.forEach((s, j) => (remainAfter[s] = b.slots.length - 1 - j));
+      out.push(`count += ${b.slots.length};`);
+      for (const s of b.slots) out.push(emit(t, s));
+      const last = b.slots[b.slots.length - 1]!;
+      // Falling through to a block laid out elsewhere: an explicit jump.
+      if (fallsThrough(m, last) && b.next < n && order[i + 1] !== b.next) out.push(t.goto(b.next));
+    });
+    out.push(`throw new VmFault(${n - 1}, 'invalid_insn', 'pc ${n}: jumped outside the program (${n} insns)');`);
+  }
+  for (let b = 0; b < leaders.length && !order; b++) {
     const start = leaders[b]!;
-    // Collect the block's slots.
     const slots: number[] = [];
     let k = start;
     for (;;) {
@@ -101,44 +241,278 @@ export function translate(m: Machine): string {
     }
     slots.forEach((s, i) => (remainAfter[s] = slots.length - 1 - i));
     out.push(`case ${start}: if ((count += ${slots.length}) > budget) { count -= ${slots.length}; pc = ${start}; deopt = true; break main; }`);
-    for (const s of slots) out.push(emit(m, s));
-    // Fall through into the next case only when it is the next slot.
+    for (const s of slots) out.push(emit(t, s));
     const last = slots[slots.length - 1]!;
     if (fallsThrough(m, last) && leaders[b + 1] !== k) out.push(`pc = ${k}; continue main;`);
   }
 
-  const stackHi = m.stacks.map((st) => (HI_BASE + st.id * 8) | 0);
+  const st0 = m.stacks[0]!;
+  const stHi0 = (HI_BASE + st0.id * 8) | 0;
+  const ctxHi = (HI_BASE + target.ctx.id * 8) | 0;
+  const ctxLo = (LOB + target.ctx.start) | 0;
   return `"use strict";
-const lo = m.lo, hi = m.hi, CF = m.ctxFields, RT = m.regions.regions, retPc = m.retPc, saved = m.saved, stacks = m.stacks;
+const lo = m.lo, hi = m.hi, pv = m.pv, CF = m.ctxFields, RT = m.regions.regions, retPc = m.retPc, saved = m.saved, stacks = m.stacks;
+const PKT = T.packet, ENV = T.env, ST = T.state;
+const STK = stacks[0].bytes, SDV = new DataView(STK.buffer, STK.byteOffset, ${STACK_SIZE * MAX_CALL_FRAMES}), S64 = new Float64Array(STK.buffer, STK.byteOffset, ${(STACK_SIZE * MAX_CALL_FRAMES) / 8});
 const RA = new Int32Array([${Array.from(remainAfter).join(',')}]);
-const STHI = [${stackHi.join(',')}];
 let RH = 0;
 const HELPER = [];
 for (const [id, fn] of m.helpers) if (id >= 0 && id < 4096) HELPER[id] = fn;
+${[...t.consts].join("\n")}
+function tagId(h) {
+  const g = h - ${HI_BASE};
+  return g > 0 && (g & 7) === 0 && (g >> 3) < RT.length ? g >> 3 : 0;
+}
 ${RUNTIME}
 return function run() {
-  let ${ALL.map((r) => `${L(r)} = lo[${r}], ${H(r)} = hi[${r}]`).join(', ')};
-  let pc = 0, count = 0, frame = 0, deopt = false, budget = m.budget;
-  let t = 0, a = 0, b = 0, c2 = 0, e2 = 0, g = 0, R;
+  let l0 = 0, h0 = 0, l1 = ${ctxLo}, h1 = ${ctxHi}, l2 = 0, h2 = 0, l3 = 0, h3 = 0, l4 = 0, h4 = 0, l5 = 0, h5 = 0;
+  let l6 = 0, h6 = 0, l7 = 0, h7 = 0, l8 = 0, h8 = 0, l9 = 0, h9 = 0, l10 = ${(LOB + STACK_SIZE) | 0}, h10 = ${stHi0};
+  let pc = 0, count = 0, frame = 0, FB = 0, deopt = false;
+  const budget = m.budget, CPU = ENV.cpu | 0;
+  let P = PKT.bytes, PDV = PKT.dv, PS = PKT.start, PLEN = PKT.end - PKT.start;
+  let t = 0, a = 0, b = 0, e2 = 0, g = 0, R;
+  ${t.zeroFrame('0', '0', t.depth(0))}
   try {
     main: for (;;) {
-      switch (pc) {
+${t.structured ? out.join('\n') : `      switch (pc) {
 ${out.join('\n')}
       default:
         throw new VmFault(pc, 'invalid_insn', 'pc ' + pc + ': jumped outside the program (${n} insns)');
-      }
+      }`}
     }
   } catch (err) {
     ${flush(ALL)}
+    m.provenanceFromTags();
     if (err instanceof VmFault) m.executed = count - (err.pc >= 0 && err.pc < ${n} ? RA[err.pc] : 0);
     throw err;
   }
   if (deopt) {
     ${flush(ALL)}
+    m.provenanceFromTags();
     m.executed = count;
     m.resume(pc, count, frame);
   }
 };`;
+}
+
+/**
+ * A topological order of the blocks (as close to the layout as possible) when
+ * the control-flow graph has no cycle and no calls; else undefined.
+ */
+function acyclicOrder(m: Machine, leaders: readonly number[], blocks: ReadonlyMap<number, { slots: number[]; succ: number[] }>): number[] | undefined {
+  // Hundreds of nested labelled blocks are legal JS, but parsers recurse per level: stay well inside.
+  if (leaders.length > 300) return undefined;
+  for (let k = 0; k < m.n; k++) {
+    const c = m.code[k]!;
+    if ((c === 0x85 && m.src[k] === 1) || c === 0x8d) return undefined;
+    if (c === 0x18) k++;
+  }
+  const indeg = new Map<number, number>(leaders.map((l) => [l, 0]));
+  for (const b of blocks.values()) {
+    for (const x of b.succ) {
+      if (!indeg.has(x)) return undefined;
+      indeg.set(x, indeg.get(x)! + 1);
+    }
+  }
+  // Kahn's algorithm, always taking the ready block that comes first in the layout.
+  const ready = leaders.filter((l) => indeg.get(l) === 0);
+  const out: number[] = [];
+  while (ready.length) {
+    ready.sort((a, b) => a - b);
+    const x = ready.shift()!;
+    out.push(x);
+    for (const y of blocks.get(x)!.succ) {
+      const d = indeg.get(y)! - 1;
+      indeg.set(y, d);
+      if (d === 0) ready.push(y);
+    }
+  }
+  if (out.length !== leaders.length || out[0] !== 0) return undefined;
+  return out;
+}
+
+/** One instruction's code. Block-ending instructions leave `pc` set and `continue main`, or return. */
+function emit(t: Translator, k: number): string {
+  const m = t.m;
+  const c = m.code[k]!;
+  const d = m.dst[k]!;
+  const s = m.src[k]!;
+  const o = m.off[k]!;
+  const imm = m.imm[k]!;
+  const next = k + 1;
+  switch (c & 7) {
+    case 7:
+    case 4:
+      return emitAlu(m, k) ?? `m.invalid(${k});`;
+    case 1:
+      return emitLoad(t, k, c, d, s, o);
+    case 2:
+      return emitStore(t, k, c, d, o, String(imm), String(imm >> 31), '0');
+    case 3:
+      if (c === 0xc3 || c === 0xdb) {
+        // Atomics: the interpreter's implementation, on handed-over registers.
+        return `${handOver([0, d, s])}m.atomic(${k}, ${c === 0xdb}, ${d}, ${s}, ${o}, ${imm}); l0 = lo[0]; h0 = hi[0]; ${L(s)} = lo[${s}]; ${H(s)} = hi[${s}];`;
+      }
+      return emitStore(t, k, c, d, o, L(s), H(s), s === 10 ? 'x' : String(s));
+    case 0: {
+      if (c !== 0x18) return `m.invalid(${k});`;
+      if (m.ldMapRegion[k]) return `${L(d)} = ${m.ldPtrLo[k]}; ${H(d)} = ${m.ldPtrHi[k]};`;
+      return `${L(d)} = ${imm}; ${H(d)} = ${m.imm2[k]};`;
+    }
+  }
+  switch (c) {
+    case 0x05:
+      return t.goto(next + o);
+    case 0x06:
+      return t.goto(next + imm);
+    case 0x85:
+      if (s === 1) {
+        const callee = next + imm;
+        return `if (frame + 1 >= ${MAX_CALL_FRAMES}) throw new VmFault(${k}, 'call_depth', 'pc ${k}: call stack overflow: more than ${MAX_CALL_FRAMES} frames');
+retPc.push(${next}); saved.push(l6, h6, 0, l7, h7, 0, l8, h8, 0, l9, h9, 0, l10, h10, 0); frame++; FB = frame << 9;
+${t.zeroFrame('FB', 'frame', t.depth(callee))}
+h10 = ${(HI_BASE + m.stacks[0]!.id * 8) | 0} + (frame << 3); l10 = ${(LOB + STACK_SIZE) | 0};
+pc = ${callee}; continue main;`;
+      }
+      return emitHelperCall(t, k, imm);
+    case 0x8d:
+      return `${handOver([1, 2, 3, 4, 5])}m.callHelper(${k}, ${L(d)}); l0 = lo[0]; h0 = hi[0]; P = PKT.bytes; PDV = PKT.dv; PS = PKT.start; PLEN = PKT.end - PKT.start;`;
+    case 0x95:
+      if (t.structured) return `lo[0] = l0; hi[0] = h0; m.executed = count; return;`;
+      return `if (frame === 0) { lo[0] = l0; hi[0] = h0; m.executed = count; return; }
+frame--; FB = frame << 9; pc = retPc.pop();
+saved.pop(); h10 = saved.pop(); l10 = saved.pop(); saved.pop(); h9 = saved.pop(); l9 = saved.pop(); saved.pop(); h8 = saved.pop(); l8 = saved.pop(); saved.pop(); h7 = saved.pop(); l7 = saved.pop(); saved.pop(); h6 = saved.pop(); l6 = saved.pop();
+continue main;`;
+  }
+  const op = condOp(c);
+  if (op === undefined) return `m.invalid(${k});`;
+  const isX = (c & 8) !== 0;
+  const cond = condition(op, (c & 7) === 5, L(d), H(d), isX ? L(s) : String(imm), isX ? H(s) : String(imm >> 31), isX ? `(${L(s)} >>> 0)` : String(imm >>> 0));
+  return `if (${cond}) { ${t.goto(next + o)} }`;
+}
+
+/** A helper call: an inlined array lookup, or the helper with r1-r5 handed over and r0 taken back. */
+function emitHelperCall(t: Translator, k: number, id: number): string {
+  const m = t.m;
+  if (!m.helpers.has(id)) return `${handOver(ALL)}m.callHelper(${k}, ${id});`;
+  const proto = helperById(id);
+  // trace_printk's format arguments (r3-r5) are beyond its prototype's two.
+  const nargs = proto && id !== BPF_FUNC.trace_printk ? proto.args.length : 5;
+  const args = ALL.slice(1, 1 + nargs);
+  const reloadPkt = !proto || proto.changesPktData ? ' P = PKT.bytes; PDV = PKT.dv; PS = PKT.start; PLEN = PKT.end - PKT.start;' : '';
+  const pass = args.map((r) => {
+    const bits = t.proof.kinds[k * 11 + r]!;
+    const prov = (bits & ~K_SCALARISH) === 0 ? '0' : t.kind(k, r) === 'other' ? `tagId(${H(r)})` : `(${H(r)} - ${HI_BASE}) >> 3`;
+    return `lo[${r}]=${L(r)};hi[${r}]=${H(r)};pv[${r}]=${prov};`;
+  });
+  // bpf_tail_call does not come back when it succeeds: the owner runs the target next.
+  const unwind = id === BPF_FUNC.tail_call ? ` if (m.unwound) { m.executed = count; return; }` : '';
+  const call = `${pass.join('')}HELPER[${id}](m, ${k}); l0 = lo[0]; h0 = hi[0];${reloadPkt}${unwind}`;
+  if (id === BPF_FUNC.map_lookup_elem) {
+    const mi = t.proof.callMap[k]!;
+    const arr = mi >= 0 ? t.target.arrays[mi] : undefined;
+    const key = arr ? address(t, k, 2, 0, 4, false) : undefined;
+    if (arr && key) {
+      t.consts.add(`const A${mi} = T.arrays[${mi}], TAGS${mi} = A${mi}.tags;`);
+      const plane = arr.planes > 1 ? ` + (CPU % ${arr.planes}) * ${arr.max}` : '';
+      // The key is the u32 index; an element's pointer is its value region's tag (made on first use) at offset 0.
+      return guarded(key, call, `t = ${key.mem}.getInt32(a, true); if ((t >>> 0) < ${arr.max}) { g = TAGS${mi}[t${plane}]; if (g === 0) g = A${mi}.fill(t >>> 0, CPU); h0 = g; l0 = ${LOB | 0}; } else { l0 = 0; h0 = 0; }`);
+    }
+  }
+  return call;
+}
+
+/**
+ * Where an access through `reg` at `off` goes, for a kind the proof pins
+ * down: `pre` computes `a` (the byte index, before `fix`), `fail` is the
+ * one bounds check (undefined: none needed), `fix` finishes `a`; `mem` is
+ * the DataView and `bytes` the Uint8Array to use.
+ */
+interface Address {
+  pre: string;
+  fail?: string;
+  fix: string;
+  mem: string;
+  bytes: string;
+}
+
+function address(t: Translator, k: number, reg: number, off: number, size: number, write: boolean): Address | undefined {
+  const kind = t.kind(k, reg);
+  const l = L(reg), h = H(reg);
+  const rel = `a = (${l} - ${(LOB - off) | 0}) | 0;`;
+  switch (kind) {
+    case 'pkt':
+      return { pre: rel, fail: `((a - PS) >>> 0) > PLEN - ${size}`, fix: '', mem: 'PDV', bytes: 'P' };
+    case 'fp': {
+      if (reg === 10) {
+        // r10 is the current frame's top: a constant offset, checked here once.
+        if (off < -STACK_SIZE || off + size > 0) return undefined;
+        return { pre: `a = FB + ${STACK_SIZE + off};`, fix: '', mem: 'SDV', bytes: 'STK' };
+      }
+      const base = (HI_BASE + t.m.stacks[0]!.id * 8) | 0;
+      return { pre: rel, fail: `(a >>> 0) > ${STACK_SIZE - size}`, fix: `a += (${h} - ${base}) << 6;`, mem: 'SDV', bytes: 'STK' };
+    }
+    case 'mapv':
+      return { pre: `R = RT[(${h} - ${HI_BASE}) >> 3]; ${rel}`, fail: `(a >>> 0) > R.end - ${size}${write ? ' || !R.writable' : ' || R.noRead'}`, fix: '', mem: 'R.dv', bytes: 'R.bytes' };
+    default:
+      return undefined;
+  }
+}
+
+/** The access `body` at address `at`, or `slow` when the bounds check fails. */
+function guarded(at: Address, slow: string, body: string): string {
+  return at.fail === undefined ? `${at.pre} ${at.fix} ${body}` : `${at.pre} if (${at.fail}) { ${slow} } else { ${at.fix} ${body} }`;
+}
+
+const LOAD_SIZE: Record<number, number> = { 0x61: 4, 0x69: 2, 0x71: 1, 0x79: 8, 0x81: 4, 0x89: 2, 0x91: 1 };
+const STORE_SIZE: Record<number, number> = { 0x62: 4, 0x6a: 2, 0x72: 1, 0x7a: 8, 0x63: 4, 0x6b: 2, 0x73: 1, 0x7b: 8 };
+
+function emitLoad(t: Translator, k: number, c: number, d: number, s: number, o: number): string {
+  const dl = L(d), dh = H(d);
+  const slow = `${handOver([s])}m.load(${k}, ${c}, ${d}, ${s}, ${o}); ${dl} = lo[${d}]; ${dh} = hi[${d}];`;
+  const size = LOAD_SIZE[c];
+  if (size === undefined) return slow;
+  const kind = t.kind(k, s);
+  if (kind === 'ctx') {
+    // The kernel rewrites ctx loads; the owner keeps the answers in ctxFields.
+    const pktHi = (HI_BASE + t.target.packet.id * 8) | 0;
+    if (c === 0x61) {
+      switch (o) {
+        case 0: return `${dl} = (${LOB} + ST.data) | 0; ${dh} = ${pktHi};`;
+        case 4: return `${dl} = (${LOB} + ST.dataEnd) | 0; ${dh} = ${pktHi};`;
+        case 8: return `${dl} = (${LOB} + ST.dataMeta) | 0; ${dh} = ${pktHi};`;
+        case 12: return `${dl} = ST.ingressIfindex | 0; ${dh} = 0;`;
+        case 16: return `${dl} = ST.rxQueueIndex | 0; ${dh} = 0;`;
+      }
+    }
+    return slow;
+  }
+  const at = address(t, k, s, o, size, false);
+  if (!at) return slow;
+  const mem = at.mem;
+  const read: Record<number, string> = {
+    0x61: `${dl} = ${mem}.getInt32(a, true); ${dh} = 0;`,
+    0x69: `${dl} = ${mem}.getUint16(a, true); ${dh} = 0;`,
+    0x71: `${dl} = ${at.bytes}[a]; ${dh} = 0;`,
+    0x79: `${dl} = ${mem}.getInt32(a, true); ${dh} = ${mem}.getInt32(a + 4, true);`,
+    0x81: `${dl} = ${mem}.getInt32(a, true); ${dh} = ${dl} >> 31;`,
+    0x89: `${dl} = ${mem}.getInt16(a, true); ${dh} = ${dl} >> 31;`,
+    0x91: `${dl} = ${mem}.getInt8(a); ${dh} = ${dl} >> 31;`,
+  };
+  return guarded(at, slow, read[c]!);
+}
+
+function emitStore(t: Translator, k: number, c: number, d: number, o: number, vLo: string, vHi: string, vReg: string): string {
+  const prov = vReg === '0' ? '0' : vReg === 'x' ? `tagId(h10)` : `tagId(${H(Number(vReg))})`;
+  const slow = `${handOver([d])}m.store(${k}, ${c}, ${d}, ${o}, ${vLo}, ${vHi}, ${prov});`;
+  const size = STORE_SIZE[c];
+  if (size === undefined) return slow;
+  const at = address(t, k, d, o, size, true);
+  if (!at) return slow;
+  const mem = at.mem;
+  const write =
+    size === 1 ? `${at.bytes}[a] = ${vLo};` : size === 2 ? `${mem}.setInt16(a, ${vLo}, true);` : size === 4 ? `${mem}.setInt32(a, ${vLo}, true);` : `${mem}.setInt32(a, ${vLo}, true); ${mem}.setInt32(a + 4, ${vHi}, true);`;
+  return guarded(at, slow, write);
 }
 
 /** Shared pieces of 64-bit arithmetic; results wider than one word leave the high word in RH. */
@@ -171,6 +545,30 @@ function arsh64(l, h, n) {
 function swap32(x) {
   return ((x & 0xff) << 24) | ((x & 0xff00) << 8) | ((x >>> 8) & 0xff00) | (x >>> 24);
 }
+function div64(aL, aH, bL, bH, signed, div) {
+  // Operands that fit 32 bits (signed or unsigned as the op reads them) divide exactly in doubles; only wider ones need BigInt.
+  if (!signed && aH === 0 && bH === 0) {
+    const ua = aL >>> 0, ub = bL >>> 0;
+    RH = 0;
+    if (ub === 0) return div ? 0 : aL;
+    return (div ? Math.floor(ua / ub) : ua % ub) | 0;
+  }
+  if (signed && aH === (aL >> 31) && bH === (bL >> 31)) {
+    if (bL === 0) { RH = div ? 0 : aH; return div ? 0 : aL; }
+    const r = div ? Math.trunc(aL / bL) : aL % bL;
+    RH = r < 0 ? -1 : 0;
+    return r | 0;
+  }
+  const a = (BigInt(aH >>> 0) << 32n) | BigInt(aL >>> 0), b = (BigInt(bH >>> 0) << 32n) | BigInt(bL >>> 0);
+  let r;
+  if (signed) {
+    const sa = BigInt.asIntN(64, a), sb = BigInt.asIntN(64, b);
+    r = sb === 0n ? (div ? 0n : sa) : div ? sa / sb : sa % sb;
+  } else r = b === 0n ? (div ? 0n : a) : div ? a / b : a % b;
+  r = BigInt.asUintN(64, r);
+  RH = Number(BigInt.asIntN(32, r >> 32n));
+  return Number(BigInt.asIntN(32, r));
+}
 function divmod32(a, b, signed, div) {
   let r;
   if (signed) {
@@ -186,92 +584,6 @@ function divmod32(a, b, signed, div) {
 }
 `;
 
-/** Does the instruction at slot k end its basic block (a jump, call, exit, or a certain fault)? */
-function endsBlock(m: Machine, k: number): boolean {
-  const c = m.code[k]!;
-  if (isJmpClass(c)) return true;
-  return emitAlu(m, k) === undefined && ((c & 7) === 7 || (c & 7) === 4 || ((c & 7) === 0 && c !== 0x18));
-}
-
-/** Can control leave the instruction at slot k for the next slot (as well as, or instead of, a jump)? */
-function fallsThrough(m: Machine, k: number): boolean {
-  const c = m.code[k]!;
-  if (!endsBlock(m, k)) return true;
-  if (c === 0x85) return m.src[k] !== 1;
-  if (c === 0x8d) return true;
-  return isJmpClass(c) && c !== 0x05 && c !== 0x06 && c !== 0x95 && condOp(c) !== undefined;
-}
-
-/** The comparison of a conditional jump opcode, or undefined when the interpreter's jump() faults on it. */
-function condOp(c: number): number | undefined {
-  const op = c & 0xf0;
-  if (op === 0x80 || op === 0x90 || op === 0) return undefined;
-  return op;
-}
-
-/** One instruction's code. Block-ending instructions leave `pc` set and `continue main`, or return. */
-function emit(m: Machine, k: number): string {
-  const c = m.code[k]!;
-  const d = m.dst[k]!;
-  const s = m.src[k]!;
-  const o = m.off[k]!;
-  const imm = m.imm[k]!;
-  const next = k + 1;
-  switch (c & 7) {
-    case 7:
-    case 4:
-      return emitAlu(m, k) ?? `m.invalid(${k});`;
-    case 1:
-      return emitCtxLoad(m, c, d, s, o) + emitLoad(k, c, d, s, o);
-    case 2:
-      return emitStore(k, c, d, o, String(imm), String(imm >> 31));
-    case 3:
-      if (c === 0xc3 || c === 0xdb) {
-        // Atomics are rare: the interpreter's implementation, on flushed registers.
-        return `${flush([0, d, s])}m.atomic(${k}, ${c === 0xdb}, ${d}, ${s}, ${o}, ${imm});${reload([0, s])}`;
-      }
-      return emitStore(k, c, d, o, L(s), H(s));
-    case 0: {
-      if (c !== 0x18) return `m.invalid(${k});`;
-      if (m.ldMapRegion[k]) return `${L(d)} = ${m.ldPtrLo[k]}; ${H(d)} = ${m.ldPtrHi[k]};`;
-      return `${L(d)} = ${imm}; ${H(d)} = ${m.imm2[k]};`;
-    }
-  }
-  // JMP, JMP32
-  switch (c) {
-    case 0x05:
-      return `pc = ${next + o}; continue main;`;
-    case 0x06:
-      return `pc = ${next + imm}; continue main;`;
-    case 0x85:
-      if (s === 1) {
-        return `if (frame + 1 >= ${MAX_CALL_FRAMES}) throw new VmFault(${k}, 'call_depth', 'pc ${k}: call stack overflow: more than ${MAX_CALL_FRAMES} frames');
-retPc.push(${next}); saved.push(l6, h6, l7, h7, l8, h8, l9, h9, l10, h10); frame++;
-m.clearStack(stacks[frame]); h10 = STHI[frame]; l10 = ${(LO_BASE + STACK_SIZE) | 0};
-pc = ${next + imm}; continue main;`;
-      }
-      // A known helper is bound once, at translation; an unknown one faults through callHelper, as in the interpreter.
-      return emitHelperCall(k, String(imm), imm >= 0 && imm < 4096 && m.helpers.has(imm) ? `HELPER[${imm}]` : undefined);
-    case 0x8d:
-      return emitHelperCall(k, L(d));
-    case 0x95:
-      return `if (frame === 0) { ${flush(ALL)} m.executed = count; return; }
-frame--; pc = retPc.pop();
-h10 = saved.pop(); l10 = saved.pop(); h9 = saved.pop(); l9 = saved.pop(); h8 = saved.pop(); l8 = saved.pop(); h7 = saved.pop(); l7 = saved.pop(); h6 = saved.pop(); l6 = saved.pop();
-continue main;`;
-  }
-  const op = condOp(c);
-  if (op === undefined) return `m.invalid(${k});`;
-  const isX = (c & 8) !== 0;
-  const cond = condition(op, (c & 7) === 5, L(d), H(d), isX ? L(s) : String(imm), isX ? H(s) : String(imm >> 31), isX ? `(${L(s)} >>> 0)` : String(imm >>> 0));
-  return `if (${cond}) { pc = ${next + o}; continue main; }`;
-}
-
-function emitHelperCall(k: number, id: string, fn?: string): string {
-  // Helpers read their arguments (and may write any register) through the machine.
-  return `${flush(ALL)}${fn ? `${fn}(m, ${k})` : `m.callHelper(${k}, ${id})`};${reload(ALL)}
-if (m.unwound) { m.executed = count; return; }`;
-}
 
 /** A conditional jump's test, as the interpreter's jump() decides it. */
 function condition(op: number, is64: boolean, aL: string, aH: string, bL: string, bH: string, bU: string): string {
@@ -312,7 +624,7 @@ function emitAlu(m: Machine, k: number): string | undefined {
   const bswap = (w: number): string =>
     w === 16 ? `${dl} = ((${dl} & 0xff) << 8) | ((${dl} >>> 8) & 0xff); ${dh} = 0;` : w === 32 ? `${dl} = swap32(${dl}); ${dh} = 0;` : `a = ${dl}; ${dl} = swap32(${dh}); ${dh} = swap32(a);`;
   const z = `${dh} = 0;`;
-  const div64 = (b: string, div: boolean): string => `${flush([d, s])}m.divmod64(${d}, ${b}, ${o === 1}, ${div});${reload([d])}`;
+  const div64 = (bl: string, bh: string, div: boolean): string => `${dl} = div64(${dl}, ${dh}, ${bl}, ${bh}, ${o === 1}, ${div}); ${dh} = RH;`;
   const div32 = (b: string, div: boolean): string => `${dl} = divmod32(${dl}, ${b}, ${o === 1}, ${div}); ${z}`;
   switch (c) {
     // ALU64
@@ -328,10 +640,10 @@ function emitAlu(m: Machine, k: number): string | undefined {
     case 0x1f: return `a = ${dl} >>> 0; b = ${sl} >>> 0; e2 = ${sh}; ${dl} = (a - b) | 0; ${dh} = (${dh} - e2 - (a < b ? 1 : 0)) | 0;`;
     case 0x27: return `${dl} = mul64(${dl}, ${dh}, ${imm}, ${kh}); ${dh} = RH;`;
     case 0x2f: return `${dl} = mul64(${dl}, ${dh}, ${sl}, ${sh}); ${dh} = RH;`;
-    case 0x37: return div64(`BigInt(${imm})`, true);
-    case 0x3f: return div64(`m.regU64(${s})`, true);
-    case 0x97: return div64(`BigInt(${imm})`, false);
-    case 0x9f: return div64(`m.regU64(${s})`, false);
+    case 0x37: return div64(String(imm), String(kh), true);
+    case 0x3f: return div64(sl, sh, true);
+    case 0x97: return div64(String(imm), String(kh), false);
+    case 0x9f: return div64(sl, sh, false);
     case 0x47: return `${dl} |= ${imm}; ${dh} |= ${kh};`;
     case 0x4f: return `${dl} |= ${sl}; ${dh} |= ${sh};`;
     case 0x57: return `${dl} &= ${imm}; ${dh} &= ${kh};`;
@@ -378,47 +690,3 @@ function emitAlu(m: Machine, k: number): string | undefined {
   return undefined;
 }
 
-/** The region test of the interpreter's fast path, inline: sets R and a (the byte offset) when the access may go straight to bytes. */
-function regionTest(ptr: number, o: number, size: number, write: boolean): string {
-  return `(g = ${H(ptr)} - ${HI_BASE}) > 0 && (g & 7) === 0 && (R = RT[g >> 3]) !== undefined && R.direct${write ? ' && R.writable' : ''} && (a = (${L(ptr)} >>> 0) - ${LO_BASE - o}) >= R.start && a + ${size} <= R.end`;
-}
-
-/**
- * A 32-bit load through the ctx pointer itself (not one moved by
- * arithmetic) at a field the owner keeps in ctxFields: the kernel's ctx
- * rewrite, without a call. Prefixes emitLoad's code as an `if ... else`.
- */
-function emitCtxLoad(m: Machine, c: number, d: number, s: number, o: number): string {
-  const ctx = m.ctxRegion;
-  if (!ctx || c !== 0x61 || o < 0 || o % 4 !== 0 || !m.ctxReadable[o / 4]) return '';
-  return `if (${H(s)} === ${(HI_BASE + ctx.id * 8) | 0} && ${L(s)} === ${(LO_BASE + ctx.start) | 0}) { ${L(d)} = CF[${o / 2}]; ${H(d)} = CF[${o / 2 + 1}]; } else `;
-}
-
-const LOAD_SIZE: Record<number, number> = { 0x61: 4, 0x69: 2, 0x71: 1, 0x79: 8, 0x81: 4, 0x89: 2, 0x91: 1 };
-const STORE_SIZE: Record<number, number> = { 0x62: 4, 0x6a: 2, 0x72: 1, 0x7a: 8, 0x63: 4, 0x6b: 2, 0x73: 1, 0x7b: 8 };
-
-function emitLoad(k: number, c: number, d: number, s: number, o: number): string {
-  const dl = L(d), dh = H(d);
-  const slow = `${flush([s])}m.load(${k}, ${c}, ${d}, ${s}, ${o});${reload([d])}`;
-  const size = LOAD_SIZE[c];
-  if (size === undefined) return slow;
-  const read: Record<number, string> = {
-    0x61: `${dl} = R.dv.getInt32(a, true); ${dh} = 0;`,
-    0x69: `${dl} = R.dv.getUint16(a, true); ${dh} = 0;`,
-    0x71: `${dl} = R.bytes[a]; ${dh} = 0;`,
-    0x79: `${dl} = R.dv.getInt32(a, true); ${dh} = R.dv.getInt32(a + 4, true);`,
-    0x81: `${dl} = R.dv.getInt32(a, true); ${dh} = ${dl} >> 31;`,
-    0x89: `${dl} = R.dv.getInt16(a, true); ${dh} = ${dl} >> 31;`,
-    0x91: `${dl} = R.dv.getInt8(a); ${dh} = ${dl} >> 31;`,
-  };
-  return `if (${regionTest(s, o, size, false)}) { ${read[c]} } else { ${slow} }`;
-}
-
-function emitStore(k: number, c: number, d: number, o: number, vLo: string, vHi: string): string {
-  const slow = `${flush([d])}m.store(${k}, ${c}, ${d}, ${o}, ${vLo}, ${vHi});`;
-  const size = STORE_SIZE[c];
-  if (size === undefined) return slow;
-  const write =
-    size === 1 ? `R.bytes[a] = ${vLo};` : size === 2 ? `R.dv.setInt16(a, ${vLo}, true);` : size === 4 ? `R.dv.setInt32(a, ${vLo}, true);` : `R.dv.setInt32(a, ${vLo}, true); R.dv.setInt32(a + 4, ${vHi}, true);`;
-  return `if (${regionTest(d, o, size, true)}) { ${write} if (a < R.dirtyLo) R.dirtyLo = a; } else { ${slow} }`;
-}

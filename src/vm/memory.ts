@@ -21,6 +21,8 @@ export interface Region {
   start: number;
   end: number;
   writable: boolean;
+  /** A map value of a BPF_F_WRONLY_PROG map: the program may write but not read it. */
+  noRead: boolean;
   /** Plain bytes a load or store may touch directly (not ctx, whose loads are rewritten, nor a map, which has no bytes). */
   readonly direct: boolean;
   /** For kind 'map': the map's index in the program's map list. */
@@ -31,6 +33,8 @@ export interface Region {
    * bytesAt for helpers), so a stack frame is re-zeroed only where it was used.
    */
   dirtyLo: number;
+  /** Stacks only: per 8-byte slot, the provenance (region id) of a pointer spilled there, else 0. */
+  spill: Int32Array | undefined;
 }
 
 /** Zero the bytes a run may have written ([dirtyLo, end)): each run's stack frames start zeroed. */
@@ -38,6 +42,7 @@ export function clearStack(r: Region): void {
   const n = r.bytes.length;
   if (r.dirtyLo < n) {
     r.bytes.fill(0, r.dirtyLo);
+    if (r.spill) r.spill.fill(0, r.dirtyLo >> 3);
     r.dirtyLo = n;
   }
 }
@@ -74,11 +79,13 @@ export class RegionTable {
       start: 0,
       end: bytes.length,
       writable,
+      noRead: false,
       direct: kind !== 'ctx' && kind !== 'map',
       // Present from the start so every region has one shape (the JIT's inline checks stay monomorphic).
       mapIndex: undefined,
       // Unknown contents: the first clearStack zeroes it all.
       dirtyLo: 0,
+      spill: undefined,
     };
     this.regions.push(r);
     return r;

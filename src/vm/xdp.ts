@@ -7,10 +7,15 @@
  */
 import type { ParsedSpec } from '../isa/spec';
 import { BPF_PSEUDO_MAP_FD, BPF_PSEUDO_MAP_VALUE } from '../isa/opcodes';
-import { createMap, type BpfMap } from '../maps';
+import { createMap, MapMemory, type BpfMap } from '../maps';
+import { verify } from '../verifier';
 import { Machine, type TraceHook } from './interp';
+import { compileJit, JIT_MAX_SLOTS, type ArrayInline, type JitTarget } from './jit';
 import { HI_BASE, LO_BASE, VmFault, type Region } from './memory';
-import { xdpHelpers, type HelperEnv, type RedirectInfo, type XdpBuffState } from './helpers';
+import type { EventLog } from './helpers_objects';
+import { FibTable } from './fib';
+import { parseSpec } from '../isa/spec';
+import { valueRegion, xdpHelpers, type HelperEnv, type RedirectInfo, type XdpBuffState } from './helpers';
 
 export interface XdpFrame {
   /** The page holding the frame (e.g. 4096 B); data offsets index into it. */
@@ -55,18 +60,28 @@ export interface VmOptions {
   env?: Partial<VmEnv>;
   /** Instructions per run before the run is stopped. */
   budget?: number;
-  /** 'jit' (default) or 'interp' (the reference interpreter); a trace hook always uses the interpreter. */
+  /**
+   * 'jit' (default) or 'interp' (the reference interpreter). The JIT needs
+   * the verifier's proof: a program the verifier rejects runs in the
+   * interpreter (XdpVm.jitUnavailable says why); a trace hook always uses the interpreter.
+   */
   engine?: 'jit' | 'interp';
   /** CPUs for per-cpu maps created here. */
   nCpus?: number;
+  /** Share an event log (perf_event_output and ringbuf records) with another VM. */
+  events?: EventLog;
+  /** bpf_fib_lookup's tables (default: defaultFibConfig()); the caller may keep and change it. */
+  fib?: FibTable;
+  /** The memory budget the maps created here are charged to (default: 64 MiB a map, 256 MiB in all). */
+  memory?: MapMemory;
 }
 
 /** A seeded, deterministic environment: virtual clock, xorshift32 random numbers, cpu 0. */
 export function defaultEnv(seed = 1, printed: string[] = []): VmEnv {
-  let t = 1_000_000_000n;
+  let t = 1_000_000_000;
   let s = seed >>> 0 || 1;
   return {
-    ktimeNs: () => (t += 1000n),
+    ktimeNs: () => (t += 1000),
     prandomU32: () => {
       s ^= s << 13;
       s >>>= 0;
@@ -90,14 +105,37 @@ export class XdpVm {
   readonly printed: string[] = [];
   readonly env: VmEnv;
   private readonly ctxRegion: Region;
-  private readonly packet: Region;
+  readonly packet: Region;
   private state: XdpBuffState;
   private ctxFrame: XdpFrame | undefined;
   private readonly ctxFields: Int32Array;
   /** The packet region's pointer tag (high word). */
   private readonly packetHi: number;
+  /** Why runs use the interpreter although the engine is 'jit' (undefined when the JIT runs). */
+  readonly jitUnavailable: string | undefined;
+  /** What the JIT was bound to (for tests and experiments that translate again). */
+  lastTarget: JitTarget | undefined;
 
-  constructor(parsed: ParsedSpec, maps: BpfMap[], opts: VmOptions) {
+  /** perf_event_output and ringbuf records, newest last (EVENTS_KEPT at most; `dropped` counts the rest). */
+  readonly log: EventLog;
+  /** bpf_fib_lookup's tables when the VM made its own (opts.fib absent). */
+  fib: FibTable | undefined;
+  /** The program's name (tail-call targets carry theirs into faults). */
+  readonly name: string;
+  private readonly root: XdpVm;
+  private readonly tailVms: (XdpVm | null)[] = [];
+  private readonly tailFrame: XdpFrame = { buf: new Uint8Array(0), data: 0, dataEnd: 0, dataMeta: 0, ingressIfindex: 0, rxQueueIndex: 0, frameSize: 0 };
+
+  constructor(
+    private readonly parsed: ParsedSpec,
+    maps: BpfMap[],
+    private readonly opts: VmOptions,
+    name = 'prog',
+    root?: XdpVm,
+  ) {
+    this.name = name;
+    this.root = root ?? this;
+    this.log = opts.events ?? { events: [], dropped: 0 };
     this.maps = maps;
     this.env = { ...defaultEnv(1, this.printed), ...opts.env };
     const mapRegions: Region[] = [];
@@ -116,33 +154,74 @@ export class XdpVm {
     this.packet = regions.add('packet', 'packet', new Uint8Array(0), true);
     this.ctxFields = this.machine.ctxFields;
     this.packetHi = (HI_BASE + this.packet.id * 8) | 0;
-    this.state = { buf: new Uint8Array(0), data: 0, dataEnd: 0, dataMeta: 0, frameSize: 0, packet: this.packet };
+    this.state = { buf: new Uint8Array(0), data: 0, dataEnd: 0, dataMeta: 0, frameSize: 0, ingressIfindex: 0, rxQueueIndex: 0, packet: this.packet, redirect: undefined, tailCall: -1, tailCalls: 0 };
     const helpersCtx: Parameters<typeof xdpHelpers>[0] = {
       env: this.env,
       maps,
       mapRegions,
       xdp: () => this.state,
       packetMoved: () => this.bindPacketBounds(),
+      log: this.log,
+      fib: opts.fib ?? (this.fib = new FibTable()),
     };
     for (const [id, fn] of xdpHelpers(helpersCtx)) lazy.set(id, fn);
     // lddw of a map: relocations first, else src_reg says imm is a map (index) or a map value.
     const relocated = new Set<number>();
+    // Global data (BPF_PSEUDO_MAP_VALUE): a pointer to byte `offset` of the map's value 0, as libbpf relocates .data/.bss/.rodata.
+    const bindValue = (slot: number, mapIndex: number, offset: number): void => {
+      const map = maps[mapIndex];
+      const v = map?.lookup(new Uint8Array(4), this.env.cpu);
+      if (map && v) this.machine.bindLdImm64(slot, valueRegion(this.machine, map, v), offset);
+    };
     for (const r of parsed.spec.map_relocs ?? []) {
-      this.machine.bindLdImm64(r.insn, mapRegions[r.map]!);
+      if (r.kind === 'value') bindValue(r.insn, r.map, r.offset ?? 0);
+      else this.machine.bindLdImm64(r.insn, mapRegions[r.map]!);
       relocated.add(r.insn);
     }
     parsed.insns.forEach((insn, k) => {
       if (insn.code !== 0x18 || relocated.has(k)) return;
       if (insn.src === BPF_PSEUDO_MAP_FD && mapRegions[insn.imm]) this.machine.bindLdImm64(k, mapRegions[insn.imm]!);
-      if (insn.src === BPF_PSEUDO_MAP_VALUE && maps[insn.imm]) {
-        const v = maps[insn.imm]!.lookup(new Uint8Array(4), this.env.cpu);
-        if (v) this.machine.bindLdImm64(k, regions.forBuffer('map_value', `map_value(${maps[insn.imm]!.name})`, v, true));
-      }
+      if (insn.src === BPF_PSEUDO_MAP_VALUE && maps[insn.imm]) bindValue(k, insn.imm, insn.imm2 ?? 0);
     });
     this.machine.ctxLoad = (pc, reg, dstReg, at, size) => this.ctxLoad(pc, reg, dstReg, at, size);
     this.machine.ctxRegion = this.ctxRegion;
     // data, data_end, data_meta, ingress_ifindex, rx_queue_index; not egress_ifindex (it faults, in ctxLoad).
     this.machine.ctxReadable = [true, true, true, true, true, false];
+    this.jitUnavailable = (opts.engine ?? 'jit') === 'jit' ? this.buildJit(parsed) : 'engine is interp';
+  }
+
+  /** Verify (recording the proof the JIT needs) and translate; the reason when the JIT cannot be used. */
+  private buildJit(parsed: ParsedSpec): string | undefined {
+    if (this.machine.checkProgram()) return 'the program is invalid';
+    if (parsed.insns.length > JIT_MAX_SLOTS) return `more than ${JIT_MAX_SLOTS} instructions`;
+    const v = verify(parsed, { logLevel: 0, states: false, proof: true });
+    if (!v.accepted || !v.proof) return `the verifier rejects it: ${v.error ?? 'rejected'}`;
+    const m = this.machine;
+    const arrays = this.maps.map((map): ArrayInline | undefined => {
+      if ((map.type !== 'array' && map.type !== 'percpu_array') || map.maxEntries > 65536 || !map.lookupIndex) return undefined;
+      const planes = map.percpu ? map.nCpus : 1;
+      const max = map.maxEntries;
+      const tags = new Int32Array(max * planes);
+      const lookupIndex = map.lookupIndex.bind(map);
+      return {
+        max,
+        planes,
+        tags,
+        // The element's value region, as the lookup helper names it (one region per value buffer, shared).
+        fill: (i, cpu) => {
+          const plane = planes > 1 ? cpu % planes : 0;
+          const v = lookupIndex(i, plane)!;
+          const r = valueRegion(m, map, v);
+          return (tags[plane * max + i] = (HI_BASE + r.id * 8) | 0);
+        },
+      };
+    });
+    const target = { packet: this.packet, ctx: this.ctxRegion, arrays, env: this.env, state: this.state };
+    this.lastTarget = target;
+    const run = compileJit(m, v.proof, target);
+    if (!run) return 'this host forbids generated code (no unsafe-eval)';
+    m.jit = run;
+    return undefined;
   }
 
   private bindPacketBounds(): void {
@@ -185,14 +264,10 @@ export class XdpVm {
 
   /** Run the program on one frame, in place. */
   runXdp(frame: XdpFrame): XdpResult {
-    const f = this.exec(frame);
-    const s = this.state;
-    const m = this.machine;
-    const out: XdpResult = { retval: m.lo[0]! >>> 0, data: s.data, dataEnd: s.dataEnd, dataMeta: s.dataMeta, insns: m.executed };
-    if (f) {
-      out.fault = { pc: f.pc, kind: f.kind, message: f.message, reg: f.reg, region: f.region };
-    }
-    if (s.redirect) out.redirect = s.redirect;
+    const out: XdpResult = { retval: 0, data: 0, dataEnd: 0, dataMeta: 0, insns: 0, fault: undefined, redirect: undefined };
+    this.runXdpInto(frame, out);
+    // A copy: the helpers reuse their redirect record from run to run.
+    if (out.redirect) out.redirect = { ...out.redirect };
     return out;
   }
 
@@ -200,20 +275,99 @@ export class XdpVm {
    * runXdp for a hot loop (the simulator's driver): the same run, its result
    * written into the caller's object, which is reused from run to run, so
    * nothing is allocated per packet. fault and redirect are set to undefined
-   * when absent.
+   * when absent; redirect is the helpers' own record, valid until the next run.
    */
   runXdpInto(frame: XdpFrame, out: XdpResult): XdpResult {
-    const f = this.exec(frame);
-    const s = this.state;
-    const m = this.machine;
-    out.retval = m.lo[0]! >>> 0;
+    let f = this.runOnce(frame, 0);
+    // The program that ran last: this one (undefined) or a tail-call target.
+    let target: XdpVm | undefined;
+    let insns = this.machine.executed;
+    // Tail calls: the target program runs on the same xdp_buff and its result is the run's.
+    while (f === undefined && (target ?? this).state.tailCall >= 0) {
+      const cur = target ?? this;
+      const st = cur.state;
+      const next = this.tailTarget(st.tailCall);
+      if (!next) {
+        f = new VmFault(-1, 'helper', `bpf_tail_call: prog_array holds program ${st.tailCall}, which this object does not have`);
+        break;
+      }
+      const tf = this.tailFrame;
+      tf.buf = st.buf;
+      tf.dv = cur.packet.dv;
+      tf.data = st.data;
+      tf.dataEnd = st.dataEnd;
+      tf.dataMeta = st.dataMeta;
+      tf.frameSize = st.frameSize;
+      tf.ingressIfindex = st.ingressIfindex;
+      tf.rxQueueIndex = st.rxQueueIndex;
+      f = next.runOnce(tf, st.tailCalls);
+      insns += next.machine.executed;
+      target = next;
+    }
+    const s = (target ?? this).state;
+    const m = (target ?? this).machine;
+    out.retval = f ? 0 : m.lo[0]! >>> 0;
     out.data = s.data;
     out.dataEnd = s.dataEnd;
     out.dataMeta = s.dataMeta;
-    out.insns = m.executed;
-    out.fault = f ? { pc: f.pc, kind: f.kind, message: f.message, reg: f.reg, region: f.region } : undefined;
+    out.insns = insns;
+    out.fault = f ? { pc: f.pc, kind: f.kind, message: target ? `${target.name}: ${f.message}` : f.message, reg: f.reg, region: f.region } : undefined;
     out.redirect = s.redirect;
     return out;
+  }
+
+  /** One program's run (no tail calls followed), starting with `tailCalls` already taken. */
+  private runOnce(frame: XdpFrame, tailCalls: number): VmFault | undefined {
+    const st = this.state;
+    st.tailCall = -1;
+    st.tailCalls = tailCalls;
+    const m = this.machine;
+    return m.jit !== undefined && m.engine === 'jit' && m.trace === undefined ? this.execJit(frame) : this.exec(frame);
+  }
+
+  /** The object's other programs, made on their first tail call (sharing maps, environment and event log). */
+  private tailTarget(index: number): XdpVm | undefined {
+    const root = this.root;
+    let vm = root.tailVms[index];
+    if (vm === undefined) {
+      const p = root.parsed.spec.programs?.[index];
+      const parsed = p ? parseSpec({ ...root.parsed.spec, insns: p.insns, map_relocs: p.map_relocs ?? [], line_info: p.line_info, funcs: p.funcs, programs: undefined }) : undefined;
+      vm = parsed && !('error' in parsed) ? new XdpVm(parsed, root.maps, { ...root.opts, env: root.env, events: root.log, fib: root.fib ?? root.opts.fib }, p!.name, root) : null;
+      root.tailVms[index] = vm;
+    }
+    if (vm) vm.machine.trace = root.machine.trace;
+    return vm ?? undefined;
+  }
+
+  /**
+   * The JIT's run: only what its code reads is set (the packet region and
+   * the xdp_buff state; r1 and r10 are constants in the translation).
+   */
+  private execJit(frame: XdpFrame): VmFault | undefined {
+    const pk = this.packet;
+    if (pk.bytes !== frame.buf) this.machine.regions.rebind(pk, frame.buf, frame.dv);
+    const st = this.state;
+    const data = frame.data;
+    const meta = frame.dataMeta;
+    st.buf = frame.buf;
+    st.data = data;
+    st.dataEnd = frame.dataEnd;
+    st.dataMeta = meta;
+    st.frameSize = frame.frameSize;
+    st.ingressIfindex = frame.ingressIfindex;
+    st.rxQueueIndex = frame.rxQueueIndex;
+    st.redirect = undefined;
+    this.ctxFrame = frame;
+    pk.start = meta < data ? meta : data;
+    pk.end = frame.dataEnd;
+    this.machine.unwound = false;
+    try {
+      this.machine.jit!();
+      return undefined;
+    } catch (e) {
+      if (e instanceof VmFault) return e;
+      throw e;
+    }
   }
 
   private exec(frame: XdpFrame): VmFault | undefined {
@@ -225,6 +379,8 @@ export class XdpVm {
     st.dataEnd = frame.dataEnd;
     st.dataMeta = frame.dataMeta;
     st.frameSize = frame.frameSize;
+    st.ingressIfindex = frame.ingressIfindex;
+    st.rxQueueIndex = frame.rxQueueIndex;
     st.redirect = undefined;
     this.ctxFrame = frame;
     this.bindPacketBounds();
@@ -234,14 +390,19 @@ export class XdpVm {
     cf[8] = frame.rxQueueIndex | 0;
     cf[9] = 0;
     const m = this.machine;
-    // Loops, not fill(): for 11 entries a runtime call costs more than the stores.
-    const lo = m.lo;
-    const hi = m.hi;
-    for (let r = 0; r < 11; r++) {
-      lo[r] = 0;
-      hi[r] = 0;
+    // The JIT starts from its own constants (r1 = ctx, the rest 0); the interpreter from the machine's registers.
+    if (m.jit === undefined || m.engine !== 'jit' || m.trace !== undefined) {
+      // Loops, not fill(): for 11 entries a runtime call costs more than the stores.
+      const lo = m.lo;
+      const hi = m.hi;
+      const pv = m.pv;
+      for (let r = 0; r < 11; r++) {
+        lo[r] = 0;
+        hi[r] = 0;
+        pv[r] = 0;
+      }
+      m.setPtr(1, this.ctxRegion, 0);
     }
-    m.setPtr(1, this.ctxRegion, 0);
     return m.run();
   }
 }
@@ -251,8 +412,9 @@ export function createVm(parsed: ParsedSpec, opts: VmOptions = {}): XdpVm | { er
   let maps = opts.maps;
   if (!maps) {
     maps = [];
+    const memory = opts.memory ?? new MapMemory();
     for (const spec of parsed.spec.maps ?? []) {
-      const m = createMap(spec, { nCpus: opts.nCpus ?? 1 });
+      const m = createMap(spec, { nCpus: opts.nCpus ?? 1, memory });
       if ('error' in m) return { error: m.error };
       maps.push(m);
     }

@@ -1,6 +1,7 @@
 /** The same scenario and seed give the same event stream, bit for bit (the trace hash covers every event field). */
 import { describe, expect, it } from 'vitest';
-import { examplePrograms, findScenario, runScenario } from '../../src/sim';
+import { findScenario, runScenario } from '../../src/sim';
+import { examplePrograms } from '../../src/engine/programs';
 
 describe('determinism of the named scenarios', () => {
   it.each(['seed000-xdp2-tx', 'seed000-xdp1-drop-nocache', 'seed004-64-redirect-native', 'seed004-512-tx-skb', 'seed002-i40e-veth-native-devprog', 'seed001-l2fwd-zc-unaligned'])('%s', (name) => {

@@ -6,7 +6,8 @@
  * as bytecode in src/vm.
  */
 import { describe, expect, it } from 'vitest';
-import { examplePrograms, findScenario, runScenario, type ScenarioResult } from '../../src/sim';
+import { findScenario, runScenario, type ScenarioResult } from '../../src/sim';
+import { examplePrograms } from '../../src/engine/programs';
 
 function run(name: string): ScenarioResult {
   const s = findScenario(name);

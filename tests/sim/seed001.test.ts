@@ -6,7 +6,8 @@
  * rejected and counted; the unaligned encoding on the rx ring.
  */
 import { describe, expect, it } from 'vitest';
-import { checkInvariants, examplePrograms, findScenario, I40eXsk, nativePrograms, runScenario, SCENARIOS, Simulation, xsk_umem_encode_addr, xsk_umem_extract_addr, xsk_umem_extract_offset, type SimConfig } from '../../src/sim';
+import { checkInvariants, findScenario, I40eXsk, nativePrograms, runScenario, SCENARIOS, Simulation, xsk_umem_encode_addr, xsk_umem_extract_addr, xsk_umem_extract_offset, type SimConfig } from '../../src/sim';
+import { examplePrograms } from '../../src/engine/programs';
 
 const names = SCENARIOS.filter((s) => s.seed === '001').map((s) => s.name);
 

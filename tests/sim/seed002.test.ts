@@ -9,7 +9,8 @@
  * XDP_DROP) are C compiled by src/cc, run in the VM.
  */
 import { describe, expect, it } from 'vitest';
-import { checkInvariants, examplePrograms, findScenario, runScenario, SCENARIOS, Simulation, type SimConfig } from '../../src/sim';
+import { checkInvariants, findScenario, runScenario, SCENARIOS, Simulation, type SimConfig } from '../../src/sim';
+import { examplePrograms } from '../../src/engine/programs';
 import { DEV_MAP_BULK_SIZE } from '../../src/sim/devmap';
 
 const names = SCENARIOS.filter((s) => s.seed === '002').map((s) => s.name);

@@ -6,7 +6,8 @@
  * (xdp_rxq_info, xdp_redirect_cpu) are C compiled by src/cc, run in the VM.
  */
 import { describe, expect, it } from 'vitest';
-import { checkInvariants, examplePrograms, findScenario, runScenario, SCENARIOS, Simulation } from '../../src/sim';
+import { checkInvariants, findScenario, runScenario, SCENARIOS, Simulation } from '../../src/sim';
+import { examplePrograms } from '../../src/engine/programs';
 
 const names = SCENARIOS.filter((s) => s.seed === '004').map((s) => s.name);
 

@@ -9,11 +9,12 @@ import { DriverSim } from '../../src/engine/simAdapter';
 import { loadProgram } from '../../src/engine/vmHook';
 import { DEFAULT_SETTINGS, type RedirectView, type SimSettings, type SimSnapshot } from '../../src/engine/simTypes';
 import { EXAMPLES } from '../../src/examples';
-import { compileToSpec, resolveConfig, DEV_MAP_BULK_SIZE } from '../../src/sim';
+import { resolveConfig, DEV_MAP_BULK_SIZE } from '../../src/sim';
+import { compileSource } from '../../src/engine/pipeline';
 import type { ParsedSpec } from '../../src/isa';
 
 function spec(id: string): ParsedSpec {
-  const p = compileToSpec(EXAMPLES.find((e) => e.id === id)!.source, `${id}.c`);
+  const p = compileSource(EXAMPLES.find((e) => e.id === id)!.source, `${id}.c`);
   if ('error' in p) throw new Error(p.error);
   return p;
 }

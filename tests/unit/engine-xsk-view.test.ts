@@ -13,7 +13,7 @@ import { umemOwners, xskView, UMEM_OWNERS } from '../../src/engine/views/xsk';
 import { XSK_TEACHING } from '../../src/engine/xskSocket';
 import { exampleById } from '../../src/examples';
 import { I40eXsk, Simulation } from '../../src/sim';
-import { examplePrograms } from '../../src/sim/example_programs';
+import { examplePrograms } from '../../src/engine/programs';
 
 const XSK_DRIVER = { nic: 'i40e', model: 'seed2019-gold6140-i40e-25g', queues: 1 } as const;
 

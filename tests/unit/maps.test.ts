@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createMap, BPF_ANY, BPF_EXIST, BPF_NOEXIST, E2BIG, EEXIST, EINVAL, ENOENT, type BpfMap } from '../../src/maps';
+import { createMap, BPF_ANY, BPF_EXIST, BPF_NOEXIST, E2BIG, EEXIST, EINVAL, ENOENT, MapMemory, type BpfMap } from '../../src/maps';
 import type { MapSpec } from '../../src/isa';
 
 const u32 = (n: number): Uint8Array => new Uint8Array(new Uint32Array([n]).buffer);
@@ -69,5 +69,43 @@ describe('maps follow the kernel', () => {
     expect(createMap({ type: 'array', key_size: 8, value_size: 4, max_entries: 1 })).toEqual({ error: 'map array: key_size must be 4 (EINVAL)' });
     expect(createMap({ type: 'hash', key_size: 4, value_size: 4, max_entries: 0 })).toEqual({ error: 'map hash: max_entries must be > 0 (EINVAL)' });
     expect(createMap({ type: 'hash', key_size: 4, value_size: 4, max_entries: 1, init: [{ key: 'zz', value: '00000000' }] })).toMatchObject({ error: expect.stringMatching(/init\[0\]\.key/) });
+  });
+});
+
+describe('map limits (issue 17 item 2)', () => {
+  it('refuses what BPF_MAP_CREATE refuses, with the errno', () => {
+    const err = (spec: MapSpec): string => {
+      const m = createMap(spec);
+      return 'error' in m ? m.error : 'created';
+    };
+    expect(err({ type: 'array', key_size: 4, value_size: 0x7fffffff, max_entries: 0x7fffffff })).toMatch(/value_size 2147483647 is larger than 4194304 \(E2BIG\)/);
+    expect(err({ type: 'percpu_array', key_size: 4, value_size: 40000, max_entries: 1 })).toMatch(/\(E2BIG\)/);
+    expect(err({ type: 'hash', key_size: 513, value_size: 8, max_entries: 1 })).toMatch(/key_size 513 is larger than 512 \(E2BIG\)/);
+    expect(err({ type: 'array', key_size: 8, value_size: 8, max_entries: 1 })).toMatch(/key_size must be 4 \(EINVAL\)/);
+    // 4 GiB of legal-looking array: over the per-map budget, refused at once instead of allocating.
+    expect(err({ name: 'big', type: 'array', key_size: 4, value_size: 4096, max_entries: 1 << 20 })).toBe(
+      'map big: needs 4096 MiB, more than the 64 MiB a map may use (ENOMEM: Cannot allocate memory)',
+    );
+    expect(err({ type: 'hash', key_size: 4, value_size: 8, max_entries: 2 << 20 })).toMatch(/ENOMEM/);
+  });
+
+  it('charges every map of a program to one total budget', () => {
+    const memory = new MapMemory(64 << 20, 100 << 20);
+    const spec: MapSpec = { name: 'a', type: 'array', key_size: 4, value_size: 1024, max_entries: 40 << 10 }; // 40 MiB
+    expect('error' in createMap(spec, { memory })).toBe(false);
+    expect('error' in createMap(spec, { memory })).toBe(false);
+    const third = createMap(spec, { memory });
+    expect('error' in third && third.error).toBe('map a: needs 40 MiB, but only 20 MiB of the 100 MiB for all maps is left (ENOMEM: Cannot allocate memory)');
+  });
+
+  it('a large legal array allocates nothing until touched, and dumps only what was written', () => {
+    const before = process.memoryUsage().arrayBuffers;
+    const m = make({ type: 'array', key_size: 4, value_size: 64, max_entries: 1_000_000 }, 1); // 64 MB if allocated
+    expect(process.memoryUsage().arrayBuffers - before).toBeLessThan(1 << 20);
+    expect(m.update(u32(999_999), u64(7), BPF_ANY, 0)).toBe(0);
+    expect(m.lookup(u32(999_999), 0)![0]).toBe(7);
+    expect(m.lookup(u32(5), 0)).toEqual(new Uint8Array(64));
+    expect(m.dump().entries).toEqual([{ key: '3f420f00', value: '07' + '00'.repeat(63) }]);
+    expect(process.memoryUsage().arrayBuffers - before).toBeLessThan(1 << 20);
   });
 });

@@ -45,12 +45,12 @@ describe('XDP actions', () => {
     const sim = new Simulation(base({ traffic: udpTraffic(1e6, { maxPackets: 1 }) }), nativeXdp1());
     const ring = sim.nic.rings[0]!;
     const cpu = sim.machine.cpus[0]!;
-    const taken = ring.cacheCount;
-    let ok = 0;
     const nic = sim.nic as Mlx4En;
+    const taken = nic.pageCache[0]!.index;
+    let ok = 0;
     for (let i = 0; i < 200; i++) if (nic.mlx4_en_rx_recycle(cpu, ring, sim.machine.alloc.alloc(0), -1)) ok++;
     expect(taken + ok).toBe(MLX4_EN_CACHE_SIZE);
-    expect(ring.cacheCount).toBe(128);
+    expect(nic.pageCache[0]!.index).toBe(128);
     expect(ring.c.cache_full).toBe(200 - ok);
   });
 

@@ -1,6 +1,7 @@
 /** The driver running real bytecode: compiled examples in the VM, on the simulated pages in place. */
 import { describe, expect, it } from 'vitest';
-import { checkInvariants, exampleSpec, Simulation, vmHook, type VmHook } from '../../src/sim';
+import { checkInvariants, Simulation, vmHook, type VmHook } from '../../src/sim';
+import { exampleSpec } from '../../src/engine/programs';
 import { decodePacket } from '../../src/net';
 import { base, udpTraffic } from './sim-helpers';
 

@@ -67,3 +67,38 @@ describe('xdp-lab asm / disasm / run / conformance', () => {
     expect(r.out).toBe('FAIL bad.data: expected 0x2, got 0x1\n1 passed, 1 failed\n');
   });
 });
+
+describe('xdp-lab run: faults, invalid programs, limits, repeat (issues 16, 17)', () => {
+  it('a faulting program is XDP_ABORTED (retval 0) with the fault shown', async () => {
+    // r0 = 2 (XDP_PASS) before the fault: the action must not be what r0 held.
+    const spec = file('fault.json', (await cli('asm', file('fault.s', 'mov %r0, 2\nldxw %r2, [%r1+0]\nldxw %r3, [%r2+4000]\nexit\n'), '--spec')).out);
+    const pkts = file('fp.json', JSON.stringify(['00112233']));
+    const j = JSON.parse((await cli('run', spec, '--packets', pkts, '--json')).out);
+    expect(j.runs[0].retval).toBe(0);
+    expect(j.runs[0].fault).toMatch(/^pc 2: out-of-bounds read from packet through R2/);
+    const text = await cli('run', spec, '--packets', pkts);
+    expect(text.out).toMatch(/^packet 0: XDP_ABORTED \(3 insns\)  FAULT: pc 2: out-of-bounds read from packet through R2/);
+  });
+
+  it('an invalid program and an over-budget map are refused in one line, exit 2', async () => {
+    const pkts = file('p5.json', '["00"]');
+    const r13 = await cli('run', file('r13.json', '{"insns":"b70d0000050000009500000000000000"}'), '--packets', pkts);
+    expect(r13).toEqual({ code: 2, out: '', err: 'xdp-lab run: invalid program: insn 0: R13 is invalid\n' });
+    const huge = await cli('run', file('huge.json', JSON.stringify({ insns: 'b7000000020000009500000000000000', maps: [{ name: 'm', type: 'array', key_size: 4, value_size: 0x7fffffff, max_entries: 0x7fffffff }] })), '--packets', pkts);
+    expect(huge.code).toBe(2);
+    expect(huge.err).toBe('xdp-lab run: map array: value_size 2147483647 is larger than 4194304 (E2BIG)\n');
+  });
+
+  it('--repeat runs each packet N times on one buffer and reports duration_ns', async () => {
+    // count: *(u64 *)map[0] += 1 per run, then XDP_DROP.
+    const src = file('cnt.s', 'mov %r1, 0\nstxw [%r10-4], %r1\nmov %r2, %r10\nadd %r2, -4\nlddw %r1, 0\ncall 1\njeq %r0, 0, +3\nldxdw %r1, [%r0+0]\nadd %r1, 1\nstxdw [%r0+0], %r1\nmov %r0, 1\nexit\n');
+    const asm = JSON.parse((await cli('asm', src, '--spec')).out);
+    const spec = file('cnt.json', JSON.stringify({ ...asm, maps: [{ name: 'c', type: 'array', key_size: 4, value_size: 8, max_entries: 1 }], map_relocs: [{ insn: 4, map: 0 }] }));
+    const r = await cli('run', spec, '--packets', file('p6.json', JSON.stringify(['00', { data: '01', repeat: 5 }])), '--repeat', '1000', '--json');
+    expect(r.code).toBe(0);
+    const j = JSON.parse(r.out);
+    expect(j.runs.map((x: { retval: number }) => x.retval)).toEqual([1, 1]);
+    for (const x of j.runs) expect(Number.isInteger(x.duration_ns) && x.duration_ns >= 0).toBe(true);
+    expect(j.maps[0].entries).toEqual([{ key: '00000000', value: 'ed03000000000000' }]); // 1000 + 5 runs
+  });
+});

@@ -1,19 +1,26 @@
 /**
  * The JIT against the interpreter (the reference), without the kernel: every
- * random program of the differential generator, plus mutated copies that
- * fault (bad pointers, out-of-bounds, invalid opcodes, jumps outside the
- * program, runaway loops under small budgets, deep calls), plus programs
- * with helpers and maps, run in both engines on the same packets. Retval,
- * packet bytes, the result (executed count, fault with pc, register and
- * region), every register and the maps must be identical.
- * Knobs: VM_JIT_COUNT (programs, default 1000), VM_JIT_SEED.
+ * random program of the differential generator, every corpus program and
+ * shipped example (compiled by src/cc) on the compiler's packet set,
+ * mutated copies (those the verifier still accepts run under the JIT, the
+ * rest in the interpreter; tiny budgets make the JIT hand runs over), and
+ * programs with helpers and maps, run in both engines on the same packets.
+ * Retval, packet bytes, the executed count, the fault, r0 and the maps must be
+ * identical. Knobs: VM_JIT_COUNT (programs, default 1000), VM_JIT_SEED.
  */
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { assemble, bytesToHex, encodeProgram, parseSpec, type Insn } from '../../src/isa';
+import { compile } from '../../src/cc';
+import { EXAMPLES } from '../../src/examples';
 import { createVm, testRunFrame, type XdpVm } from '../../src/vm';
-import { compileJit, JIT_MAX_SLOTS, translate } from '../../src/vm/jit';
+import { JIT_MAX_SLOTS, translate } from '../../src/vm/jit';
+import { verify } from '../../src/verifier';
 import { xdp1Spec } from '../../src/cli/bench/vm';
 import { generate, packet, rng } from '../differential/vm-random-gen';
+import { packetSet } from '../differential/cc-packets';
 
 const COUNT = Number(process.env.VM_JIT_COUNT ?? 1000);
 const BASE_SEED = Number(process.env.VM_JIT_SEED ?? 7100);
@@ -32,18 +39,18 @@ function pair(spec: Spec, budget?: number): [XdpVm, XdpVm] {
 }
 
 /** Run both engines on copies of one packet and compare everything observable. */
-function compare(vms: [XdpVm, XdpVm], pkt: Uint8Array, where: () => string): { faulted: boolean; insns: number } {
+export function compare(vms: [XdpVm, XdpVm], pkt: Uint8Array, where: () => string): { faulted: boolean; insns: number } {
   const outs = vms.map((vm) => {
     const frame = testRunFrame(pkt);
     const r = vm.runXdp(frame);
-    return { r, buf: bytesToHex(frame.buf), lo: [...vm.machine.lo], hi: [...vm.machine.hi], maps: vm.maps.map((m) => [...m.keys()].map((k) => bytesToHex(m.lookup(k, 0) ?? new Uint8Array(0)))) };
+    return { r, buf: bytesToHex(frame.buf), r0: [vm.machine.lo[0], vm.machine.hi[0]], printed: vm.printed.slice(), maps: vm.maps.map((m) => [...m.keys()].map((k) => bytesToHex(m.lookup(k, 0) ?? new Uint8Array(0)))) };
   });
   const [jit, interp] = outs;
   if (JSON.stringify(jit) !== JSON.stringify(interp)) expect(jit, where()).toEqual(interp);
   return { faulted: interp!.r.fault !== undefined, insns: interp!.r.insns };
 }
 
-/** A random change that makes most programs fault somewhere: a scalar as a pointer, a wild offset, an invalid opcode, a wild jump. */
+/** A random change that makes many programs fault (or be rejected): a scalar as a pointer, a wild offset, a loop, a deep call. */
 function mutate(insns: Insn[], r: () => number): Insn[] {
   const out = insns.map((x) => ({ ...x }));
   const nMut = 1 + (r() % 3);
@@ -51,26 +58,36 @@ function mutate(insns: Insn[], r: () => number): Insn[] {
     const k = r() % out.length;
     const x = out[k]!;
     if (x.code === 0x18 || (k > 0 && out[k - 1]!.code === 0x18)) continue;
-    switch (r() % 7) {
-      case 0: x.src = r() % 11; break; // another register as base or operand
-      case 1: x.dst = r() % 11; break;
-      case 2: x.off = (r() % 1200) - 600; break; // wild offsets and jump distances
-      case 3: x.code = [0x00, 0x0d, 0x86, 0x8f, 0xe7, 0x99, 0x95, 0x05, 0x85, 0xdb, 0x3f, 0x9f][r() % 12]!; x.src = r() % 2; x.imm = (r() % 40) - 20; break;
-      case 4: x.imm = (r() | 0) % 64; break;
-      case 5: out[k] = { code: 0x05, dst: 0, src: 0, off: -1 - (r() % Math.max(1, k)), imm: 0 }; break; // a backward jump: a loop for the budget
-      default: out[k] = { code: 0x85, dst: 0, src: 1, off: 0, imm: -1 - (r() % Math.max(1, k)), }; break; // a call back into the program: recursion depth
+    switch (r() % 6) {
+      case 0: x.src = r() % 11; break;
+      case 1: x.dst = r() % 10; break;
+      case 2: x.off = (r() % 1200) - 600; break;
+      case 3: x.imm = (r() | 0) % 64; break;
+      case 4: out[k] = { code: 0x05, dst: 0, src: 0, off: -1 - (r() % Math.max(1, k)), imm: 0 }; break;
+      default: out[k] = { code: 0x85, dst: 0, src: 1, off: 0, imm: -1 - (r() % Math.max(1, k)) }; break;
     }
   }
   return out;
 }
 
+const here = path.dirname(fileURLToPath(import.meta.url));
+function corpus(): { name: string; source: string }[] {
+  const dir = path.resolve(here, '../corpus');
+  return [
+    ...readdirSync(dir).filter((f) => f.endsWith('.c')).sort().map((f) => ({ name: f, source: readFileSync(path.join(dir, f), 'utf8') })),
+    ...EXAMPLES.map((e) => ({ name: `examples/${e.id}.c`, source: e.source })),
+  ];
+}
+
 describe('JIT vs interpreter', () => {
-  it(`agrees on ${COUNT} random verifier-clean programs`, { timeout: 600_000 }, () => {
+  it(`agrees on ${COUNT} random verified programs (all translated)`, { timeout: 600_000 }, () => {
     let insns = 0;
+    let translated = 0;
     for (let i = 0; i < COUNT; i++) {
       const seed = BASE_SEED + i;
       const prog = generate(seed);
       const vms = pair({ insns: bytesToHex(encodeProgram(prog.insns)) });
+      if (vms[0].jitUnavailable === undefined) translated++;
       const pr = rng(seed * 7 + 1);
       for (let p = 0; p < 3; p++) {
         const pkt = Buffer.from(packet(pr), 'hex');
@@ -79,11 +96,30 @@ describe('JIT vs interpreter', () => {
         insns += res.insns;
       }
     }
+    // The generator writes programs the kernel accepts; ours must accept (and so translate) nearly all of them.
+    expect(translated).toBeGreaterThan(COUNT * 0.95);
     expect(insns).toBeGreaterThan(COUNT * 3 * 40);
   });
 
-  it(`agrees on ${COUNT} mutated programs, faults and budgets included`, { timeout: 600_000 }, () => {
+  it('agrees on every corpus program and shipped example over the compiler\'s packet set', { timeout: 300_000 }, () => {
+    const pkts = packetSet();
+    let translated = 0;
+    let programs = 0;
+    for (const prog of corpus()) {
+      const r = compile(prog.source, { file: prog.name });
+      if (!r.spec) continue;
+      programs++;
+      const vms = pair(r.spec as Spec);
+      if (vms[0].jitUnavailable === undefined) translated++;
+      for (const p of pkts) compare(vms, Uint8Array.from(p.bytes), () => `${prog.name} on ${p.name} (jit: ${vms[0].jitUnavailable ?? 'yes'})`);
+    }
+    expect(programs).toBeGreaterThan(40);
+    expect(translated, 'programs the JIT translated').toBeGreaterThan(programs * 0.9);
+  });
+
+  it(`agrees on ${COUNT} mutated programs, budgets included`, { timeout: 600_000 }, () => {
     const kinds = new Map<string, number>();
+    let jitted = 0;
     for (let i = 0; i < COUNT; i++) {
       const seed = BASE_SEED + 1_000_000 + i;
       const r = rng(seed);
@@ -91,16 +127,19 @@ describe('JIT vs interpreter', () => {
       // Budgets from tiny to generous, so the budget stops runs at every kind of instruction.
       const budget = r() % 3 === 0 ? 1 + (r() % 200) : 100_000;
       const vms = pair({ insns: bytesToHex(encodeProgram(prog)) }, budget);
+      if (vms[0].jitUnavailable === undefined) jitted++;
       const pr = rng(seed * 7 + 1);
       for (let p = 0; p < 2; p++) {
         const pkt = Buffer.from(packet(pr), 'hex');
         compare(vms, pkt, () => `mutated seed ${seed} budget ${budget} packet ${p}\n${prog.map((x) => JSON.stringify(x)).join('\n')}`);
       }
-      const f = vms[1].runXdp(testRunFrame(Buffer.from(packet(rng(seed)), 'hex'))).fault;
-      kinds.set(f?.kind ?? 'none', (kinds.get(f?.kind ?? 'none') ?? 0) + 1);
+      const f = vms[0].runXdp(testRunFrame(Buffer.from(packet(rng(seed)), 'hex'))).fault;
+      const key = `${vms[0].jitUnavailable === undefined ? 'jit' : 'interp'}:${f?.kind ?? 'none'}`;
+      kinds.set(key, (kinds.get(key) ?? 0) + 1);
     }
-    // The mutations must actually reach the fault paths, or this test proves little.
-    for (const k of ['none', 'oob', 'invalid_ptr', 'invalid_insn', 'budget', 'call_depth']) expect(kinds.get(k) ?? 0, `${k}: ${JSON.stringify([...kinds])}`).toBeGreaterThan(COUNT / 200);
+    // Both halves must be exercised: translated programs stopped by the budget, and refused ones faulting.
+    expect(jitted).toBeGreaterThan(COUNT / 10);
+    for (const k of ['jit:none', 'jit:budget', 'interp:oob', 'interp:invalid_ptr', 'interp:budget']) expect(kinds.get(k) ?? 0, `${k}: ${JSON.stringify([...kinds])}`).toBeGreaterThan(COUNT / 200);
   });
 
   it('agrees on helpers and maps (xdp1 counting, lookups, updates, adjust_head)', () => {
@@ -140,6 +179,7 @@ describe('JIT vs interpreter', () => {
     expect(prog.errors).toEqual([]);
     const vms2 = pair({ prog_type: 'xdp', insns: bytesToHex(encodeProgram(prog.insns)), maps: [{ name: 'h', type: 'hash', key_size: 4, value_size: 8, max_entries: 4 }], map_relocs: [{ insn: 1, map: 0 }] } as Spec);
     for (let i = 0; i < 5; i++) compare(vms2, new Uint8Array(64).fill(i), () => `helpers packet ${i}`);
+    expect(vms2[0].jitUnavailable).toBeUndefined();
     expect(vms2[0].maps[0]!.lookup(new Uint8Array([7, 0, 0, 0]), 0)).toEqual(new Uint8Array([42, 0, 0, 0, 0, 0, 0, 0]));
   });
 
@@ -149,16 +189,19 @@ describe('JIT vs interpreter', () => {
     for (let i = 0; i < JIT_MAX_SLOTS + 10; i++) body.push({ code: i % 3 ? 0x07 : 0x27, dst: 0, src: 0, off: 0, imm: (i * 2654435761) | 0 });
     const insns: Insn[] = [{ code: 0xb7, dst: 0, src: 0, off: 0, imm: 1 }, ...body, { code: 0x95, dst: 0, src: 0, off: 0, imm: 0 }];
     const vms = pair({ insns: bytesToHex(encodeProgram(insns)) });
-    expect(compileJit(vms[0].machine)).toBeNull();
+    expect(vms[0].jitUnavailable).toBe(`more than ${JIT_MAX_SLOTS} instructions`);
     compare(vms, new Uint8Array(64), () => 'large program');
     expect(vms[0].runXdp(testRunFrame(new Uint8Array(64))).insns).toBe(insns.length);
   });
 
   it('really runs translated code (the JIT is the default, the interpreter only on request or with a trace hook)', () => {
     const prog = generate(BASE_SEED);
-    const src = translate(createVmOf(prog.insns).machine);
-    expect(src).toMatch(/switch \(pc\)/);
     const vm = createVmOf(prog.insns);
+    expect(vm.jitUnavailable).toBeUndefined();
+    const parsed = parseSpec({ insns: bytesToHex(encodeProgram(prog.insns)) });
+    if ('error' in parsed) throw new Error(parsed.error);
+    const src = translate(vm.machine, verify(parsed, { proof: true, states: false }).proof!, vm.lastTarget!);
+    expect(src).toMatch(/return function run\(\)/);
     expect(vm.machine.engine).toBe('jit');
     // A machine whose interpreter loop is broken still runs under the JIT, and fails with a trace hook.
     (vm.machine as unknown as { loop: () => void }).loop = () => {

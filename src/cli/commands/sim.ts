@@ -2,17 +2,19 @@
  * xdp-lab sim: the driver simulation, headless.
  *
  *   sim --list                                   the named seed scenarios
- *   sim --scenario NAME [--json]                 run one; prints model next to published
+ *   sim --scenario NAME [--json] [--no-trace]    run one; prints model next to published
+ *       (--no-trace: no event trace at all, so no trace_hash; the counters and profile are the same)
  *   sim --prog xdp1|xdp2|xdp_pass|SPEC.json|FILE.c [--traffic PROFILE | --pcap F]
  *       [--packets N] [--hw NAME] [--rx-ring N] [--tx-ring N] [--no-cache] [--mtu N] [--seed N] [--json]
  *       [--native]  the simulator's TS reference programs instead of compiled bytecode in the VM
  *       [--verify]  run the verifier first and refuse a rejected program
  *
  * Prints the counters, the page cache statistics, the achieved rate and
- * the profile by kernel function name.
+ * the profile by kernel function name; --json adds "wall": the wall-clock
+ * seconds the run took and simulated packets per wall second.
  */
-import { splitCcFlags } from '../ccflags';
-import { parseArgs, readBinaryFile, UsageError, type CliIO } from '../io';
+import { compileFile, splitCcFlags } from '../ccflags';
+import { parseArgs, parseJson, readBinaryFile, readTextFile, UsageError, type CliIO } from '../io';
 import { readPcap, PcapError, TRAFFIC_PROFILES, type TrafficSpec } from '../../net';
 import {
   findScenario,
@@ -25,14 +27,15 @@ import {
   type ScenarioProgram,
   type XdpHook,
 } from '../../sim';
-import { loadProgramHook, scenarioPrograms, setVerify } from '../sim_programs';
+import { loadChecked, specProgram, verifyProgram } from '../../engine/pipeline';
+import { examplePrograms, scenarioProgramSpec } from '../../engine/programs';
 
 const BUILTIN = ['xdp1', 'xdp2', 'xdp_pass'] as const;
 
 export async function run(args: string[], io: CliIO): Promise<number> {
   const { ccFlags, rest } = splitCcFlags(args);
   const { positional, flags, options } = parseArgs(rest, {
-    flags: ['list', 'json', 'no-cache', 'native', 'verify'],
+    flags: ['list', 'json', 'no-cache', 'native', 'verify', 'no-trace'],
     options: ['scenario', 'prog', 'traffic', 'pcap', 'packets', 'hw', 'rx-ring', 'tx-ring', 'mtu', 'seed'],
   });
   if (positional.length) throw new UsageError(`unexpected argument '${positional[0]}'`);
@@ -43,16 +46,18 @@ export async function run(args: string[], io: CliIO): Promise<number> {
   }
   const packets = options.has('packets') ? intOption(options.get('packets')!, 'packets', 1, 1e9) : undefined;
   const seed = options.has('seed') ? intOption(options.get('seed')!, 'seed', 0, 2 ** 32 - 1) : 1;
-  setVerify(flags.has('verify'));
-  const resolver: ProgramResolver = flags.has('native') ? nativePrograms : await scenarioPrograms();
+  const verify = flags.has('verify');
+  const resolver: ProgramResolver = flags.has('native') ? nativePrograms : scenarioPrograms(verify);
 
   if (options.has('scenario')) {
     const name = options.get('scenario')!;
     const s = findScenario(name);
     if (!s) throw new UsageError(`unknown scenario '${name}' (see: xdp-lab sim --list)`);
-    const r = runScenario(s, { programs: resolver, packets, seed });
+    const t0 = performance.now();
+    const r = runScenario(s, { programs: resolver, packets, seed, trace: !flags.has('no-trace') });
+    const wall = wallOf(performance.now() - t0, s.warmup + (packets ?? s.measure));
     if (flags.has('json')) {
-      io.out(`${JSON.stringify(r, null, 2)}\n`);
+      io.out(`${JSON.stringify({ ...r, ...(flags.has('no-trace') ? { trace_hash: null } : {}), wall }, null, 2)}\n`);
       return 0;
     }
     io.out(`${r.scenario}: ${r.title}\n`);
@@ -70,7 +75,7 @@ export async function run(args: string[], io: CliIO): Promise<number> {
   const progArg = options.get('prog')!;
   let prog: XdpHook;
   if ((BUILTIN as readonly string[]).includes(progArg)) prog = resolver(progArg as Exclude<ScenarioProgram, null>);
-  else prog = await loadProgramHook(progArg, ccFlags);
+  else prog = loadProgramFile(progArg, verify, ccFlags);
 
   let traffic: TrafficSpec;
   if (options.has('pcap')) {
@@ -110,12 +115,14 @@ export async function run(args: string[], io: CliIO): Promise<number> {
     throw new UsageError((e as Error).message);
   }
   const n = packets ?? (options.has('pcap') ? Infinity : 200_000);
+  const t0 = performance.now();
   if (n === Infinity) while (sim.stepEvent());
   else {
     sim.run({ packets: Math.min(n, 20_000) >> 2 });
     sim.markWindow();
     sim.run({ packets: n });
   }
+  const wall = wallOf(performance.now() - t0, sim.nic.packetsDone);
   const snap = sim.snapshot();
   const q = snap.queues[0]!;
   const out = {
@@ -130,6 +137,7 @@ export async function run(args: string[], io: CliIO): Promise<number> {
     profile: snap.profile.map((e) => ({ symbol: e.symbol, percent: Math.round(e.percent * 100) / 100 })),
     maps: prog.mapsSummary?.() ?? {},
     warnings: snap.warnings,
+    wall,
   };
   if (flags.has('json')) {
     io.out(`${JSON.stringify(out, null, 2)}\n`);
@@ -144,6 +152,44 @@ export async function run(args: string[], io: CliIO): Promise<number> {
   printProfile(io, out.profile);
   printCounters(io, out.counters);
   return 0;
+}
+
+/**
+ * The scenarios' programs: compiled examples in the VM (src/engine/programs.ts). With
+ * --verify the verifier judges each first and a rejected one is refused, as
+ * the kernel would refuse to load it.
+ */
+function scenarioPrograms(verify: boolean): ProgramResolver {
+  return (name) => {
+    if (verify) {
+      const v = verifyProgram(scenarioProgramSpec(name), { logLevel: 1 });
+      if (!v.accepted) throw new UsageError(`${name}.c: rejected by the verifier: ${v.error ?? 'invalid program'}`);
+    }
+    return examplePrograms(name);
+  };
+}
+
+/** A program file (C, or a spec) through the pipeline: compile, (verify,) load. */
+function loadProgramFile(file: string, verify: boolean, ccFlags: string[]): XdpHook {
+  // C: includes read from disk with clang's flags, as `xdp-lab compile` reads them.
+  const parsed = file.endsWith('.c') ? compiledFile(file, ccFlags) : specProgram(parseJson(readTextFile(file), file), file);
+  if ('error' in parsed) throw new UsageError(parsed.error);
+  const h = loadChecked(parsed, file, { verify });
+  if ('error' in h) throw new UsageError(h.error);
+  return h;
+}
+
+function compiledFile(file: string, ccFlags: string[]): ReturnType<typeof specProgram> {
+  const r = compileFile(file, ccFlags);
+  const e = r.diagnostics.find((d) => d.severity === 'error');
+  if (!r.spec) return { error: e ? `${e.span.file}:${e.span.line}:${e.span.col}: ${e.message}` : `${file}: does not compile` };
+  return specProgram(JSON.parse(JSON.stringify(r.spec)), file);
+}
+
+/** The run's wall-clock cost: seconds, and simulated packets handled per wall second. */
+function wallOf(ms: number, packets: number): { seconds: number; packets_per_second: number } {
+  const seconds = ms / 1000;
+  return { seconds: Math.round(seconds * 1e4) / 1e4, packets_per_second: seconds > 0 ? Math.round(packets / seconds) : 0 };
 }
 
 function intOption(v: string, name: string, min: number, max: number): number {

@@ -3,22 +3,20 @@
  * [--strict-alignment]: the kernel verifier's judgement. Exit 0 accepted,
  * 1 rejected, 2 bad input. --json prints {accepted, error, log, insns_processed}.
  */
-import { parseSpec, type ParsedSpec } from '../../isa/spec';
-import { verify } from '../../verifier';
+import type { ParsedSpec } from '../../isa/spec';
+import { specProgram, verifyProgram } from '../../engine/pipeline';
 import { compileFile, splitCcFlags } from '../ccflags';
 import { parseArgs, parseJson, readTextFile, UsageError, type CliIO } from '../io';
 
-async function loadProgram(file: string, ccFlags: string[]): Promise<ParsedSpec> {
+/** FILE.c is compiled first (includes from disk, clang's flags); a spec is decoded and checked. */
+function loadProgram(file: string, ccFlags: string[]): ParsedSpec {
+  let p: ParsedSpec | { error: string };
   if (file.endsWith('.c')) {
-    const out = compileFile(file, ccFlags);
-    const err = out.diagnostics.find((d) => d.severity === 'error');
-    if (!out.spec || err) throw new UsageError(err ? `${err.span.file}:${err.span.line}:${err.span.col}: ${err.message}` : `${file}: compilation failed`);
-    const p = parseSpec(out.spec);
-    if ('error' in p) throw new UsageError(`${file}: compiler produced a bad spec: ${p.error}`);
-    return p;
-  }
-  const p = parseSpec(parseJson(readTextFile(file), file));
-  if ('error' in p) throw new UsageError(`${file}: ${p.error}`);
+    const r = compileFile(file, ccFlags);
+    const e = r.diagnostics.find((d) => d.severity === 'error');
+    p = r.spec ? specProgram(JSON.parse(JSON.stringify(r.spec)), file) : { error: e ? `${e.span.file}:${e.span.line}:${e.span.col}: ${e.message}` : `${file}: does not compile` };
+  } else p = specProgram(parseJson(readTextFile(file), file), file);
+  if ('error' in p) throw new UsageError(p.error);
   return p;
 }
 
@@ -32,8 +30,8 @@ export async function run(args: string[], io: CliIO): Promise<number> {
   const lvText = options.get('log-level') ?? '1';
   if (!/^[012]$/.test(lvText)) throw new UsageError(`--log-level must be 0, 1 or 2 (got ${JSON.stringify(lvText)})`);
   const logLevel = Number(lvText) as 0 | 1 | 2;
-  const prog = await loadProgram(positional[0]!, ccFlags);
-  const r = verify(prog, { logLevel, unprivileged: flags.has('unprivileged'), strictAlignment: flags.has('strict-alignment'), states: false });
+  const prog = loadProgram(positional[0]!, ccFlags);
+  const r = verifyProgram(prog, { logLevel, unprivileged: flags.has('unprivileged'), strictAlignment: flags.has('strict-alignment'), states: false });
   if (flags.has('json')) {
     io.out(JSON.stringify({ accepted: r.accepted, error: r.error ?? null, log: r.log, insns_processed: r.insnsProcessed }) + '\n');
   } else {

@@ -2,16 +2,16 @@
  * The XDP_REDIRECT target as the UI draws it: per-CPU bulk queues, the
  * target's tx ring, flush sizes and counters (see RedirectView).
  *
- * Read only: it looks at the driver's devmap target (mlx4/i40e:
- * DevmapTarget) or cpumap bulk queues (vmxnet3) and never changes them, so
+ * Read only: it looks at the driver's redirect target (NicDriver's
+ * redirectTarget(): a DevmapTarget or a CpumapTarget, whichever driver
+ * holds it) and never changes it, so
  * drawing the view cannot change the run. Every frame handed to a devmap
  * target is at any moment in a bulk queue, on the target's ring, or
  * finished (sent, dropped, failed): the counters below are built on that
  * promise (src/sim/devmap.ts), which is why `enqueued` needs no counter of
  * its own.
  */
-import { DEV_MAP_BULK_SIZE, Mlx4En, Vmxnet3, type DevmapTarget, type Simulation } from '../../sim';
-import { CPU_MAP_BULK_SIZE } from '../../sim/nic/vmxnet3';
+import { CPU_MAP_BULK_SIZE, DEV_MAP_BULK_SIZE, type CpumapTarget, type DevmapTarget, type Simulation } from '../../sim';
 import type { CounterView, RedirectView, RingView, SlotLegend } from '../simTypes';
 
 /** A counter's rate (per second of simulated time) by its name; 0 when not sampled. */
@@ -35,18 +35,16 @@ const VETH_LEGEND: SlotLegend[] = [
 
 /** null when the machine has no redirect target. */
 export function redirectView(sim: Simulation, opts: RedirectViewOptions = {}): RedirectView | null {
-  const nic = sim.nic;
-  if (nic instanceof Mlx4En && nic.devmap) return devmapView(sim, nic.devmap, opts);
-  if (nic instanceof Vmxnet3 && nic.cpumapBulk) return cpumapView(nic, opts);
-  return null;
+  const t = sim.nic.redirectTarget();
+  if (!t) return null;
+  return t.type === 'devmap' ? devmapView(sim, t, opts) : cpumapView(t, opts);
 }
 
 /** The counters the view shows, by name (also what the engine samples for their rates). */
 export function redirectCounts(sim: Simulation): Record<string, number> {
-  const nic = sim.nic;
-  if (nic instanceof Mlx4En && nic.devmap) return devmapCounts(nic.devmap);
-  if (nic instanceof Vmxnet3 && nic.cpumapBulk) return cpumapCounts(nic);
-  return {};
+  const t = sim.nic.redirectTarget();
+  if (!t) return {};
+  return t.type === 'devmap' ? devmapCounts(t) : cpumapCounts(t);
 }
 
 function histogram(hist: Float64Array, max: number): { size: number; count: number }[] {
@@ -115,35 +113,34 @@ function devmapView(sim: Simulation, d: DevmapTarget, opts: RedirectViewOptions)
   };
 }
 
-function cpumapCounts(nic: Vmxnet3): Record<string, number> {
+function cpumapCounts(c: CpumapTarget): Record<string, number> {
   let redirected = 0;
   let errors = 0;
   let done = 0;
-  for (const r of nic.rings) {
+  for (const r of c.rings) {
     redirected += r.c.xdp_redirect;
     errors += r.c.xdp_redirect_err;
     done += r.c.redirect_done;
   }
   return {
     enqueued: redirected - errors,
-    flushes: flushes(nic.cpumapFlushHist),
-    flushed: framesFlushed(nic.cpumapFlushHist),
+    flushes: flushes(c.flushHist),
+    flushed: framesFlushed(c.flushHist),
     // The remote CPU's kthread drops what it takes off its ptr_ring (xdp_redirect_cpu -e drop).
     remote_dropped: done,
     errors,
   };
 }
 
-function cpumapView(nic: Vmxnet3, opts: RedirectViewOptions): RedirectView {
-  const bulk = nic.cpumapBulk ?? [];
+function cpumapView(c: CpumapTarget, opts: RedirectViewOptions): RedirectView {
   return {
     kind: 'cpumap',
     target: "remote CPU's kthread (xdp_redirect_cpu -e drop)",
     entryProgram: null,
-    bulk: bulk.map((q, i) => ({ cpu: nic.rings[i]?.cpu.id ?? i, n: q.n, size: CPU_MAP_BULK_SIZE, packets: Array.from(q.packets.subarray(0, q.n)) })),
+    bulk: c.bq.map((q, i) => ({ cpu: c.rings[i]?.cpu.id ?? i, n: q.n, size: CPU_MAP_BULK_SIZE, packets: Array.from(q.packets.subarray(0, q.n)) })),
     txRing: null,
-    flushSizes: histogram(nic.cpumapFlushHist, CPU_MAP_BULK_SIZE),
-    counters: toCounters(cpumapCounts(nic), opts.rate),
+    flushSizes: histogram(c.flushHist, CPU_MAP_BULK_SIZE),
+    counters: toCounters(cpumapCounts(c), opts.rate),
   };
 }
 

@@ -12,7 +12,7 @@
  * Cheap enough for 60 snapshots a second: one pass over each ring's live
  * entries and the driver's descriptors, one byte per chunk.
  */
-import { I40eXsk, xp_unaligned_add_offset_to_addr, xsk_addr_value, type Simulation, type XdpUmem, type XskQueue } from '../../sim';
+import { xp_unaligned_add_offset_to_addr, xsk_addr_value, type AfXdpSocket, type Simulation, type XdpUmem, type XskQueue } from '../../sim';
 import type { CounterView, RingView, SlotLegend, UmemOwner, XskView } from '../simTypes';
 
 /**
@@ -78,7 +78,7 @@ const samples = new WeakMap<Simulation, { ns: number; values: Record<string, num
 /** Shortest virtual-time window a rate is computed over, ns (shorter ones keep the previous rates). */
 const RATE_WINDOW_NS = 20_000;
 
-function counters(sim: Simulation, nic: I40eXsk): CounterView[] {
+function counters(sim: Simulation, nic: AfXdpSocket): CounterView[] {
   const st = nic.statistics();
   const rows: [string, number][] = [
     // What xdpsock's loop sees: descriptors received and sent, addresses recycled.
@@ -92,7 +92,7 @@ function counters(sim: Simulation, nic: I40eXsk): CounterView[] {
     ['tx_invalid_descs', st.tx_invalid_descs],
   ];
   // Zero-copy: i40e_alloc_rx_buffers_zc found the fill ring empty (xp_alloc counts it in the fill queue).
-  if (nic.xsk.mode === 'zc') rows.push(['rx_fill_ring_empty_descs', nic.rings[0]!.c.alloc_fail]);
+  if (nic.xsk.mode === 'zc') rows.push(['rx_fill_ring_empty_descs', nic.fillRingEmpty()]);
   const ns = sim.now() / sim.machine.cyclesPerNs;
   let s = samples.get(sim);
   if (!s || ns < s.ns) samples.set(sim, (s = { ns, values: Object.fromEntries(rows), rates: {} }));
@@ -107,7 +107,7 @@ function counters(sim: Simulation, nic: I40eXsk): CounterView[] {
 }
 
 /** Each chunk's owner (an index into UMEM_OWNERS), in address order. */
-export function umemOwners(nic: I40eXsk): Uint8Array {
+export function umemOwners(nic: AfXdpSocket): Uint8Array {
   const umem = nic.umem;
   const owner = new Uint8Array(umem.chunks);
   const claim = (addr: number, o: number) => {
@@ -125,8 +125,8 @@ export function umemOwners(nic: I40eXsk): Uint8Array {
 
 /** null when the machine has no AF_XDP socket. */
 export function xskView(sim: Simulation): XskView | null {
-  const nic = sim.nic;
-  if (!(nic instanceof I40eXsk)) return null;
+  const nic = sim.nic.afXdp();
+  if (!nic) return null;
   const umem = nic.umem;
   return {
     mode: nic.xsk.mode,

@@ -1,18 +1,43 @@
 /**
  * What the simulation needs from a driver model, whichever NIC it is: the
  * NIC side (a frame arrives), the CPU side (one NAPI step), control
- * (attach/MTU), and enough introspection for snapshots and the invariant
- * checker (every page reference the driver holds).
+ * (attach/MTU), and enough introspection for snapshots, the engine's views
+ * (the redirect target, the AF_XDP socket) and the invariant checker
+ * (every page reference the driver holds). Callers never need to know
+ * which driver class they hold.
  */
 import type { Cpu } from '../machine';
 import type { PageLoc } from '../page_alloc';
 import type { XdpBuff, XdpHook } from '../program';
 import type { SocketQueue } from '../stack';
-import type { RxRing } from './mlx4';
+import type { DevmapTarget } from '../devmap';
+import type { CpumapTarget } from '../cpumap';
+import type { XskConfig } from '../config';
+import type { XdpUmem, XskQueue, xsk_statistics } from '../xsk';
+import type { RxRing } from './rx_ring';
 
 export type RedirectHandler = (cpu: Cpu, ring: RxRing, x: XdpBuff, page: number, packet: number) => boolean;
 export type AttachResult = { ok: true; restarted: boolean } | { ok: false; message: string };
 export type MtuResult = { ok: true } | { ok: false; message: string };
+
+/** Where XDP_REDIRECT sends frames: a devmap entry (a port or a veth) or a cpumap (a remote CPU). */
+export type RedirectTarget = DevmapTarget | CpumapTarget;
+
+/** An AF_XDP socket bound to a queue, as views read it: the UMEM, its four rings and the chunks the driver holds. */
+export interface AfXdpSocket {
+  readonly xsk: XskConfig;
+  readonly umem: XdpUmem;
+  readonly fq: XskQueue;
+  readonly rx: XskQueue;
+  readonly tx: XskQueue;
+  readonly cq: XskQueue;
+  /** XDP_STATISTICS. */
+  statistics(): ReturnType<typeof xsk_statistics>;
+  /** Zero-copy: times the driver found the fill ring empty when posting rx buffers. */
+  fillRingEmpty(): number;
+  /** UMEM chunks on no ring: on a NIC rx or tx descriptor, or the application's. */
+  forEachHeldChunk(visit: (addr: number, where: 'nic_rx' | 'nic_tx' | 'app') => void): void;
+}
 
 export interface NicDriver {
   readonly kind: 'mlx4' | 'vmxnet3' | 'i40e';
@@ -33,10 +58,14 @@ export interface NicDriver {
   changeMtu(mtu: number): MtuResult;
   /** Visit every page reference held (rings, caches, pools, queues) for the invariant checker. */
   forEachPageRef(visit: (page: number, loc: PageLoc, what: string) => void): void;
-  /** The ring's page recycling store for the UI: mlx4's page cache, or the page_pool (cache + ptr_ring). */
-  cacheView(ring: number): { kind: 'mlx4_page_cache' | 'page_pool'; size: number; level: number; pages: number[] };
+  /** The ring's page recycling store for the UI: a page cache (mlx4's, i40e's page reuse), or the page_pool (cache + ptr_ring). */
+  cacheView(ring: number): { kind: 'mlx4_page_cache' | 'i40e_page_reuse' | 'page_pool'; size: number; level: number; pages: number[] };
   /** Checks beyond pages and packets (AF_XDP: every UMEM chunk in exactly one place). */
   extraInvariants?(): string[];
   /** Frames inside the driver that have a verdict but no final fate yet, beyond the tx rings (e.g. redirect queues). */
   framesInTransit(): number;
+  /** XDP_REDIRECT's target (read only, for views), or null when redirects have nowhere to go. */
+  redirectTarget(): RedirectTarget | null;
+  /** The AF_XDP socket bound to the NIC (read only, for views), or null. */
+  afXdp(): AfXdpSocket | null;
 }

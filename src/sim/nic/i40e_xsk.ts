@@ -34,8 +34,8 @@ import { S as CostSteps } from '../cost';
 import { K as TraceKinds } from '../trace';
 import type { PageLoc } from '../page_alloc';
 import { XdpBuff, XDP_ABORTED, XDP_DROP, XDP_PASS, XDP_REDIRECT, type XdpHook } from '../program';
-import type { AttachResult, MtuResult, NicDriver, RedirectHandler } from './driver';
-import { NAPI_BUDGET, RxRing, SlotState as SlotStateEnum } from './mlx4';
+import type { AfXdpSocket, AttachResult, MtuResult, NicDriver, RedirectHandler } from './driver';
+import { NAPI_BUDGET, RxRing, SlotState as SlotStateEnum, XDP_PACKET_HEADROOM as HEADROOM } from './rx_ring';
 import {
   checkUmemChunks,
   XdpUmem,
@@ -51,19 +51,19 @@ import type { XskConfig } from '../config';
 import { TxWire, wireCyclesPerByte } from '../wire';
 import { XdpTxRing } from './xdp_tx_ring';
 import { bpf_prog_run_xdp as runXdp, xdp_prepare_buff as prepareBuff } from './xdp_run';
-import { napi_complete_arm as arm, napi_schedule_irq as irq, rx_irq_moderate as moderate } from './napi';
+import { napi_complete_arm as arm, napi_poll_step as pollStep, nic_receive as receive, type NapiDriver, type RxDma } from './napi';
 
 const S = { ...CostSteps };
 const K = { ...TraceKinds };
 const CpuState = { IDLE: CpuStateEnum.IDLE, POLL_BEGIN: CpuStateEnum.POLL_BEGIN, POLL_RX: CpuStateEnum.POLL_RX, POLL_END: CpuStateEnum.POLL_END } as const;
 const bpf_prog_run_xdp = runXdp;
 const xdp_prepare_buff = prepareBuff;
-const napi_schedule_irq = irq;
-const rx_irq_moderate = moderate;
+const napi_poll_step = pollStep;
+const nic_receive = receive;
 const napi_complete_arm = arm;
 const SlotState = { EMPTY: SlotStateEnum.EMPTY, HW: SlotStateEnum.HW, SW: SlotStateEnum.SW } as const;
 /** XDP_PACKET_HEADROOM: in zero-copy mode the frame starts this far after the UMEM headroom. */
-const XDP_PACKET_HEADROOM = 256;
+const XDP_PACKET_HEADROOM = HEADROOM;
 /** xdpsock's BATCH_SIZE. */
 const BATCH_SIZE = 64;
 /** xsk_generic_xmit's TX_BATCH_SIZE: descriptors sent per sendto(). */
@@ -71,8 +71,10 @@ const TX_BATCH_SIZE = 16;
 /** How long the application's busy loop takes when it finds nothing to do (one spin of the loop). */
 const APP_SPIN_CYCLES = 200;
 
-export class I40eXsk implements NicDriver {
+export class I40eXsk implements NicDriver, NapiDriver, RxDma, AfXdpSocket {
   readonly kind = 'i40e' as const;
+  /** This model's poll is not traced at its start and end (only its interrupts and completions). */
+  readonly napiTrace = false;
   readonly rings: RxRing[];
   readonly mode: string;
   readonly mtu: number;
@@ -138,6 +140,18 @@ export class I40eXsk implements NicDriver {
     return this.prog_;
   }
 
+  redirectTarget(): null {
+    return null;
+  }
+
+  afXdp(): AfXdpSocket {
+    return this;
+  }
+
+  fillRingEmpty(): number {
+    return this.rings[0]!.c.alloc_fail;
+  }
+
   /** A buffer address as user space writes it to a ring. */
   private ringAddr(addr: number): XskAddr {
     return this.umem.unaligned ? xsk_umem_encode_addr(addr, 0) : { hi: Math.floor(addr / 2 ** 32), lo: addr % 2 ** 32 };
@@ -186,25 +200,19 @@ export class I40eXsk implements NicDriver {
   // ---------------------------------------------------------------- the NIC
 
   nicReceive(_ring: number, frame: Uint8Array, packet: number, t: number): void {
-    const r = this.rings[0]!;
-    const tr = this.m.trace;
-    if (r.hw === r.prod) {
-      r.c.rx_missed++;
-      if (tr.on) tr.emit(K.rx_missed, t, r.cpu.id, 0, -1, packet, -1, 0);
-      return;
-    }
-    const s = r.hw & r.mask;
+    // No rx-frames limit on this model's i40e: rx-usecs alone.
+    nic_receive(this.m, this.rings[0]!, this, frame, packet, t, Infinity, this.coalCycles);
+  }
+
+  rxMaxLen(): number {
+    return Infinity;
+  }
+
+  /** Zero-copy: the NIC writes into the UMEM chunk the slot was posted with; copy/skb: into the driver's own buffer. */
+  rx_dma(_r: RxRing, s: number, frame: Uint8Array): number {
     if (this.xsk.mode === 'zc') this.umem.data.set(frame, this.slotAddr[s]! + this.umem.headroom + XDP_PACKET_HEADROOM);
     else this.slotBuf[s]!.set(frame.subarray(0, 2048 - XDP_PACKET_HEADROOM), XDP_PACKET_HEADROOM);
-    r.slotLen[s] = frame.length;
-    r.slotPkt[s] = packet;
-    r.slotState[s] = SlotState.SW;
-    r.hw++;
-    r.c.rx_packets++;
-    r.c.rx_bytes += frame.length;
-    if (tr.on) tr.emit(K.nic_rx, t, r.cpu.id, 0, s, packet, -1, frame.length);
-    // No rx-frames limit on this model's i40e: rx-usecs alone.
-    rx_irq_moderate(r, t, Infinity, this.coalCycles);
+    return -1;
   }
 
   // ---------------------------------------------------------------- CPUs
@@ -215,48 +223,36 @@ export class I40eXsk implements NicDriver {
   }
 
   private i40e_napi_poll_step(cpu: Cpu): void {
-    const r = this.rings[0]!;
-    const m = this.m;
-    switch (cpu.state) {
-      case CpuState.IDLE:
-        napi_schedule_irq(m, cpu, r);
-        return;
-      case CpuState.POLL_BEGIN:
-        m.charge(cpu, S.napi_poll);
-        r.c.polls++;
-        this.i40e_clean_tx_irq(cpu);
-        if (this.xsk.mode === 'zc') this.i40e_xmit_zc(cpu);
-        cpu.pollDone = 0;
-        cpu.state = CpuState.POLL_RX;
-        return;
-      case CpuState.POLL_RX:
-        if (cpu.pollDone < NAPI_BUDGET && r.cons < r.hw) {
-          this.i40e_clean_rx_irq_one(cpu, r);
-          cpu.pollDone++;
-        } else cpu.state = CpuState.POLL_END;
-        return;
-      case CpuState.POLL_END:
-        if (this.rxProduced) {
-          // xsk_flush: publish the rx producer index and wake the socket.
-          m.charge(cpu, S.xdp_do_flush);
-          this.rxProduced = 0;
-        }
-        this.i40e_alloc_rx_buffers(cpu);
-        if (cpu.pollDone >= NAPI_BUDGET) {
-          r.c.budget_exhausted++;
-          cpu.state = CpuState.POLL_BEGIN;
-          return;
-        }
-        m.charge(cpu, S.napi_complete);
-        napi_complete_arm(r, cpu, Infinity, this.coalCycles);
-        // Pending tx completions, or zero-copy tx work the application kicked, raise their own interrupt.
-        const txDone = this.hwTx.nextDone();
-        if (txDone < Infinity) cpu.wakeAt = Math.min(cpu.wakeAt, Math.max(cpu.now, txDone) + this.coalCycles);
-        if (this.xsk.mode === 'zc' && this.tx.entries > 0) cpu.wakeAt = Math.min(cpu.wakeAt, cpu.now + this.coalCycles);
-        cpu.state = CpuState.IDLE;
-        cpu.idleSince = cpu.now;
-        return;
+    napi_poll_step(this.m, cpu, this.rings[0]!, this);
+  }
+
+  napi_clean_tx(cpu: Cpu): void {
+    this.i40e_clean_tx_irq(cpu);
+    if (this.xsk.mode === 'zc') this.i40e_xmit_zc(cpu);
+  }
+
+  napi_rx_one(cpu: Cpu, r: RxRing): void {
+    this.i40e_clean_rx_irq_one(cpu, r);
+  }
+
+  napi_flush(cpu: Cpu): void {
+    if (this.rxProduced) {
+      // xsk_flush: publish the rx producer index and wake the socket.
+      this.m.charge(cpu, S.xdp_do_flush);
+      this.rxProduced = 0;
     }
+  }
+
+  napi_refill(cpu: Cpu): void {
+    this.i40e_alloc_rx_buffers(cpu);
+  }
+
+  napi_rearm(cpu: Cpu, r: RxRing): void {
+    napi_complete_arm(r, cpu, Infinity, this.coalCycles);
+    // Pending tx completions, or zero-copy tx work the application kicked, raise their own interrupt.
+    const txDone = this.hwTx.nextDone();
+    if (txDone < Infinity) cpu.wakeAt = Math.min(cpu.wakeAt, Math.max(cpu.now, txDone) + this.coalCycles);
+    if (this.xsk.mode === 'zc' && this.tx.entries > 0) cpu.wakeAt = Math.min(cpu.wakeAt, cpu.now + this.coalCycles);
   }
 
   private rxProduced = 0;

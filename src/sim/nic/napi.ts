@@ -1,17 +1,85 @@
 /**
- * The steps of a CPU's softirq life every driver model shares: the rx
- * interrupt that wakes an idle CPU and schedules the ring's NAPI poll.
- * The poll itself (what each completion does, when the poll ends) is the
- * driver's.
+ * The softirq life every driver model shares, written once: the rx
+ * interrupt that wakes an idle CPU (napi_schedule), the NAPI poll loop
+ * (net_rx_action calling napi->poll: clean tx, up to NAPI_BUDGET rx
+ * completions, flush, refill, then napi_complete_done and re-arm, or poll
+ * again when the budget ran out), interrupt moderation, and the NIC side of
+ * one frame arriving (DMA into the next posted buffer, a completion).
+ *
+ * What each of those steps does to buffers is the driver's: it implements
+ * NapiDriver's hooks, named after the kernel steps. The loop runs one step
+ * per call (the simulation interleaves CPUs and the wire step by step).
  */
 import { CpuState as CpuStateEnum, type Cpu, type Machine } from '../machine';
 import { S as CostSteps } from '../cost';
 import { K as TraceKinds } from '../trace';
-import type { RxRing } from './mlx4';
+import { NAPI_BUDGET as NAPI_BUDGET_, SlotState as SlotStateEnum, type RxRing } from './rx_ring';
 
+// Module-local copies of imported constants: on the per-packet path a
+// cross-module binding is a getter call when the module is transpiled on
+// its own (tsx, vitest); a local object or const is a plain load.
 const S = { ...CostSteps };
 const K = { ...TraceKinds };
-const POLL_BEGIN = CpuStateEnum.POLL_BEGIN;
+const NAPI_BUDGET = NAPI_BUDGET_;
+const SLOT_SW = SlotStateEnum.SW;
+const ST = { IDLE: CpuStateEnum.IDLE, POLL_BEGIN: CpuStateEnum.POLL_BEGIN, POLL_RX: CpuStateEnum.POLL_RX, POLL_END: CpuStateEnum.POLL_END } as const;
+
+/** A driver's part of the NAPI poll (its napi->poll, cut at the points the loop calls). */
+export interface NapiDriver {
+  /** Whether the poll's start and end are traced (napi_poll / napi_complete events). */
+  readonly napiTrace: boolean;
+  /** At the poll's start: reap tx completions (and whatever else the driver cleans first). */
+  napi_clean_tx(cpu: Cpu, r: RxRing): void;
+  /** One rx completion at r.cons: run XDP, act on the verdict. */
+  napi_rx_one(cpu: Cpu, r: RxRing): void;
+  /** After the rx loop: doorbells for pending tx, xdp_do_flush. */
+  napi_flush(cpu: Cpu, r: RxRing): void;
+  /** Post buffers on the empty slots. */
+  napi_refill(cpu: Cpu, r: RxRing): void;
+  /** After napi_complete_done: re-enable the interrupt (and schedule wake-ups for outstanding work). */
+  napi_rearm(cpu: Cpu, r: RxRing): void;
+}
+
+/**
+ * One step of a CPU's softirq life on ring r: wake on the interrupt, begin a
+ * poll, process one completion, or end the poll.
+ */
+export function napi_poll_step(m: Machine, cpu: Cpu, r: RxRing, d: NapiDriver): void {
+  switch (cpu.state) {
+    case ST.IDLE:
+      napi_schedule_irq(m, cpu, r);
+      return;
+    case ST.POLL_BEGIN:
+      m.charge(cpu, S.napi_poll);
+      r.c.polls++;
+      if (d.napiTrace && m.trace.on) m.trace.emit(K.napi_poll, cpu.now, cpu.id, r.index, -1, -1, -1, NAPI_BUDGET);
+      d.napi_clean_tx(cpu, r);
+      cpu.pollDone = 0;
+      cpu.state = ST.POLL_RX;
+      return;
+    case ST.POLL_RX:
+      if (cpu.pollDone < NAPI_BUDGET && r.cons < r.hw) {
+        d.napi_rx_one(cpu, r);
+        cpu.pollDone++;
+      } else cpu.state = ST.POLL_END;
+      return;
+    case ST.POLL_END:
+      d.napi_flush(cpu, r);
+      d.napi_refill(cpu, r);
+      if (cpu.pollDone >= NAPI_BUDGET) {
+        // Budget used up: net_rx_action polls again without re-enabling the interrupt.
+        r.c.budget_exhausted++;
+        cpu.state = ST.POLL_BEGIN;
+        return;
+      }
+      m.charge(cpu, S.napi_complete);
+      if (d.napiTrace && m.trace.on) m.trace.emit(K.napi_complete, cpu.now, cpu.id, r.index, -1, -1, -1, cpu.pollDone);
+      d.napi_rearm(cpu, r);
+      cpu.state = ST.IDLE;
+      cpu.idleSince = cpu.now;
+      return;
+  }
+}
 
 /**
  * The rx interrupt (the driver's irq handler → napi_schedule): the CPU
@@ -27,7 +95,7 @@ export function napi_schedule_irq(m: Machine, cpu: Cpu, r: RxRing): void {
   r.armed = false;
   r.c.interrupts++;
   if (m.trace.on) m.trace.emit(K.irq, cpu.now, cpu.id, r.index, -1, -1, -1, r.hw - r.cons);
-  cpu.state = POLL_BEGIN;
+  cpu.state = ST.POLL_BEGIN;
 }
 
 /**
@@ -53,4 +121,43 @@ export function napi_complete_arm(r: RxRing, cpu: Cpu, coalFrames: number, coalC
   r.cqeSinceArm = r.hw - r.cons;
   r.firstCqeAt = r.cqeSinceArm > 0 ? cpu.now : Infinity;
   cpu.wakeAt = r.cqeSinceArm >= coalFrames ? cpu.now : r.firstCqeAt + coalCycles;
+}
+
+/** Where the NIC writes a frame: the driver copies it into the slot's buffer and says which page that is (-1: not an allocator page). */
+export interface RxDma {
+  /** Largest frame the posted buffers take (a longer one is counted rx_oversize). */
+  rxMaxLen(): number;
+  /** DMA the frame into slot s's buffer; the page it landed in, for the trace. */
+  rx_dma(r: RxRing, s: number, frame: Uint8Array): number;
+}
+
+/**
+ * The hardware receives one frame at `t` (cycles): DMA into the next
+ * posted buffer and write a completion (interrupt moderation counts it),
+ * or drop it when the frame is too long or no buffer is posted.
+ */
+export function nic_receive(m: Machine, r: RxRing, d: RxDma, frame: Uint8Array, packet: number, t: number, coalFrames: number, coalCycles: number): void {
+  const tr = m.trace;
+  const len = frame.length;
+  if (len > d.rxMaxLen()) {
+    r.c.rx_oversize++;
+    if (tr.on) tr.emit(K.rx_missed, t, r.cpu.id, r.index, -1, packet, -1, len);
+    return;
+  }
+  if (r.hw === r.prod) {
+    r.c.rx_missed++;
+    if (tr.on) tr.emit(K.rx_missed, t, r.cpu.id, r.index, -1, packet, -1, 0);
+    return;
+  }
+  const s = r.hw & r.mask;
+  const page = d.rx_dma(r, s, frame);
+  r.slotLen[s] = len;
+  r.slotPkt[s] = packet;
+  r.slotTime[s] = t;
+  r.slotState[s] = SLOT_SW;
+  r.hw++;
+  r.c.rx_packets++;
+  r.c.rx_bytes += len;
+  if (tr.on) tr.emit(K.nic_rx, t, r.cpu.id, r.index, s, packet, page, len);
+  rx_irq_moderate(r, t, coalFrames, coalCycles);
 }

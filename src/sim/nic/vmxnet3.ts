@@ -4,17 +4,18 @@
  * frames up to 128 bytes (so the driver never maps them), page_pool-backed
  * buffers with XDP_PACKET_HEADROOM when a native program is attached, XDP_TX
  * frames posted in batches and returned with xdp_return_frame_bulk at tx
- * completion, XDP_REDIRECT into a cpumap's per-CPU bulk queue flushed at
- * xdp_do_flush, and generic (skb-mode) XDP for comparison: the skb is built
+ * completion, XDP_REDIRECT into a cpumap (../cpumap.ts) whose bulk queues
+ * are flushed at xdp_do_flush, and generic (skb-mode) XDP for comparison: the skb is built
  * first, the 256-byte headroom made by pskb_expand_head, then the program
  * runs.
  *
  * The backend (the hypervisor's vmxnet3 emulation, on other host cores) is
  * the wire here: it delivers frames with a per-frame cost plus a per-byte
  * cost, which is why every native action tops out near the same rate.
- * Ring 1 (LRO pages) is not modelled: XDP turns LRO off.
+ * Ring 1 (LRO pages) is not modelled: XDP turns LRO off. The poll loop is
+ * the shared one (./napi.ts); this file has vmxnet3's hooks.
  */
-import { Cpu, CpuState as CpuStateEnum, type Machine } from '../machine';
+import type { Cpu, Machine } from '../machine';
 import { S as CostSteps } from '../cost';
 import { K as TraceKinds } from '../trace';
 import { DmaDir, PAGE_SIZE as PAGE_SIZE_, PageLoc as PageLocEnum } from '../page_alloc';
@@ -22,12 +23,13 @@ import { PagePool, PpSource, PP_ALLOC_CACHE_SIZE } from '../page_pool';
 import * as xdpActions from '../program';
 import { XdpBuff, type XdpHook } from '../program';
 import { SocketQueue } from '../stack';
-import { RxRing, SlotState, XDP_PACKET_HEADROOM, NAPI_BUDGET } from './mlx4';
-import type { AttachResult, MtuResult, NicDriver, RedirectHandler } from './driver';
+import { RxRing, SlotState, XDP_PACKET_HEADROOM } from './rx_ring';
+import type { AttachResult, MtuResult, NicDriver, RedirectHandler, RedirectTarget } from './driver';
+import { CpumapTarget } from '../cpumap';
 import { TxWire, wireCyclesPerByte } from '../wire';
-import { XdpXmit } from './xdp_tx_ring';
+import { XdpXmit } from './xdp_xmit';
 import { bpf_prog_run_xdp as runXdp, xdp_prepare_buff as prepareBuff } from './xdp_run';
-import { napi_complete_arm as arm, napi_schedule_irq as irq, rx_irq_moderate as moderate } from './napi';
+import { napi_complete_arm as arm, napi_poll_step as pollStep, nic_receive as receive, type NapiDriver, type RxDma } from './napi';
 
 const S = { ...CostSteps };
 const K = { ...TraceKinds };
@@ -40,7 +42,6 @@ const LOC = {
   IN_FLIGHT: PageLocEnum.IN_FLIGHT,
   REDIRECT: PageLocEnum.REDIRECT,
 } as const;
-const ST = { IDLE: CpuStateEnum.IDLE, POLL_BEGIN: CpuStateEnum.POLL_BEGIN, POLL_RX: CpuStateEnum.POLL_RX, POLL_END: CpuStateEnum.POLL_END } as const;
 const XDP_ABORTED = xdpActions.XDP_ABORTED;
 const XDP_DROP = xdpActions.XDP_DROP;
 const XDP_PASS = xdpActions.XDP_PASS;
@@ -48,8 +49,8 @@ const XDP_TX = xdpActions.XDP_TX;
 const XDP_REDIRECT = xdpActions.XDP_REDIRECT;
 const bpf_prog_run_xdp = runXdp;
 const xdp_prepare_buff = prepareBuff;
-const napi_schedule_irq = irq;
-const rx_irq_moderate = moderate;
+const napi_poll_step = pollStep;
+const nic_receive = receive;
 const napi_complete_arm = arm;
 
 /** VMXNET3_DEF_RXDATA_DESC_SIZE: frames up to this size arrive in the data ring. */
@@ -62,14 +63,12 @@ export const SKB_SHARED_INFO_SIZE = 320;
 export const VMXNET3_XDP_MAX_MTU = VMXNET3_MAX_SKB_BUF_SIZE - XDP_PACKET_HEADROOM - SKB_SHARED_INFO_SIZE;
 /** NET_SKB_PAD: the headroom of an ordinary rx skb (too small for XDP, hence pskb_expand_head in generic mode). */
 export const NET_SKB_PAD = 64;
-/** CPU_MAP_BULK_SIZE: frames per cpumap bulk queue flush. */
-export const CPU_MAP_BULK_SIZE = 8;
 /** Frames the driver defers before writing the TXPROD register (the device's txThreshold; assumed). */
 export const VMXNET3_TX_THRESHOLD = 32;
 
 const lines = (len: number) => (len + 63) >> 6;
 
-export class Vmxnet3 implements NicDriver {
+export class Vmxnet3 implements NicDriver, NapiDriver, RxDma {
   readonly kind = 'vmxnet3' as const;
   readonly rings: RxRing[];
   readonly pools: PagePool[];
@@ -81,12 +80,10 @@ export class Vmxnet3 implements NicDriver {
   readonly sockets: SocketQueue | null;
   packetsDone = 0;
   redirect: RedirectHandler | null = null;
+  readonly napiTrace = true;
   private readonly native: boolean;
-  private readonly cpumap: boolean;
-  /** Per ring: the cpumap bulk queue (pages, packets). */
-  private readonly bq: { pages: Int32Array; packets: Float64Array; n: number }[];
-  /** Every cpumap flush by bulk size (index 0..CPU_MAP_BULK_SIZE): the UI's histogram. */
-  readonly cpumapFlushHist = new Float64Array(CPU_MAP_BULK_SIZE + 1);
+  /** XDP_REDIRECT's cpumap target, when configured. */
+  readonly cpumap: CpumapTarget | null;
   private readonly xdp = new XdpBuff();
   /** XDP_TX (and generic XDP's transmit) on each rx ring's tx ring, out through the backend. */
   private readonly xdpTx: XdpXmit;
@@ -97,12 +94,12 @@ export class Vmxnet3 implements NicDriver {
     const cfg = m.cfg;
     this.mtu = cfg.mtu;
     this.native = cfg.xdpMode === 'native';
-    this.cpumap = cfg.redirectTarget === 'cpumap-drop';
     this.rings = m.cpus.map((cpu, i) => new RxRing(i, cfg.rxRingSize, cfg.txRingSize, cpu));
+    // The remote CPU drops each frame: a page_pool page goes back to its pool, an skb's page is freed.
+    this.cpumap = cfg.redirectTarget === 'cpumap-drop' ? new CpumapTarget(m, this.rings, (r, page, pooled) => (pooled ? this.ppPut(r, page) : m.alloc.free(page))) : null;
     this.pools = this.rings.map((r) => new PagePool(m.alloc, r.index, r.size));
     this.dataRing = this.rings.map((r) => new Uint8Array(r.size * VMXNET3_RXDATA_DESC_SIZE));
     this.dataLen = this.rings.map((r) => new Int32Array(r.size).fill(-1));
-    this.bq = this.rings.map(() => ({ pages: new Int32Array(CPU_MAP_BULK_SIZE), packets: new Float64Array(CPU_MAP_BULK_SIZE), n: 0 }));
     this.sockets = cfg.stack.kind === 'socket' ? new SocketQueue(cfg.stack, cfg.hw.clockHz / cfg.stack.appPps) : null;
     this.xdpTx = new XdpXmit(m, {
       // The backend sends each frame with a fixed cost plus its bytes.
@@ -120,6 +117,14 @@ export class Vmxnet3 implements NicDriver {
 
   get prog(): XdpHook | null {
     return this.rings[0]!.prog;
+  }
+
+  redirectTarget(): RedirectTarget | null {
+    return this.cpumap;
+  }
+
+  afXdp(): null {
+    return null;
   }
 
   /** 'page_pool' when a native program owns the buffers, else 'skb'. */
@@ -160,12 +165,7 @@ export class Vmxnet3 implements NicDriver {
     const a = this.m.alloc;
     this.rings.forEach((r, i) => {
       this.xdpTx.stop(r);
-      const q = this.bq[i]!;
-      for (let k = 0; k < q.n; k++) {
-        a.free(q.pages[k]!);
-        r.c.redirect_done++;
-      }
-      q.n = 0;
+      this.cpumap?.stop(r);
       for (let s = 0; s < r.size; s++) {
         if (r.slotPage[s]! >= 0) a.free(r.slotPage[s]!);
         r.slotPage[s] = -1;
@@ -186,7 +186,7 @@ export class Vmxnet3 implements NicDriver {
   }
 
   framesInTransit(): number {
-    return this.bq.reduce((a, q) => a + q.n, 0);
+    return this.cpumap ? this.cpumap.inTransit() : 0;
   }
 
   forEachPageRef(visit: (page: number, loc: PageLocEnum, what: string) => void): void {
@@ -195,8 +195,7 @@ export class Vmxnet3 implements NicDriver {
       for (let s = 0; s < r.size; s++) if (r.slotPage[s]! >= 0) visit(r.slotPage[s]!, LOC.RX_RING, `ring0 ${r.index} slot ${s}`);
       for (const p of this.pools[i]!.held()) visit(p, LOC.PAGE_CACHE, `page_pool ${r.index}`);
       r.tx.forEachPage((page, s) => visit(page, LOC.TX_RING, `tx ring ${r.index} slot ${s}`));
-      const q = this.bq[i]!;
-      for (let k = 0; k < q.n; k++) visit(q.pages[k]!, LOC.REDIRECT, `cpumap bulk queue ${r.index}`);
+      this.cpumap?.forEachPageRef(i, visit);
     });
     if (this.sockets) for (const p of this.sockets.held()) visit(p, LOC.STACK, 'socket receive queue');
   }
@@ -204,85 +203,55 @@ export class Vmxnet3 implements NicDriver {
   // ---------------------------------------------------------------- the backend
 
   nicReceive(ringIndex: number, frame: Uint8Array, packet: number, t: number): void {
-    const r = this.rings[ringIndex]!;
-    const tr = this.m.trace;
-    const len = frame.length;
-    if (len > this.mtu + 18) {
-      r.c.rx_oversize++;
-      if (tr.on) tr.emit(K.rx_missed, t, r.cpu.id, r.index, -1, packet, -1, len);
-      return;
-    }
-    if (r.hw === r.prod) {
-      r.c.rx_missed++;
-      if (tr.on) tr.emit(K.rx_missed, t, r.cpu.id, r.index, -1, packet, -1, 0);
-      return;
-    }
-    const s = r.hw & r.mask;
+    nic_receive(this.m, this.rings[ringIndex]!, this, frame, packet, t, this.coalFrames, this.coalCycles);
+  }
+
+  rxMaxLen(): number {
+    return this.mtu + 18;
+  }
+
+  /** The backend copies small frames into the rx data ring (ring0's buffer stays unused), larger ones into ring0's buffer. */
+  rx_dma(r: RxRing, s: number, frame: Uint8Array): number {
     const page = r.slotPage[s]!;
-    if (len <= VMXNET3_RXDATA_DESC_SIZE) {
-      // The backend copies small frames into the rx data ring; ring0's buffer stays unused.
-      this.dataRing[ringIndex]!.set(frame, s * VMXNET3_RXDATA_DESC_SIZE);
-      this.dataLen[ringIndex]![s] = len;
+    if (frame.length <= VMXNET3_RXDATA_DESC_SIZE) {
+      this.dataRing[r.index]!.set(frame, s * VMXNET3_RXDATA_DESC_SIZE);
+      this.dataLen[r.index]![s] = frame.length;
     } else {
       this.m.alloc.memory.set(frame, page * PAGE_SIZE + this.headroom);
-      this.dataLen[ringIndex]![s] = -1;
+      this.dataLen[r.index]![s] = -1;
     }
-    r.slotLen[s] = len;
-    r.slotPkt[s] = packet;
-    r.slotTime[s] = t;
-    r.slotState[s] = SlotState.SW;
-    r.hw++;
-    r.c.rx_packets++;
-    r.c.rx_bytes += len;
-    if (tr.on) tr.emit(K.nic_rx, t, r.cpu.id, r.index, s, packet, page, len);
-    rx_irq_moderate(r, t, this.coalFrames, this.coalCycles);
+    return page;
   }
 
   // ---------------------------------------------------------------- NAPI (vmxnet3_poll_rx_only)
 
   step(cpu: Cpu): void {
-    const r = this.rings[cpu.id]!;
-    const m = this.m;
-    const tr = m.trace;
-    switch (cpu.state) {
-      case ST.IDLE:
-        napi_schedule_irq(m, cpu, r);
-        return;
-      case ST.POLL_BEGIN:
-        m.charge(cpu, S.napi_poll);
-        r.c.polls++;
-        if (tr.on) tr.emit(K.napi_poll, cpu.now, cpu.id, r.index, -1, -1, -1, NAPI_BUDGET);
-        this.vmxnet3_tq_tx_complete(cpu, r);
-        this.reapSocket(cpu, r);
-        cpu.pollDone = 0;
-        cpu.state = ST.POLL_RX;
-        return;
-      case ST.POLL_RX:
-        if (cpu.pollDone < NAPI_BUDGET && r.cons < r.hw) {
-          this.vmxnet3_rq_rx_complete_one(cpu, r);
-          cpu.pollDone++;
-        } else cpu.state = ST.POLL_END;
-        return;
-      case ST.POLL_END: {
-        this.xdp_do_flush(cpu, r);
-        this.xdpTx.flush(cpu, r); // write TXPROD for what the threshold left pending
-        this.refill(r, cpu);
-        if (cpu.pollDone >= NAPI_BUDGET) {
-          r.c.budget_exhausted++;
-          cpu.state = ST.POLL_BEGIN;
-          return;
-        }
-        m.charge(cpu, S.napi_complete);
-        if (tr.on) tr.emit(K.napi_complete, cpu.now, cpu.id, r.index, -1, -1, -1, cpu.pollDone);
-        napi_complete_arm(r, cpu, this.coalFrames, this.coalCycles);
-        const txDone = r.tx.nextDone();
-        if (txDone < Infinity) cpu.wakeAt = Math.min(cpu.wakeAt, Math.max(cpu.now, txDone) + this.coalCycles);
-        else if (this.sockets && this.sockets.length > 0) cpu.wakeAt = Math.min(cpu.wakeAt, Math.max(cpu.now, this.sockets.freeAt[this.sockets.head]!));
-        cpu.state = ST.IDLE;
-        cpu.idleSince = cpu.now;
-        return;
-      }
-    }
+    napi_poll_step(this.m, cpu, this.rings[cpu.id]!, this);
+  }
+
+  napi_clean_tx(cpu: Cpu, r: RxRing): void {
+    this.vmxnet3_tq_tx_complete(cpu, r);
+    this.reapSocket(cpu, r);
+  }
+
+  napi_rx_one(cpu: Cpu, r: RxRing): void {
+    this.vmxnet3_rq_rx_complete_one(cpu, r);
+  }
+
+  napi_flush(cpu: Cpu, r: RxRing): void {
+    this.cpumap?.xdp_do_flush(cpu, r);
+    this.xdpTx.flush(cpu, r); // write TXPROD for what the threshold left pending
+  }
+
+  napi_refill(cpu: Cpu, r: RxRing): void {
+    this.refill(r, cpu);
+  }
+
+  napi_rearm(cpu: Cpu, r: RxRing): void {
+    napi_complete_arm(r, cpu, this.coalFrames, this.coalCycles);
+    const txDone = r.tx.nextDone();
+    if (txDone < Infinity) cpu.wakeAt = Math.min(cpu.wakeAt, Math.max(cpu.now, txDone) + this.coalCycles);
+    else if (this.sockets && this.sockets.length > 0) cpu.wakeAt = Math.min(cpu.wakeAt, Math.max(cpu.now, this.sockets.freeAt[this.sockets.head]!));
   }
 
   private warnOnce(key: number, msg: string): void {
@@ -399,8 +368,7 @@ export class Vmxnet3 implements NicDriver {
         m.charge(cpu, S.xdp_redirect);
         if (tr.on) tr.emit(K.xdp_redirect, cpu.now, cpu.id, r.index, s, packet, page, x.redirectIfindex);
         if (this.cpumap) {
-          m.charge(cpu, S.cpumap_enqueue);
-          this.bqEnqueue(cpu, r, page, packet);
+          this.cpumap.enqueue(cpu, r, page, packet);
           return;
         }
         r.c.xdp_redirect_err++;
@@ -467,8 +435,7 @@ export class Vmxnet3 implements NicDriver {
         if (tr.on) tr.emit(K.xdp_redirect, cpu.now, cpu.id, r.index, s, packet, page, x.redirectIfindex);
         if (this.cpumap) {
           // Generic mode has no bulk queue: each skb goes onto the remote CPU's ring at once.
-          m.charge(cpu, S.cpumap_flush);
-          this.remoteConsume(r, page, false);
+          this.cpumap.generic_enqueue(cpu, r, page);
           return;
         }
         r.c.xdp_redirect_err++;
@@ -641,44 +608,5 @@ export class Vmxnet3 implements NicDriver {
       m.charge(cpu, S.skb_free);
       m.alloc.free(page);
     }
-  }
-
-  // ---------------------------------------------------------------- cpumap
-
-  /** The per-ring cpumap bulk queues (read only, for the UI), or null when XDP_REDIRECT has no cpumap target. */
-  get cpumapBulk(): readonly { readonly pages: Int32Array; readonly packets: Float64Array; readonly n: number }[] | null {
-    return this.cpumap ? this.bq : null;
-  }
-
-  private bqEnqueue(cpu: Cpu, r: RxRing, page: number, packet: number): void {
-    const q = this.bq[r.index]!;
-    q.pages[q.n] = page;
-    q.packets[q.n] = packet;
-    q.n++;
-    this.m.alloc.loc[page] = LOC.REDIRECT;
-    if (q.n === CPU_MAP_BULK_SIZE) this.bqFlush(cpu, r);
-  }
-
-  /** bq_flush_to_queue: the bulk onto the remote CPU's ptr_ring (its kthread drops them: `-e drop`). */
-  private bqFlush(cpu: Cpu, r: RxRing): void {
-    const q = this.bq[r.index]!;
-    if (q.n === 0) return;
-    this.cpumapFlushHist[q.n]++;
-    this.m.charge(cpu, S.cpumap_flush, q.n);
-    for (let k = 0; k < q.n; k++) this.remoteConsume(r, q.pages[k]!, true);
-    q.n = 0;
-  }
-
-  /** The remote CPU (not modelled as busy: it only drops) returns the page. */
-  private remoteConsume(r: RxRing, page: number, pooled: boolean): void {
-    r.c.redirect_done++;
-    if (pooled) this.ppPut(r, page);
-    else this.m.alloc.free(page);
-  }
-
-  private xdp_do_flush(cpu: Cpu, r: RxRing): void {
-    if (this.bq[r.index]!.n === 0) return;
-    this.m.charge(cpu, S.xdp_do_flush);
-    this.bqFlush(cpu, r);
   }
 }

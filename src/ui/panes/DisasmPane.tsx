@@ -9,7 +9,6 @@
 import { memo } from 'react';
 import { setApp, useApp } from '../../store';
 import type { DisasmLine } from '../../engine';
-import { Unavailable } from './Unavailable';
 
 const select = (pc: number) => setApp({ selectedPc: pc, selectedLine: null });
 
@@ -36,7 +35,7 @@ export function DisasmPane() {
   const selectedLine = useApp((s) => s.selectedLine);
   if (!build) return <div className="pane-empty">building…</div>;
   const d = build.disasm;
-  if (d.status !== 'ok') return <Unavailable what="disassembly" why={d.message} />;
+  if (d.status !== 'ok') return <div className="pane-empty" data-testid="disasm-not-run">No disassembly: {d.message}.</div>;
   const errorPc = build.verify.status === 'ok' && !build.verify.accepted ? build.verify.errorPc : undefined;
   return (
     <div className="disasm" data-testid="disasm" role="listbox" aria-label="Disassembly">

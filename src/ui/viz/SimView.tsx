@@ -7,7 +7,6 @@
  */
 import { memo } from 'react';
 import { useApp } from '../../store';
-import { Unavailable } from '../panes/Unavailable';
 import { SimControls } from '../controls/SimControls';
 import { Settings } from '../controls/Settings';
 import { RingCanvas } from './RingCanvas';
@@ -71,10 +70,8 @@ const SideCharts = memo(function SideCharts() {
 });
 
 export function SimView() {
-  const caps = useApp((s) => s.capabilities);
   const hasSim = useApp((s) => s.sim !== null);
   const message = useApp((s) => s.simMessage);
-  if (caps && !caps.sim) return <div className="sim" data-testid="sim"><Unavailable what="simulation" why="the driver simulator (src/sim) has not landed in this build" /></div>;
   return (
     <div className="sim" data-testid="sim">
       <SimControls />

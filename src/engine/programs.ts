@@ -1,30 +1,19 @@
 /**
- * The scenarios' programs as real bytecode: the seed samples from
- * src/examples compiled by src/cc and run in src/vm, plus the seed 001/002
+ * The scenarios' programs as real bytecode, through the one pipeline
+ * (./pipeline.ts: compiled, loaded into the VM with the map entries the
+ * sample's loader installs): the seed samples from src/examples, plus the seed 001/002
  * samples' programs written here (xdpsock: redirect into the XSKMAP slot of
  * the rx queue; xdp_redirect_map: swap MACs, count, redirect to devmap slot
  * 0) and the seed 002 devmap-entry and veth-peer programs, and the seed
  * 004 samples' programs (xdp_rxq_info with -a DROP/PASS/TX, and
  * xdp_redirect_cpu -c 0 into a cpumap), with the map entries user space
- * would install. Every scenario program runs as compiled bytecode.
+ * would install. Every scenario program runs as compiled bytecode. The
+ * simulator receives the loaded hooks (a ProgramResolver); it never compiles.
  */
-import { compile, formatDiagnostic } from '../cc';
 import { EXAMPLES } from '../examples';
-import { parseSpec, type ParsedSpec } from '../isa/spec';
-import type { ProgramResolver, ScenarioProgram } from './scenarios';
-import { vmHook } from './vm_hook';
-import type { XdpHook } from './program';
-
-/** Compile C to a parsed spec; a one-line error otherwise. */
-export function compileToSpec(source: string, file: string): ParsedSpec | { error: string } {
-  const c = compile(source, { file });
-  if (!c.spec) {
-    const first = c.diagnostics.find((d) => d.severity === 'error') ?? c.diagnostics[0];
-    return { error: first ? formatDiagnostic(first, source).split('\n')[0]! : `${file}: does not compile` };
-  }
-  const p = parseSpec(JSON.parse(JSON.stringify(c.spec)));
-  return 'error' in p ? { error: `${file}: ${p.error}` } : p;
-}
+import type { ParsedSpec } from '../isa/spec';
+import type { ProgramResolver, ScenarioProgram, XdpHook } from '../sim';
+import { compileSource, loadProgram } from './pipeline';
 
 const cache = new Map<string, ParsedSpec>();
 
@@ -33,7 +22,7 @@ export function exampleSpec(id: string): ParsedSpec {
   if (!p) {
     const ex = EXAMPLES.find((e) => e.id === id);
     if (!ex) throw new Error(`no example program '${id}'`);
-    const r = compileToSpec(ex.source, `${id}.c`);
+    const r = compileSource(ex.source, `${id}.c`);
     if ('error' in r) throw new Error(r.error);
     cache.set(id, (p = r));
   }
@@ -232,7 +221,7 @@ function u32s(...v: number[]): Uint8Array {
 function sampleSpec(name: string, source: string): ParsedSpec {
   let p = sampleCache.get(source);
   if (!p) {
-    const r = compileToSpec(source, `${name}.c`);
+    const r = compileSource(source, `${name}.c`);
     if ('error' in r) throw new Error(r.error);
     sampleCache.set(source, (p = r));
   }
@@ -265,14 +254,8 @@ export function scenarioProgramSpec(name: Exclude<ScenarioProgram, null>): Parse
 }
 
 function sampleHook(name: string, source: string, entries: [string, Uint8Array, Uint8Array][] = []): XdpHook {
-  const p = sampleSpec(name, source);
-  const h = vmHook(p, { name });
+  const h = loadProgram(sampleSpec(name, source), { name }, entries);
   if ('error' in h) throw new Error(h.error);
-  for (const [mapName, key, value] of entries) {
-    const i = (p.spec.maps ?? []).findIndex((m) => m.name === mapName);
-    const rc = h.maps[i]?.userUpdate(key, value) ?? -2;
-    if (rc !== 0) throw new Error(`${name}: cannot install ${mapName} entry (${rc})`);
-  }
   return h;
 }
 
@@ -281,7 +264,7 @@ const rxqInfo = (action: number, label: string, swapMac = false): XdpHook =>
   sampleHook(`xdp_rxq_info -a ${label}`, XDP_RXQ_INFO_C, [['config_map', u32s(0), u32s(action, 1, swapMac ? 1 : 0)]]);
 
 function hook(id: string): XdpHook {
-  const h = vmHook(exampleSpec(id), { name: id });
+  const h = loadProgram(exampleSpec(id), { name: id });
   if ('error' in h) throw new Error(h.error);
   return h;
 }

@@ -1,0 +1,186 @@
+/**
+ * Pure helpers over the typed tree and the encoding that every lowering
+ * module shares: constant values, integer wrapping, comparison algebra,
+ * tree walks, and the induction-variable plan that `#pragma unroll` uses.
+ * Nothing here emits code or holds state.
+ */
+import type { Expr, Stmt, Sym } from '../ast';
+import { T, alignOf, isInt, isPtr, type Type } from '../types';
+import type { Home } from './frame';
+import * as O from '../../isa/opcodes';
+
+export function sizeField(size: number): number {
+  return size === 1 ? O.BPF_B : size === 2 ? O.BPF_H : size === 4 ? O.BPF_W : O.BPF_DW;
+}
+export function unitType(size: number): Type {
+  return size === 1 ? T.uchar : size === 2 ? T.ushort : size === 4 ? T.uint : T.ulong;
+}
+export function wrapInt(v: bigint, t: Type): bigint {
+  if (t.k !== 'int') return BigInt.asUintN(64, v);
+  if (t.kind === 'bool') return v !== 0n ? 1n : 0n;
+  return t.signed ? BigInt.asIntN(t.size * 8, v) : BigInt.asUintN(t.size * 8, v);
+}
+export function swapCmp(op: string): '==' {
+  return ({ '==': '==', '!=': '!=', '<': '>', '>': '<', '<=': '>=', '>=': '<=' } as unknown as Record<string, '=='>)[op]!;
+}
+export function negateCmp(op: string): '==' {
+  return ({ '==': '!=', '!=': '==', '<': '>=', '>': '<=', '<=': '>', '>=': '<' } as unknown as Record<string, '=='>)[op]!;
+}
+export function opType(e: Expr & { k: 'assign' }): Type {
+  // The right operand of a compound assignment carries the operation type (sema converted it).
+  return isPtr(e.l.ty) ? T.long : e.r.ty.k === 'int' && e.r.ty.size >= 4 ? e.r.ty : T.int;
+}
+/** Alignment known for what a pointer expression points to (before any cast to void *). */
+export function ptrAlign(e: Expr): number {
+  let x = e;
+  while (x.k === 'cast' && isPtr(x.ty)) {
+    if (isPtr(x.e.ty) && (x.e.ty as { to: Type }).to.k !== 'void') return alignOf((x.e.ty as { to: Type }).to);
+    x = x.e;
+  }
+  if (x.k === 'addr') return alignOf(x.e.ty);
+  if (isPtr(x.ty) && x.ty.to.k !== 'void') return alignOf(x.ty.to);
+  return 1;
+}
+
+/** The value of a constant expression node (sema folded them to 'num'). */
+export function constOf(e: Expr): bigint | undefined {
+  if (e.k === 'num') return e.value;
+  if (e.k === 'cast' && e.ty.k === 'int') {
+    const v = constOf(e.e);
+    return v === undefined ? undefined : wrapInt(v, e.ty);
+  }
+  return undefined;
+}
+
+export function endsFlow(s: Stmt): boolean {
+  if (s.k === 'return' || s.k === 'break' || s.k === 'continue' || s.k === 'goto') return true;
+  if (s.k === 'block' && s.body.length) return endsFlow(s.body[s.body.length - 1]!);
+  return false;
+}
+
+export function savedHomesUsesReg(m: Map<Sym, Home | undefined>, r: number): boolean {
+  for (const h of m.values()) if (h?.k === 'reg' && h.r === r) return true;
+  return false;
+}
+
+/** Does the statement assign to (or take the address of) sym? */
+export function writes(s: Stmt, sym: Sym): boolean {
+  let found = false;
+  const ve = (e: Expr | undefined): void => {
+    if (!e || found) return;
+    if ((e.k === 'assign' && e.l.k === 'var' && e.l.sym === sym) || (e.k === 'incdec' && e.e.k === 'var' && e.e.sym === sym) || (e.k === 'addr' && e.e.k === 'var' && e.e.sym === sym)) { found = true; return; }
+    switch (e.k) {
+      case 'unary': case 'deref': case 'addr': case 'cast': case 'member': case 'incdec': ve(e.e); break;
+      case 'binary': case 'logical': case 'assign': case 'comma': ve(e.l); ve(e.r); break;
+      case 'cond': ve(e.c); ve(e.t); ve(e.f); break;
+      case 'call': ve(e.fn); e.args.forEach(ve); break;
+      case 'builtin': e.args.forEach(ve); break;
+      case 'stmtexpr': e.body.forEach(vs); break;
+    }
+  };
+  const vs = (x: Stmt | undefined): void => {
+    if (!x || found) return;
+    switch (x.k) {
+      case 'expr': ve(x.e); break;
+      case 'decl': x.init?.parts.forEach((p) => ve(p.e)); break;
+      case 'block': x.body.forEach(vs); break;
+      case 'if': ve(x.c); vs(x.t); vs(x.f); break;
+      case 'while': case 'dowhile': ve(x.c); vs(x.body); break;
+      case 'for': vs(x.init); ve(x.c); ve(x.step); vs(x.body); break;
+      case 'switch': ve(x.e); vs(x.body); break;
+      case 'return': ve(x.e); break;
+    }
+  };
+  vs(s);
+  return found;
+}
+
+/**
+ * For `for (i = A; i < B; i++)`-shaped loops whose body never writes i:
+ * the sequence of values i takes, and its value after the loop.
+ */
+export function inductionPlan(s: Stmt & { k: 'for' }): { sym: Sym; values: bigint[]; final?: bigint } | undefined {
+  let sym: Sym | undefined;
+  let start: bigint | undefined;
+  const init = s.init;
+  if (init?.k === 'decl' && init.init?.parts.length === 1) { sym = init.sym; start = constOf(init.init.parts[0]!.e); }
+  else if (init?.k === 'expr' && init.e.k === 'assign' && init.e.op === '=' && init.e.l.k === 'var') { sym = init.e.l.sym; start = constOf(init.e.r); }
+  if (!sym || start === undefined || sym.addressTaken || !isInt(sym.type) || sym.global) return undefined;
+  const c = s.c;
+  if (!c || c.k !== 'binary') return undefined;
+  const isVar = (x: Expr): boolean => {
+    let y = x;
+    while (y.k === 'cast') y = y.e;
+    return y.k === 'var' && y.sym === sym;
+  };
+  let op = c.op;
+  let bound: bigint | undefined;
+  if (isVar(c.l)) bound = constOf(c.r);
+  else if (isVar(c.r)) { bound = constOf(c.l); op = swapCmp(op); }
+  if (bound === undefined) return undefined;
+  let step: bigint | undefined;
+  const st = s.step;
+  if (st?.k === 'incdec' && st.e.k === 'var' && st.e.sym === sym) step = st.op === '++' ? 1n : -1n;
+  else if (st?.k === 'assign' && st.l.k === 'var' && st.l.sym === sym && (st.op === '+=' || st.op === '-=')) {
+    const k = constOf(st.r);
+    if (k !== undefined) step = st.op === '+=' ? k : -k;
+  }
+  if (!step) return undefined;
+  if (writes(s.body, sym)) return undefined;
+  const values: bigint[] = [];
+  let i = start;
+  const test = (x: bigint): boolean => {
+    switch (op) {
+      case '<': return x < bound!;
+      case '<=': return x <= bound!;
+      case '>': return x > bound!;
+      case '>=': return x >= bound!;
+      case '!=': return x !== bound!;
+      default: return false;
+    }
+  };
+  while (test(i)) {
+    values.push(wrapInt(i, sym.type));
+    if (values.length > 4096) break;
+    i = wrapInt(i + step, sym.type);
+  }
+  return { sym, values, final: i };
+}
+
+/** Visit every expression in a statement tree (including nested statement expressions). */
+export function walkExprs(s: Stmt, f: (e: Expr) => void): void {
+  const ve = (e: Expr | undefined): void => {
+    if (!e) return;
+    f(e);
+    switch (e.k) {
+      case 'unary': case 'deref': case 'addr': case 'cast': case 'member': case 'incdec': ve(e.e); break;
+      case 'binary': case 'logical': case 'assign': case 'comma': ve(e.l); ve(e.r); break;
+      case 'cond': ve(e.c); ve(e.t); ve(e.f); break;
+      case 'call': ve(e.fn); e.args.forEach(ve); break;
+      case 'builtin': e.args.forEach(ve); break;
+      case 'stmtexpr': e.body.forEach((x) => walkExprs(x, f)); break;
+    }
+  };
+  walkStmts(s, (st) => {
+    switch (st.k) {
+      case 'expr': ve(st.e); break;
+      case 'decl': st.init?.parts.forEach((p) => ve(p.e)); break;
+      case 'if': case 'while': case 'dowhile': ve(st.c); break;
+      case 'for': ve(st.c); ve(st.step); break;
+      case 'switch': ve(st.e); break;
+      case 'return': ve(st.e); break;
+    }
+  });
+}
+
+export function walkStmts(s: Stmt | undefined, f: (s: Stmt) => void): void {
+  if (!s) return;
+  f(s);
+  switch (s.k) {
+    case 'block': s.body.forEach((b) => walkStmts(b, f)); break;
+    case 'if': walkStmts(s.t, f); walkStmts(s.f, f); break;
+    case 'while': case 'dowhile': walkStmts(s.body, f); break;
+    case 'for': walkStmts(s.init, f); walkStmts(s.body, f); break;
+    case 'switch': walkStmts(s.body, f); break;
+  }
+}

@@ -1,0 +1,172 @@
+/**
+ * The object file, as libbpf would load it: from a parsed translation unit,
+ * the maps (BTF-style and legacy definitions, map-in-map templates, global
+ * data sections), the entry XDP program and the object's other XDP
+ * programs (tail-call targets, each laid out with its own subprograms over
+ * the same maps), linked into the program spec of DESIGN.md.
+ *
+ * The entry is the XDP program named by `entry`, else the first one in the
+ * file. PROG_ARRAY maps initialised with `.values = { [i] = &prog }` get
+ * their slots (MapSpec.prog_slots) pointing into `programs`.
+ */
+import type { Sym, TranslationUnit } from './ast';
+import type { EmittedInsn, ProgramContext } from './codegen/frame';
+import { FuncGen } from './codegen/stmt';
+import type { DiagnosticBag } from './diagnostics';
+import { GlobalData, foldableGlobals } from './globals';
+import { describeType, readMapDef, type BtfInfo, type TypeDesc } from './maps';
+import { bytesToHex, encodeProgram } from '../isa/insn';
+import type { LineInfo, MapReloc, MapSpec, ProgramSpec } from '../isa/spec';
+
+export interface ObjectOptions {
+  file: string;
+  source: string;
+  optimize: boolean;
+  /** Name of the XDP program to make the entry (default: the first in the file). */
+  entry?: string;
+}
+
+/** XDP program sections libbpf knows: xdp, xdp.frags, xdp/..., xdp.frags/..., xdp_devmap/..., xdp_cpumap/... */
+export function isXdpSection(sec: string | undefined): boolean {
+  return sec !== undefined && /^xdp(\.frags)?(\/|$)|^xdp_(devmap|cpumap)(\/|$)|^xdp\.frags_(devmap|cpumap)(\/|$)/.test(sec);
+}
+
+interface Linked {
+  insns: string;
+  map_relocs: MapReloc[];
+  line_info: LineInfo[];
+  funcs: { name: string; insn: number }[];
+}
+
+const MAX_SUBPROGS = 64;
+
+export function buildObject(unit: TranslationUnit, diags: DiagnosticBag, opts: ObjectOptions): (ProgramSpec & { btf?: BtfInfo }) | undefined {
+  // Maps, in declaration order (a map-in-map's inner template right after it).
+  const maps = new Map<Sym, number>();
+  const mapSpecs: MapSpec[] = [];
+  const btf: BtfInfo = { maps: [] };
+  const progArrays: { sym: Sym; index: number }[] = [];
+  for (const g of unit.globals) {
+    const sec = g.attrs.section;
+    if (sec !== '.maps' && sec !== 'maps') continue;
+    const def = readMapDef(g, diags);
+    if (!def) continue;
+    maps.set(g, mapSpecs.length);
+    if (def.spec.type === 'prog_array') progArrays.push({ sym: g, index: mapSpecs.length });
+    const bytes = (n: number): TypeDesc => ({ kind: 'array', elem: { kind: 'int', name: 'unsigned char', size: 1, signed: false }, len: n, size: n });
+    for (const d of def.inner ? [def, def.inner] : [def]) {
+      if (d === def.inner) def.spec.inner_map = mapSpecs.length;
+      mapSpecs.push(d.spec);
+      btf.maps.push({ name: d.spec.name!, key: d.key ? describeType(d.key) : bytes(d.spec.key_size), value: d.value ? describeType(d.value) : bytes(d.spec.value_size) });
+    }
+  }
+  const programs = unit.funcs.filter((f) => f.body && isXdpSection(f.attrs.section)).sort((a, b) => (a.defIndex ?? 0) - (b.defIndex ?? 0));
+  if (programs.length === 0) {
+    diags.error('cc-no-entry', 'no XDP program found: put the entry function in an "xdp" section, e.g. SEC("xdp") int prog(struct xdp_md *ctx)', { file: opts.file, line: 1, col: 1, endLine: 1, endCol: 1 });
+    return undefined;
+  }
+  let entry = programs[0]!;
+  if (opts.entry !== undefined) {
+    const named = programs.find((f) => f.name === opts.entry);
+    if (!named) {
+      diags.error('cc-no-entry', `no XDP program named '${opts.entry}' (programs: ${programs.map((f) => f.name).join(', ')})`, { file: opts.file, line: 1, col: 1, endLine: 1, endCol: 1 });
+      return undefined;
+    }
+    entry = named;
+  }
+  const others = programs.filter((f) => f !== entry);
+
+  const globalData = new GlobalData(diags, mapSpecs.length);
+  const foldable = foldableGlobals(unit.globals, unit.funcs);
+  const gens: FuncGen[] = [];
+  const layouts: { prog: Sym; bodies: { sym: Sym; out: EmittedInsn[] }[] }[] = [];
+  for (const prog of [entry, ...others]) {
+    const ctx: ProgramContext = {
+      diags,
+      maps,
+      subprogs: [],
+      optimize: opts.optimize,
+      globalRef: (sym, span) => globalData.ref(sym, span),
+      stringRef: (bytes) => globalData.stringRef(bytes),
+      foldable,
+      inlineable: (f) => !!f.body && !f.attrs.noinline && !isXdpSection(f.attrs.section),
+    };
+    const bodies: { sym: Sym; out: EmittedInsn[] }[] = [];
+    const main = new FuncGen(ctx, prog);
+    main.generate();
+    gens.push(main);
+    bodies.push({ sym: prog, out: main.out });
+    for (let i = 0; i < ctx.subprogs.length && i < MAX_SUBPROGS; i++) {
+      const f = ctx.subprogs[i]!;
+      const g = new FuncGen(ctx, f);
+      g.generate();
+      gens.push(g);
+      bodies.push({ sym: f, out: g.out });
+    }
+    layouts.push({ prog, bodies });
+  }
+  // Code after an error may be incomplete: resolve jumps only for a clean program.
+  if (diags.hasErrors) return undefined;
+  for (const m of globalData.maps()) {
+    mapSpecs.push(m.spec);
+    btf.maps.push({ name: m.spec.name!, key: { kind: 'int', name: 'unsigned int', size: 4, signed: false }, value: m.value });
+  }
+  for (const g of gens) g.finish();
+  const linked = layouts.map((l) => link(l.prog, l.bodies, diags));
+
+  // Tail-call slots user space would fill: `.values = { [i] = &prog }` in a PROG_ARRAY definition.
+  for (const pa of progArrays) {
+    const slots: { slot: number; prog: number }[] = [];
+    for (const part of pa.sym.init?.parts ?? []) {
+      let e = part.e;
+      while (e.k === 'cast') e = e.e;
+      if (e.k === 'addr') e = e.e;
+      if (e.k !== 'var' || e.sym.kind !== 'func') continue;
+      const idx = others.indexOf(e.sym);
+      const valuesOff = pa.sym.type.k === 'struct' ? pa.sym.type.members.find((m) => m.name === 'values')?.offset ?? 0 : 0;
+      if (idx < 0) {
+        diags.warning('cc-prog-slot', `'${e.sym.name}' in '${pa.sym.name}' is not one of this object's other XDP programs; its slot stays empty`, part.e.span);
+        continue;
+      }
+      slots.push({ slot: Math.floor((part.offset - valuesOff) / 8), prog: idx });
+    }
+    if (slots.length) mapSpecs[pa.index]!.prog_slots = slots;
+  }
+
+  const main = linked[0]!;
+  return {
+    prog_type: 'xdp',
+    insns: main.insns,
+    maps: mapSpecs,
+    map_relocs: main.map_relocs,
+    line_info: main.line_info,
+    funcs: main.funcs,
+    ...(entry.attrs.section !== 'xdp' ? { section: entry.attrs.section } : {}),
+    ...(others.length ? { programs: others.map((p, i) => ({ name: p.name, section: p.attrs.section, ...linked[i + 1]! })) } : {}),
+    btf,
+    source: opts.source,
+  };
+}
+
+/** Lay a program's functions out one after another; resolve calls and map references. */
+function link(prog: Sym, bodies: { sym: Sym; out: EmittedInsn[] }[], diags: DiagnosticBag): Linked {
+  const start = new Map<Sym, number>();
+  const all: EmittedInsn[] = [];
+  for (const b of bodies) {
+    start.set(b.sym, all.length);
+    // Copies: a function's code is shared by no other program, but keep each program's slots its own.
+    for (const e of b.out) all.push({ ...e, insn: { ...e.insn } });
+  }
+  const relocs: MapReloc[] = [];
+  all.forEach((e, i) => {
+    if (e.callee) e.insn.imm = start.get(e.callee)! - (i + 1);
+    if (e.map !== undefined) relocs.push(e.valueOff !== undefined ? { insn: i, map: e.map, kind: 'value', offset: e.valueOff } : { insn: i, map: e.map });
+  });
+  if (all.length > 1_000_000) diags.error('cc-too-large', 'program is too large (more than 1M instructions)', prog.span);
+  return {
+    insns: bytesToHex(encodeProgram(all.map((e) => e.insn))),
+    map_relocs: relocs,
+    line_info: all.map((e, i) => ({ insn: i, file: e.span.file, line: e.span.line, col: e.span.col, endLine: e.span.endLine, endCol: e.span.endCol })),
+    funcs: bodies.map((b) => ({ name: b.sym.name, insn: start.get(b.sym)! })),
+  };
+}

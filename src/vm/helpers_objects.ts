@@ -1,0 +1,162 @@
+/**
+ * Helpers for the map kinds real-world XDP programs reach through helpers
+ * (issue 13): bpf_tail_call over a PROG_ARRAY (the kernel's limit of 33
+ * tail calls; an empty slot falls through), bpf_perf_event_output into a
+ * PERF_EVENT_ARRAY (BPF_F_CURRENT_CPU, the packet appended with
+ * BPF_F_CTXLEN_MASK, as xdpdump uses it), the RINGBUF helpers (reserve,
+ * submit, discard, output) and bpf_spin_lock/unlock (one cpu runs a program
+ * at a time here, so a lock is always free). Records go to the VM's event
+ * log for the console. Errors follow kernel/bpf/ringbuf.c,
+ * kernel/trace/bpf_trace.c and net/core/filter.c.
+ */
+import type { BpfMap } from '../maps';
+import type { HelperFn, Machine } from './interp';
+import { VmFault, type Region } from './memory';
+import type { XdpBuffState } from './helpers';
+
+/** MAX_TAIL_CALL_CNT (include/linux/bpf.h). */
+export const MAX_TAIL_CALL_CNT = 33;
+export const BPF_F_CURRENT_CPU = 0xffffffff;
+
+const EINVAL = 22;
+const E2BIG = 7;
+const EFAULT = 14;
+const EAGAIN = 11;
+
+/** One record a program emitted: what the console shows. */
+export interface VmEvent {
+  kind: 'perf' | 'ringbuf';
+  /** The map's index and name in the program's map list. */
+  map: number;
+  mapName: string;
+  /** perf: the cpu (perf buffer) it went to; ringbuf: the cpu it ran on. */
+  cpu: number;
+  data: Uint8Array;
+}
+
+/** Events kept per VM: the newest EVENTS_KEPT (older ones are counted as dropped, as a full perf buffer drops). */
+export const EVENTS_KEPT = 1024;
+
+export interface EventLog {
+  events: VmEvent[];
+  dropped: number;
+}
+
+export function pushEvent(log: EventLog, ev: VmEvent): void {
+  if (log.events.length >= EVENTS_KEPT) {
+    log.events.shift();
+    log.dropped++;
+  }
+  log.events.push(ev);
+}
+
+export interface ObjectHelperContext {
+  maps: readonly BpfMap[];
+  cpu(): number;
+  xdp(): XdpBuffState & { tailCall: number; tailCalls: number };
+  log: EventLog;
+  mapIndexOf(m: Machine, pc: number, reg: number): number;
+}
+
+/** A ring buffer's reservations: the region handed out and its size, by region id; free regions by size for reuse. */
+interface RingState {
+  outstanding: number;
+  live: Map<number, { region: Region; size: number }>;
+  free: Map<number, Region[]>;
+}
+
+export function objectHelpers(ctx: ObjectHelperContext, h: Map<number, HelperFn>): void {
+  h.set(12, (m, pc) => {
+    // bpf_tail_call(ctx, prog_array, index): on success the program does not come back.
+    const map = ctx.maps[ctx.mapIndexOf(m, pc, 2)]!;
+    const x = ctx.xdp();
+    const slot = m.regU32(3);
+    if (x.tailCalls >= MAX_TAIL_CALL_CNT || !map.lookupIndex) return;
+    const v = map.lookupIndex(slot, 0);
+    if (!v) return;
+    x.tailCall = (v[0]! | (v[1]! << 8) | (v[2]! << 16) | (v[3]! << 24)) >>> 0;
+    x.tailCalls++;
+    m.unwound = true;
+  });
+
+  h.set(25, (m, pc) => {
+    // bpf_perf_event_output(ctx, map, flags, data, size).
+    const index = ctx.mapIndexOf(m, pc, 2);
+    const map = ctx.maps[index]!;
+    const lo = m.lo[3]! >>> 0;
+    const hi = m.hi[3]! >>> 0;
+    // BPF_F_INDEX_MASK in the low word, BPF_F_CTXLEN_MASK (20 bits) in the high word, nothing else.
+    if (hi & ~0xfffff) return m.setReg(0, -EINVAL);
+    const cpu = lo === BPF_F_CURRENT_CPU ? ctx.cpu() : lo;
+    if (cpu >= map.maxEntries) return m.setReg(0, -E2BIG);
+    const size = m.regNum(5);
+    const data = m.bytesAt(pc, 4, size, false);
+    const x = ctx.xdp();
+    const ctxLen = hi & 0xfffff;
+    if (ctxLen > x.dataEnd - x.data) return m.setReg(0, -EFAULT);
+    const rec = new Uint8Array(size + ctxLen);
+    rec.set(data);
+    rec.set(x.buf.subarray(x.data, x.data + ctxLen), size);
+    pushEvent(ctx.log, { kind: 'perf', map: index, mapName: map.name, cpu, data: rec });
+    m.setReg(0, 0);
+  });
+
+  const rings = new Map<number, RingState>();
+  const ring = (index: number): RingState => {
+    let r = rings.get(index);
+    if (!r) rings.set(index, (r = { outstanding: 0, live: new Map(), free: new Map() }));
+    return r;
+  };
+  // A record takes an 8-byte header and its data rounded up to 8 (BPF_RINGBUF_HDR_SZ).
+  const footprint = (size: number): number => 8 + Math.ceil(size / 8) * 8;
+
+  h.set(130, (m, pc) => {
+    // bpf_ringbuf_output(ringbuf, data, size, flags): user space consumes at once, so only the size limits it.
+    const index = ctx.mapIndexOf(m, pc, 1);
+    const map = ctx.maps[index]!;
+    const size = m.regNum(3);
+    if (m.hi[4] !== 0 || (m.lo[4]! & ~3) !== 0) return m.setReg(0, -EINVAL);
+    const rs = ring(index);
+    if (footprint(size) + rs.outstanding > map.maxEntries) return m.setReg(0, -EAGAIN);
+    pushEvent(ctx.log, { kind: 'ringbuf', map: index, mapName: map.name, cpu: ctx.cpu(), data: m.bytesAt(pc, 2, size, false).slice() });
+    m.setReg(0, 0);
+  });
+  h.set(131, (m, pc) => {
+    // bpf_ringbuf_reserve(ringbuf, size, flags): zeroed memory the program fills, or NULL.
+    const index = ctx.mapIndexOf(m, pc, 1);
+    const map = ctx.maps[index]!;
+    const size = m.regNum(2);
+    if (m.lo[3] !== 0 || m.hi[3] !== 0 || size < 0 || size > map.maxEntries) return m.setReg(0, 0);
+    const rs = ring(index);
+    if (footprint(size) + rs.outstanding > map.maxEntries) return m.setReg(0, 0);
+    const pool = rs.free.get(size);
+    let region = pool?.pop();
+    if (region) region.bytes.fill(0);
+    else region = m.regions.add('mem', `ringbuf_mem(${map.name})`, new Uint8Array(size), true);
+    rs.outstanding += footprint(size);
+    rs.live.set(region.id, { region, size });
+    m.setPtr(0, region, 0);
+  });
+  const finish = (submit: boolean) => (m: Machine, pc: number): void => {
+    // bpf_ringbuf_submit/discard(data, flags): data must be what reserve returned.
+    const id = m.pv[1]!;
+    for (const [index, rs] of rings) {
+      const res = rs.live.get(id);
+      if (!res) continue;
+      rs.live.delete(id);
+      rs.outstanding -= footprint(res.size);
+      if (submit) pushEvent(ctx.log, { kind: 'ringbuf', map: index, mapName: ctx.maps[index]!.name, cpu: ctx.cpu(), data: res.region.bytes.slice() });
+      let pool = rs.free.get(res.size);
+      if (!pool) rs.free.set(res.size, (pool = []));
+      pool.push(res.region);
+      return;
+    }
+    throw new VmFault(pc, 'helper', `pc ${pc}: bpf_ringbuf_${submit ? 'submit' : 'discard'}: R1 is not a reserved ring buffer record`, 1);
+  };
+  h.set(132, finish(true));
+  h.set(133, finish(false));
+
+  // bpf_spin_lock / bpf_spin_unlock: nothing runs concurrently with the program here.
+  h.set(93, (m) => m.setReg(0, 0));
+  h.set(94, (m) => m.setReg(0, 0));
+}

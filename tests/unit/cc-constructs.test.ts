@@ -1,0 +1,167 @@
+/**
+ * The C that real headers and programs use (issue 13): attributes, inline
+ * asm in functions never called, asm labels, float/__int128 declarations,
+ * global data as internal maps with value relocations, and more. Each case
+ * compiles a small program and checks what the compiler produced.
+ */
+import { describe, expect, it } from 'vitest';
+import { compile, formatDiagnostic } from '../../src/cc';
+import { decodeProgram, hexToBytes, type Insn } from '../../src/isa/insn';
+import * as O from '../../src/isa/opcodes';
+
+const PRE = '#include <linux/bpf.h>\n#include <bpf/bpf_helpers.h>\n';
+
+function ok(src: string): NonNullable<ReturnType<typeof compile>['spec']> {
+  const r = compile(src, { file: 't.c' });
+  expect(r.diagnostics.filter((d) => d.severity === 'error').map((d) => formatDiagnostic(d, src))).toEqual([]);
+  return r.spec!;
+}
+function errors(src: string): string[] {
+  return compile(src, { file: 't.c' }).diagnostics.filter((d) => d.severity === 'error').map((d) => `${d.span.line}:${d.span.col}: ${d.message}`);
+}
+function insnsOf(hex: string): Insn[] {
+  return decodeProgram(hexToBytes(hex) as Uint8Array).insns;
+}
+
+describe('inline asm', () => {
+  it('is accepted in a function never called', () => {
+    ok(`${PRE}static inline unsigned int swab32(unsigned int val) { __asm__("bswapl %0" : "=r" (val) : "0" (val)); return val; }
+SEC("xdp") int p(struct xdp_md *ctx) { return XDP_PASS; }`);
+  });
+  it('is an error naming the asm where it is reached', () => {
+    const e = errors(`${PRE}static inline unsigned int swab32(unsigned int val) { __asm__("bswapl %0" : "=r" (val) : "0" (val)); return val; }
+SEC("xdp") int p(struct xdp_md *ctx) { return swab32(ctx->data) & 1; }`);
+    expect(e).toEqual(["3:55: inline assembly is not supported on BPF here: asm(\"bswapl %0\") is reached from 'p'"]);
+  });
+  it('the empty asm is a compiler barrier and emits nothing', () => {
+    const a = ok(`${PRE}SEC("xdp") int p(struct xdp_md *ctx) { asm volatile("" ::: "memory"); return XDP_PASS; }`);
+    const b = ok(`${PRE}SEC("xdp") int p(struct xdp_md *ctx) { return XDP_PASS; }`);
+    expect(a.insns).toBe(b.insns);
+  });
+  it('asm labels on declarations are accepted', () => {
+    ok(`${PRE}typedef unsigned long size_t;\nextern int strerror_r (int __errnum, char *__buf, size_t __buflen) __asm__ ("" "__xpg_strerror_r");
+SEC("xdp") int p(struct xdp_md *ctx) { return XDP_PASS; }`);
+  });
+});
+
+describe('types real headers declare', () => {
+  it('float, double, long double and __int128 have their sizes', () => {
+    const s = ok(`${PRE}typedef struct { long long a __attribute__((__aligned__(__alignof__(long long)))); long double b __attribute__((__aligned__(__alignof__(long double)))); } max_align_t;
+_Static_assert(sizeof(max_align_t) == 32, "max_align_t");
+_Static_assert(sizeof(float) == 4 && sizeof(double) == 8 && sizeof(__int128) == 16 && sizeof(unsigned __int128) == 16, "sizes");
+SEC("xdp") int p(struct xdp_md *ctx) { return sizeof(max_align_t); }`);
+    expect(insnsOf(s.insns)[0]!.imm).toBe(32);
+  });
+});
+
+describe('global data', () => {
+  const spec = ok(`${PRE}int counter = 7;
+const volatile int knob = 3;
+static int hidden;
+SEC("xdp") int p(struct xdp_md *ctx) { counter += knob; hidden++; return counter; }`);
+  it('becomes internal array maps, .rodata frozen and read-only to the program', () => {
+    expect(spec.maps).toEqual([
+      { name: '.data', type: 'array', key_size: 4, value_size: 4, max_entries: 1, flags: 0x400, internal: '.data', init: [{ key: '00000000', value: '07000000' }] },
+      { name: '.rodata', type: 'array', key_size: 4, value_size: 4, max_entries: 1, flags: 0x480, internal: '.rodata', init: [{ key: '00000000', value: '03000000' }], freeze: true },
+      { name: '.bss', type: 'array', key_size: 4, value_size: 4, max_entries: 1, flags: 0x400, internal: '.bss' },
+    ]);
+  });
+  it('is addressed with BPF_PSEUDO_MAP_VALUE lddw and value relocations', () => {
+    const insns = insnsOf(spec.insns);
+    expect(spec.map_relocs!.length).toBeGreaterThanOrEqual(3);
+    for (const r of spec.map_relocs!) {
+      expect(r.kind).toBe('value');
+      expect(insns[r.insn]!.code).toBe(O.BPF_LD | O.BPF_IMM | O.BPF_DW);
+      expect(insns[r.insn]!.src).toBe(O.BPF_PSEUDO_MAP_VALUE);
+      expect(insns[r.insn + 1]!.imm).toBe(r.offset);
+    }
+    expect(new Set(spec.map_relocs!.map((r) => r.map))).toEqual(new Set([0, 1, 2]));
+  });
+  it('a const global that is not volatile folds to its value, as clang folds it', () => {
+    const s = ok(`${PRE}const int answer = 42;\nSEC("xdp") int p(struct xdp_md *ctx) { return answer; }`);
+    expect(s.maps).toEqual([]);
+    expect(insnsOf(s.insns)[0]!.imm).toBe(42);
+  });
+  it("libbpf's bpf_printk format (a static const local) becomes .rodata", () => {
+    const s = ok(`${PRE}SEC("xdp") int p(struct xdp_md *ctx) { ({ static const char ____fmt[] = "len %d"; bpf_trace_printk(____fmt, sizeof(____fmt), (int)(ctx->data_end - ctx->data)); }); return XDP_PASS; }`);
+    expect(s.maps!.map((m) => m.internal)).toEqual(['.rodata']);
+    expect(s.maps![0]!.init![0]!.value).toBe(Buffer.from('len %d\0').toString('hex'));
+  });
+});
+
+describe('inlining', () => {
+  it('always_inline functions take more than five arguments', () => {
+    const s = ok(`${PRE}static __always_inline int six(void *data, void *end, int *pa, int *pb, int k, int m)
+{
+\tif (data + 4 > end) return -1;
+\t*pa = *(unsigned char *)data + k;
+\t*pb = *(unsigned char *)(data + 1) + m;
+\treturn k + m;
+}
+SEC("xdp") int p(struct xdp_md *ctx)
+{
+\tvoid *data = (void *)(long)ctx->data, *end = (void *)(long)ctx->data_end;
+\tint a = 0, b = 0;
+\tif (six(data + 2, end, &a, &b, ctx->ingress_ifindex, ctx->rx_queue_index) < 0) return XDP_ABORTED;
+\treturn a + b;
+}`);
+    expect(s.funcs).toEqual([{ name: 'p', insn: 0 }]);
+  });
+  it('a memcpy whose size is a parameter expands once inlining makes it constant', () => {
+    const s = ok(`${PRE}static __always_inline void copy(void *d, const void *s, __u64 len) { __builtin_memcpy(d, s, len); }
+SEC("xdp") int p(struct xdp_md *ctx)
+{
+\tchar a[6] = { 1, 2, 3, 4, 5, 6 }, b[6];
+\tcopy(b, a, sizeof(b));
+\treturn b[5];
+}`);
+    expect(s.insns.length / 16).toBeLessThan(40);
+    const e = errors(`${PRE}static __always_inline void copy(void *d, const void *s, __u64 len) { __builtin_memcpy(d, s, len); }
+SEC("xdp") int p(struct xdp_md *ctx) { char a[6] = {}, b[6]; copy(b, a, ctx->ingress_ifindex & 3); return b[5]; }`);
+    expect(e[0]).toMatch(/__builtin_memcpy: the size must be a compile-time constant on BPF/);
+  });
+  it('memcpy, memset and memcmp without a definition are the builtins', () => {
+    ok(`${PRE}void *memcpy(void *, const void *, unsigned long);
+SEC("xdp") int p(struct xdp_md *ctx) { char a[4] = { 1, 2, 3, 4 }, b[4]; memcpy(b, a, 4); memset(a, 0, 4); return memcmp(a, b, 4) < 0; }`);
+  });
+});
+
+describe('objects with several programs and map kinds', () => {
+  const src = `${PRE}int xdp_b(struct xdp_md *ctx);
+struct {
+\t__uint(type, BPF_MAP_TYPE_PROG_ARRAY);
+\t__uint(max_entries, 4);
+\t__uint(key_size, sizeof(__u32));
+\t__array(values, int (void *));
+} jmp SEC(".maps") = { .values = { [1] = (void *)&xdp_b } };
+struct inner { __uint(type, BPF_MAP_TYPE_ARRAY); __uint(max_entries, 1); __type(key, __u32); __type(value, __u64); };
+struct {
+\t__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
+\t__uint(max_entries, 2);
+\t__type(key, __u32);
+\t__array(values, struct inner);
+} outer SEC(".maps");
+struct { __uint(type, BPF_MAP_TYPE_PERF_EVENT_ARRAY); __uint(key_size, sizeof(__u32)); __uint(value_size, sizeof(__u32)); } events SEC(".maps");
+SEC("xdp") int xdp_a(struct xdp_md *ctx) { bpf_tail_call(ctx, &jmp, 1); return XDP_PASS; }
+SEC("xdp.frags") int xdp_b(struct xdp_md *ctx) { return XDP_DROP; }
+char _license[] SEC("license") = "GPL";`;
+  it('the first XDP program is the entry; the others are programs, prog_array slots point at them', () => {
+    const s = ok(src);
+    expect(s.funcs).toEqual([{ name: 'xdp_a', insn: 0 }]);
+    expect(s.section).toBeUndefined();
+    expect(s.programs!.map((p) => [p.name, p.section])).toEqual([['xdp_b', 'xdp.frags']]);
+    expect(s.maps![0]).toMatchObject({ name: 'jmp', type: 'prog_array', key_size: 4, value_size: 4, max_entries: 4, prog_slots: [{ slot: 1, prog: 0 }] });
+  });
+  it('a map-in-map carries its inner template; a perf event array gets libbpf-like defaults', () => {
+    const s = ok(src);
+    expect(s.maps![1]).toMatchObject({ name: 'outer', type: 'array_of_maps', value_size: 4, inner_map: 2 });
+    expect(s.maps![2]).toMatchObject({ type: 'array', key_size: 4, value_size: 8, max_entries: 1 });
+    expect(s.maps![3]).toMatchObject({ name: 'events', type: 'perf_event_array', key_size: 4, value_size: 4 });
+  });
+  it('the entry can be chosen by name', () => {
+    const r = compile(src, { file: 't.c', entry: 'xdp_b' });
+    expect(r.spec!.funcs).toEqual([{ name: 'xdp_b', insn: 0 }]);
+    expect(r.spec!.section).toBe('xdp.frags');
+    expect(r.spec!.programs!.map((p) => p.name)).toEqual(['xdp_a']);
+  });
+});

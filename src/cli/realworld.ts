@@ -10,7 +10,7 @@
  * code-size section. The folder is read in place, never copied.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { compileWorkspace, shellSplit, type CompileResult } from '../cc';
@@ -68,7 +68,13 @@ export function buildClang(p: RealworldProgram, dir = REALWORLD_DIR): ClangBuild
   const obj = path.join(tmp, 'prog.o');
   try {
     const r = spawnSync(CLANG, ['-O2', '-g', '-target', 'bpf', ...flagWords(p), '-c', p.file, '-o', obj], { cwd: dir, encoding: 'utf8' });
-    if (r.status !== 0) return { unsupported: [], error: (r.stderr || r.error?.message || 'clang failed').split('\n').find((l) => l.includes('error')) ?? r.stderr };
+    if (r.status !== 0) {
+      const first = (r.stderr || r.error?.message || 'clang failed').split('\n').find((l) => l.includes('error')) ?? r.stderr;
+      // A folder the flags name but the test data lacks explains a missing header better than clang can.
+      const words = flagWords(p);
+      const absent = words.flatMap((w, i) => (/^-(I|iquote|isystem|idirafter)$/.test(w) ? [words[i + 1]!] : /^-I./.test(w) ? [w.slice(2)] : [])).filter((d) => !existsSync(path.resolve(dir, d)));
+      return { unsupported: [], error: absent.length ? `${first} (the folder has no ${absent.join(', ')}, which the flags name)` : first };
+    }
     const o = extractObject(new Uint8Array(readFileSync(obj)));
     // libbpf sizes a PERF_EVENT_ARRAY without max_entries to the possible CPUs, with 4-byte keys and values.
     for (const m of o.spec.maps ?? []) {

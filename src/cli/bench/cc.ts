@@ -15,7 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { compile } from '../../cc';
 import { EXAMPLES } from '../../examples';
 import type { CliIO } from '../io';
-import { CLANG, clangAvailable, clangCompile, headerDir } from '../clang';
+import { CLANG, CLANG_FLAGS, clangAvailable, clangCompile } from '../clang';
 import { extractProgram } from '../bpf_elf';
 import { benchRealworld } from './cc_realworld';
 
@@ -77,7 +77,7 @@ export async function bench(io: CliIO, opts: { quick: boolean }): Promise<void> 
   const file = path.join(CORPUS, largest.name);
   for (let i = 0; i < clangRuns; i++) {
     const t0 = performance.now();
-    spawnSync(CLANG, ['-O2', '-g', '-target', 'bpf', '-nostdinc', '-I', headerDir(), '-c', file, '-o', '/dev/null']);
+    spawnSync(CLANG, [...CLANG_FLAGS, '-c', file, '-o', '/dev/null']);
     theirs.push(performance.now() - t0);
   }
   const mo = median(ours), mc = median(theirs);

@@ -10,15 +10,14 @@
  * reports it (after warming V8 up on a twin instance, whose maps are its own). A program that faults is XDP_ABORTED (retval 0) and its fault
  * is printed; a program that fails validation is refused before any run.
  */
-import { compileWorkspace, singleFileWorkspace } from '../../engine/pipeline';
+import { compileFile, splitCcFlags } from '../ccflags';
 import { hexToBytes, parseSpec } from '../../isa';
 import { createVm, testRunFrame, TEST_RUN_MAX_DATA } from '../../vm';
 import { parseArgs, parseJson, readTextFile, UsageError, type CliIO } from '../io';
 
 /** FILE.c: compile it first (src/cc); warnings go to stderr, the first error is the one line. */
-function compileC(file: string, io: CliIO): unknown {
-  const source = readTextFile(file);
-  const r = compileWorkspace(singleFileWorkspace(source, file));
+function compileC(file: string, ccFlags: string[], io: CliIO): unknown {
+  const r = compileFile(file, ccFlags);
   const errors = r.diagnostics.filter((d) => d.severity === 'error');
   if (!r.spec) {
     const e = errors[0];
@@ -31,14 +30,15 @@ function compileC(file: string, io: CliIO): unknown {
 const ACTIONS = ['XDP_ABORTED', 'XDP_DROP', 'XDP_PASS', 'XDP_TX', 'XDP_REDIRECT'];
 
 export async function run(args: string[], io: CliIO): Promise<number> {
-  const { positional, flags, options } = parseArgs(args, { flags: ['json'], options: ['packets', 'cpus', 'repeat'] });
+  const { ccFlags, rest } = splitCcFlags(args);
+  const { positional, flags, options } = parseArgs(rest, { flags: ['json'], options: ['packets', 'cpus', 'repeat'] });
   const repeatAll = Number(options.get('repeat') ?? 1);
   if (!Number.isInteger(repeatAll) || repeatAll < 1 || repeatAll > 100_000_000) throw new UsageError(`--repeat must be an integer from 1 to 100000000, got '${options.get('repeat')}'`);
   const cpus = Number(options.get('cpus') ?? 1);
   if (!Number.isInteger(cpus) || cpus < 1 || cpus > 1024) throw new UsageError(`--cpus must be an integer from 1 to 1024, got '${options.get('cpus')}'`);
   if (positional.length !== 1 || !options.has('packets')) throw new UsageError('usage: xdp-lab run FILE.c|SPEC.json --packets PKTS.json [--repeat N] [--json] [--cpus N]');
   const specFile = positional[0]!;
-  const parsed = parseSpec(specFile.endsWith('.c') ? compileC(specFile, io) : parseJson(readTextFile(specFile), specFile));
+  const parsed = parseSpec(specFile.endsWith('.c') ? compileC(specFile, ccFlags, io) : parseJson(readTextFile(specFile), specFile));
   if ('error' in parsed) throw new UsageError(parsed.error);
   const pkts = parseJson(readTextFile(options.get('packets')!), options.get('packets')!);
   if (!Array.isArray(pkts)) throw new UsageError('packets must be a JSON list of hex strings');

@@ -3,10 +3,11 @@
 // ports so `npm start` and the Playwright webServer are predictable.
 import { defineConfig } from 'vite';
 import react from '@vitejs/plugin-react';
+import { systemHeaders } from './scripts/vite-system-headers';
 
 export default defineConfig({
-  plugins: [react()],
-  worker: { format: 'es' },
+  plugins: [react(), systemHeaders()],
+  worker: { format: 'es', plugins: () => [systemHeaders()] },
   server: { host: '127.0.0.1', port: 5173, strictPort: true },
   preview: { host: '127.0.0.1', port: 4173, strictPort: true },
   build: { target: 'es2022', sourcemap: true, chunkSizeWarningLimit: 4000 },

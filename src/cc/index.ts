@@ -1,7 +1,12 @@
 /**
  * The restricted-C compiler's public face.
  *
- *   compile(source, { file }) → { spec?, diagnostics }
+ *   compileWorkspace(ws, opts) → { spec?, diagnostics }
+ *   compile(source, { file })  = compileWorkspace of a one-file workspace
+ *
+ * A workspace (./workspace.ts) is files plus clang's flags; includes resolve
+ * as clang resolves them (./includes.ts), the system headers come from
+ * `opts.systemHeaders` or the process's installed reader (./system_headers.ts).
  *
  * `spec` is the program spec of DESIGN.md (hand it to the verifier, the VM
  * or the kernel oracle unchanged) plus `line_info` (the C span of every
@@ -12,23 +17,37 @@
  * compile() never throws, whatever the input.
  */
 import { CompileAbort, DiagnosticBag, NO_SPAN, type Diagnostic } from './diagnostics';
-import { HEADERS } from './headers';
+import { FREESTANDING } from './headers/freestanding';
+import { parseCcFlags } from './flags';
+import { IncludeSearch, normalizePath, type HeaderReader } from './includes';
+import { installedSystemHeaders } from './system_headers';
+import { singleFileWorkspace, type Workspace } from './workspace';
 import type { BtfInfo } from './maps';
 import { buildObject } from './object';
 import { Parser } from './parser';
 import { Preprocessor } from './preprocessor';
+import type { Token } from './lexer';
 import type { ProgramSpec } from '../isa/spec';
 
 export { formatDiagnostic, type Diagnostic, type Span, type Severity } from './diagnostics';
 export { HEADERS } from './headers';
+export { FREESTANDING } from './headers/freestanding';
+export { installSystemHeaders, installedSystemHeaders } from './system_headers';
+export { parseCcFlags, shellSplit, type CcFlags } from './flags';
+export { packageFor, type HeaderReader } from './includes';
+export { singleFileWorkspace, type Workspace, type WorkspaceFile } from './workspace';
 export type { BtfInfo, TypeDesc } from './maps';
 
 export interface CompileOptions {
   file?: string;
-  /** Extra headers by include name (tests, lessons). */
+  /** Extra headers by include name (tests, lessons), searched after -I and before the system headers. */
   headers?: Record<string, string>;
   /** Peephole clean-up (default true; off only to debug the code generator). */
   optimize?: boolean;
+  /** The system headers by include name ("linux/bpf.h"); default: the installed reader. */
+  systemHeaders?: HeaderReader;
+  /** Files outside the workspace by path (the CLI reads the disk); the workspace's own files win. */
+  readFile?: HeaderReader;
   /** The XDP program to make the entry when the file has several (default: the first). */
   entry?: string;
 }
@@ -39,11 +58,16 @@ export interface CompileResult {
 }
 
 export function compile(source: string, opts: CompileOptions = {}): CompileResult {
-  const file = opts.file ?? 'prog.c';
+  return compileWorkspace(singleFileWorkspace(source, opts.file ?? 'prog.c'), opts);
+}
+
+export function compileWorkspace(ws: Workspace, opts: CompileOptions = {}): CompileResult {
+  const file = ws.main;
   const diags = new DiagnosticBag();
   let spec: CompileResult['spec'];
   try {
-    spec = compileInner(source, file, diags, { ...HEADERS, ...(opts.headers ?? {}) }, opts.optimize !== false, opts.entry);
+    const pre = preprocessInto(ws, opts, diags);
+    if (pre) spec = compileInner(pre.tokens, pre.source, ws.main, diags, opts.optimize !== false, opts.entry);
   } catch (e) {
     if (!(e instanceof CompileAbort)) {
       // Our bug, never the user's: report it as a diagnostic rather than throwing.
@@ -54,9 +78,43 @@ export function compile(source: string, opts: CompileOptions = {}): CompileResul
   return { spec: errors ? undefined : spec, diagnostics: diags.list };
 }
 
-function compileInner(source: string, file: string, diags: DiagnosticBag, headers: Record<string, string>, optimize: boolean, entry?: string): CompileResult['spec'] {
-  const pp = new Preprocessor(diags, headers);
-  const toks = pp.run(source, file);
+/** Preprocess a workspace's main file (clang -E, as tokens): for tests and tools. Never throws. */
+export function preprocessWorkspace(ws: Workspace, opts: CompileOptions = {}): { tokens: Token[]; diagnostics: Diagnostic[] } {
+  const diags = new DiagnosticBag();
+  let tokens: Token[] = [];
+  try {
+    tokens = preprocessInto(ws, opts, diags)?.tokens ?? [];
+  } catch (e) {
+    if (!(e instanceof CompileAbort)) throw e;
+  }
+  return { tokens, diagnostics: diags.list };
+}
+
+function preprocessInto(ws: Workspace, opts: CompileOptions, diags: DiagnosticBag): { tokens: Token[]; source: string } | undefined {
+  const main = ws.files.find((f) => f.path === ws.main) ?? ws.files.find((f) => normalizePath(f.path) === normalizePath(ws.main));
+  if (!main) {
+    diags.error('cc-no-main', `the workspace has no file '${ws.main}' to compile`, { ...NO_SPAN, file: ws.main });
+    return undefined;
+  }
+  const flags = parseCcFlags(ws.flags);
+  for (const e of flags.errors) diags.error('cc-flag', e, { ...NO_SPAN, file: '<command line>' });
+  if (diags.hasErrors) return undefined;
+  const byPath = new Map(ws.files.map((f) => [normalizePath(f.path), f.text]));
+  const search = new IncludeSearch({
+    quote: flags.quote, angled: flags.angled, system: flags.system, after: flags.after, nostdinc: flags.nostdinc,
+    readFile: (p) => byPath.get(p) ?? opts.readFile?.(p),
+    builtin: opts.headers ? { ...FREESTANDING, ...opts.headers } : FREESTANDING,
+    systemHeaders: opts.systemHeaders ?? installedSystemHeaders(),
+  });
+  const pp = new Preprocessor(diags, search, { optimize: flags.optimize, stdVersion: flags.stdVersion, strictAnsi: flags.strictAnsi, cpuVersion: flags.cpuVersion });
+  for (const m of flags.macros) {
+    if ('undef' in m) pp.undefine(m.undef);
+    else pp.defineFromFlag(m.define, m.value);
+  }
+  return { tokens: pp.run(main.text, main.path, flags.includes, flags.imacros), source: main.text };
+}
+
+function compileInner(toks: Token[], source: string, file: string, diags: DiagnosticBag, optimize: boolean, entry?: string): CompileResult['spec'] {
   const unit = new Parser(toks, diags).parseUnit();
   if (diags.hasErrors) return undefined;
 

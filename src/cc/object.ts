@@ -26,9 +26,13 @@ export interface ObjectOptions {
   entry?: string;
 }
 
-/** XDP program sections libbpf knows: xdp, xdp.frags, xdp/..., xdp.frags/..., xdp_devmap/..., xdp_cpumap/... */
+/**
+ * XDP program sections: libbpf's xdp, xdp.frags, xdp/..., xdp_devmap/...,
+ * xdp_cpumap/..., and the older free-form names tutorials still use
+ * (SEC("xdp_pass"), SEC("xdp_tailgrow")), which their loaders pick by name.
+ */
 export function isXdpSection(sec: string | undefined): boolean {
-  return sec !== undefined && /^xdp(\.frags)?(\/|$)|^xdp_(devmap|cpumap)(\/|$)|^xdp\.frags_(devmap|cpumap)(\/|$)/.test(sec);
+  return sec !== undefined && /^xdp/.test(sec);
 }
 
 interface Linked {

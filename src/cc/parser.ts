@@ -601,7 +601,7 @@ export class Parser {
         }
       }
       this.expect(')');
-      this.attributes();
+      // Attributes after the parameter list (`... ) __ksym;`) belong to the declaration: the caller reads them.
       const ret = this.suffixes(type).type;
       return { type: { k: 'func', ret, params, variadic, oldStyle }, paramSyms: syms };
     }

@@ -6,7 +6,8 @@
  *  - retarget: `rT = …; (ops on rT); rH = rT` with rT dead afterwards
  *    computes straight into rH;
  *  - forward: `rT = rS; use of rT` with rT dead afterwards uses rS;
- *  - dead code: pure instructions whose result is never read.
+ *  - dead code: pure instructions whose result is never read;
+ *  - a conditional jump over an unconditional one becomes the inverse jump.
  *
  * It works on label-addressed code (before jump offsets exist) and never
  * changes what memory is read or written, so what the verifier sees of
@@ -181,28 +182,44 @@ function mergeTails(code: Code, labelPos: number[]): boolean {
  * condition folded to a constant can leave a dead arm behind.
  */
 export function removeUnreachable(code: Code, labelPos: number[]): void {
-  for (let round = 0; round < 100; round++) {
-    const seen = new Uint8Array(code.length);
-    const work = [0];
-    while (work.length) {
-      const i = work.pop()!;
-      if (i >= code.length || seen[i]) continue;
-      seen[i] = 1;
-      if (code[i]!.insn.code === (O.BPF_LD | O.BPF_IMM | O.BPF_DW) && i + 1 < code.length) seen[i + 1] = 1;
-      for (const s of successors(code, labelPos, i)) work.push(s);
-    }
-    const k = code.findIndex((_, i) => !seen[i]);
-    if (k < 0) return;
-    let end = k;
-    while (end < code.length && !seen[end]) end++;
-    for (let n = k; n < end; n++) remove(code, labelPos, k);
+  const seen = new Uint8Array(code.length);
+  const work = [0];
+  while (work.length) {
+    const i = work.pop()!;
+    if (i >= code.length || seen[i]) continue;
+    seen[i] = 1;
+    if (code[i]!.insn.code === (O.BPF_LD | O.BPF_IMM | O.BPF_DW) && i + 1 < code.length) seen[i + 1] = 1;
+    for (const s of successors(code, labelPos, i)) work.push(s);
   }
+  // Everything left after removing the unreached is reached: one pass does it.
+  compact(code, labelPos, (i) => !seen[i]);
+}
+
+/**
+ * Delete the slots `kill` selects, in place and in one linear pass; a label
+ * on a deleted slot moves to the next slot kept (as deleting one at a time would).
+ */
+export function compact(code: Code, labelPos: number[], kill: (i: number) => boolean): boolean {
+  const before = new Int32Array(code.length + 1);
+  for (let i = 0; i < code.length; i++) before[i + 1] = before[i]! + (kill(i) ? 1 : 0);
+  if (before[code.length] === 0) return false;
+  let w = 0;
+  for (let i = 0; i < code.length; i++) if (before[i + 1] === before[i]) code[w++] = code[i]!;
+  code.length = w;
+  for (let l = 0; l < labelPos.length; l++) {
+    const p = labelPos[l]!;
+    if (p >= 0) labelPos[l] = p - before[Math.min(p, before.length - 1)]!;
+  }
+  return true;
 }
 
 export function peephole(code: Code, labelPos: number[]): void {
   removeUnreachable(code, labelPos);
   for (let round = 0; round < 200; round++) if (!mergeTails(code, labelPos)) break;
-  for (let round = 0; round < 20; round++) {
+  // Each round makes one change and recomputes liveness: enough rounds for every copy of a
+  // normal program, capped so that a huge function stays linear-ish in compile time.
+  const rounds = code.length > 20_000 ? 20 : Math.max(20, Math.min(4000, code.length * 2));
+  for (let round = 0; round < rounds; round++) {
     // Only labels some jump uses are join points.
     const used = new Set<number>();
     for (const e of code) if (e.label !== undefined) used.add(e.label);
@@ -212,6 +229,15 @@ export function peephole(code: Code, labelPos: number[]): void {
     for (let i = 0; i < code.length; i++) {
       const e = code[i]!;
       if (isSecondSlot(code, i)) continue;
+      // `if c goto L1; goto L2; L1:` is `if !c goto L2`.
+      const nx = code[i + 1];
+      if (isCondJump(e) && nx && nx.insn.code === (O.BPF_JMP | O.BPF_JA) && nx.label !== undefined && labelPos[e.label!] === i + 2 && !targets.has(i + 1) && INVERSE[O.BPF_OP(e.insn.code)] !== undefined) {
+        e.insn.code = (e.insn.code & ~0xf0) | INVERSE[O.BPF_OP(e.insn.code)]!;
+        e.label = nx.label;
+        remove(code, labelPos, i + 1);
+        changed = true;
+        break;
+      }
       const ud = useDef(code, i);
       // Dead pure instruction.
       if (ud.pure && ud.def && (live[i]! & ud.def) === 0 && e.insn.code !== (O.BPF_LD | O.BPF_IMM | O.BPF_DW)) {

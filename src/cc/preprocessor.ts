@@ -1,18 +1,30 @@
 /**
- * The C preprocessor: #include of the built-in headers, object- and
- * function-like macros (# and ## and __VA_ARGS__, GNU's `, ## __VA_ARGS__`),
- * conditionals, #error/#warning, and `#pragma unroll` (passed on to the
- * parser as a 'pragma' token). Expansion follows the hideset rule, so
- * self-referential macros stop instead of looping; include depth and the
- * total number of expansions are bounded, so no input can hang it.
+ * The C preprocessor, as clang runs it for -target bpf: #include and
+ * #include_next through an IncludeSearch (clang's search order), #pragma once
+ * and include guards (a guarded file is not even re-read), object- and
+ * function-like macros (# and ##, placemarkers, __VA_ARGS__, GNU named
+ * variadics `args...`, GNU's `, ## args`, __VA_OPT__), _Pragma, conditionals
+ * with defined / __has_include / __has_include_next / __has_attribute /
+ * __has_builtin / __has_feature, #error/#warning, clang's predefined macros,
+ * and `#pragma unroll` (passed on to the parser as a 'pragma' token).
+ *
+ * Expansion follows the hideset rule, so self-referential macros stop
+ * instead of looping; include depth and the number of expansions are
+ * bounded, so no input can hang it. Tokens are read through a stack of
+ * frames (a file's token array and an index, or a macro's expansion), so a
+ * 7000-line header is never copied.
  */
 import { type DiagnosticBag, type Span } from './diagnostics';
-import { lex, parseNumber, type Token } from './lexer';
+import { IncludeSearch } from './includes';
+import { lex, makeToken, parseNumber, type Token } from './lexer';
+import { CLANG_BPF_PREDEFINED } from './predefined';
+import { CLANG_ATTRIBUTES, CLANG_BUILTINS, CLANG_FEATURES } from './pp_features';
 
 interface Macro {
   name: string;
   params?: string[];
-  variadic?: boolean;
+  /** The variadic parameter's name: '__VA_ARGS__', or GNU's `args` in `args...`. */
+  vaName?: string;
   body: Token[];
   builtin?: (at: Token) => Token;
 }
@@ -28,80 +40,152 @@ interface Cond {
   span: Span;
 }
 
-const MAX_INCLUDE_DEPTH = 64;
-const LEX_CACHE = new Map<string, Token[]>();
-const MAX_EXPANSIONS = 200_000;
+interface FileCtx {
+  path: string;
+  /** Where in the search list it was found (for #include_next). */
+  dirIndex: number;
+  /** Open conditionals when the file started (an #if may not span files). */
+  condDepth: number;
+  /** The include guard macro, when the whole file is one #ifndef X / #define X … #endif. */
+  guard?: string;
+  /** -imacros: keep the macros, drop the tokens. */
+  discard: boolean;
+}
 
-export const PREDEFINED: Record<string, string> = {
-  __STDC__: '1',
-  __STDC_VERSION__: '201710L',
-  __BPF__: '1',
-  __bpf__: '1',
-  __XDP_LAB__: '1',
-  __LITTLE_ENDIAN__: '1',
-  __ORDER_LITTLE_ENDIAN__: '1234',
-  __ORDER_BIG_ENDIAN__: '4321',
-  __BYTE_ORDER__: '__ORDER_LITTLE_ENDIAN__',
-  __CHAR_BIT__: '8',
-  __SIZEOF_POINTER__: '8',
-  __SIZEOF_LONG__: '8',
-  __SIZEOF_INT__: '4',
-  __SIZEOF_SHORT__: '2',
-  __SIZEOF_LONG_LONG__: '8',
-};
+/** Tokens being read: a file (then `file` is set) or a macro expansion. */
+interface Frame {
+  toks: readonly Token[];
+  i: number;
+  file?: FileCtx;
+}
+
+const MAX_INCLUDE_DEPTH = 200;
+const MAX_EXPANSIONS = 2_000_000;
+
+/** Lexed files by path; the text is compared so an edited file is lexed again. */
+const LEX_CACHE = new Map<string, { text: string; toks: Token[]; guard: string | null }>();
+
+/** The predefined macros' tokens, lexed once. */
+let PREDEFINED_TOKENS: Map<string, Token[]> | undefined;
+
+/** Operators valid in #if; `defined(X)` is true for them, as in clang. */
+const HAS_OPERATORS = new Set(['__has_include', '__has_include_next', '__has_attribute', '__has_builtin', '__has_feature', '__has_extension', '__has_c_attribute', '__has_cpp_attribute', '__has_declspec_attribute', '__has_warning', '__is_identifier']);
+
+const NO_SPAN_AT: Span = { file: '<built-in>', line: 0, col: 0, endLine: 0, endCol: 0 };
+const EOF_TOKEN: Token = makeToken('eof', '', NO_SPAN_AT, true, false);
+
+/** The predefined macros with a few of them adjusted by flags (-O0, -std=, -mcpu=). */
+export interface PredefineOptions {
+  optimize?: boolean;
+  stdVersion?: string;
+  strictAnsi?: boolean;
+  cpuVersion?: number;
+}
 
 export class Preprocessor {
   private macros = new Map<string, Macro>();
-  /** Input, reversed: the next token is at the end. */
-  private stack: Token[] = [];
+  private frames: Frame[] = [];
   private out: Token[] = [];
   private conds: Cond[] = [];
   private onceFiles = new Set<string>();
-  private depth = 0;
+  private files: FileCtx[] = [];
   private expansions = 0;
   private counter = 0;
-  /** Files whose EOF marker is on the stack, innermost last. */
-  private fileStack: string[] = [];
+  private search: IncludeSearch;
+  private mainFile = '';
+  /** Open -imacros files. */
+  private discarding = 0;
 
   constructor(
     private diags: DiagnosticBag,
-    private headers: Readonly<Record<string, string>>,
+    search: IncludeSearch | Readonly<Record<string, string>>,
+    predef: PredefineOptions = {},
   ) {
-    for (const [k, v] of Object.entries(PREDEFINED)) this.define(k, v);
+    // A plain record is a set of headers by include name, found by that name (the editor's completion probe).
+    this.search = search instanceof IncludeSearch ? search : new IncludeSearch({ readFile: (p) => search[p], builtin: search, builtinDir: '', nostdinc: false });
+    if (!PREDEFINED_TOKENS) {
+      PREDEFINED_TOKENS = new Map();
+      for (const [k, v] of [...CLANG_BPF_PREDEFINED, ['__XDP_LAB__', '1'] as const]) PREDEFINED_TOKENS.set(k, lex(v, '<built-in>', diags).filter((t) => t.kind !== 'eof'));
+    }
+    for (const [name, body] of PREDEFINED_TOKENS) this.macros.set(name, { name, body });
+    if (predef.optimize === false) {
+      this.macros.delete('__OPTIMIZE__');
+      this.define('__NO_INLINE__', '1');
+    }
+    if (predef.stdVersion) this.define('__STDC_VERSION__', predef.stdVersion);
+    if (predef.strictAnsi) this.define('__STRICT_ANSI__', '1');
+    if (predef.cpuVersion !== undefined) this.define('__BPF_CPU_VERSION__', String(predef.cpuVersion));
     const mk = (name: string, f: (at: Token) => Token): void => void this.macros.set(name, { name, body: [], builtin: f });
-    mk('__LINE__', (at) => ({ ...at, kind: 'num', text: String(at.span.line) }));
-    mk('__FILE__', (at) => ({ ...at, kind: 'str', text: JSON.stringify(at.span.file), bytes: [...new TextEncoder().encode(at.span.file)] }));
-    mk('__COUNTER__', (at) => ({ ...at, kind: 'num', text: String(this.counter++) }));
+    const str = (at: Token, s: string): Token => {
+      const x = makeToken('str', JSON.stringify(s), at.span, at.bol, at.space);
+      x.bytes = [...new TextEncoder().encode(s)];
+      return x;
+    };
+    const num = (at: Token, n: number): Token => makeToken('num', String(n), at.span, at.bol, at.space);
+    mk('__LINE__', (at) => num(at, at.span.line));
+    mk('__FILE__', (at) => str(at, at.span.file));
+    mk('__FILE_NAME__', (at) => str(at, at.span.file.slice(at.span.file.lastIndexOf('/') + 1)));
+    mk('__BASE_FILE__', (at) => str(at, this.mainFile));
+    mk('__COUNTER__', (at) => num(at, this.counter++));
+    mk('__INCLUDE_LEVEL__', (at) => num(at, Math.max(0, this.files.length - 1)));
+    // The core is deterministic: the build date is a fixed one.
+    mk('__DATE__', (at) => str(at, 'Jan  1 1970'));
+    mk('__TIME__', (at) => str(at, '00:00:00'));
+    mk('__TIMESTAMP__', (at) => str(at, 'Thu Jan  1 00:00:00 1970'));
   }
 
-  /** Define an object-like macro from text (for -D style use and predefined macros). */
+  /** Define an object-like macro from text (-D, predefined macros). */
   define(name: string, value: string): void {
-    const body = lex(value, '<built-in>', this.diags).filter((t) => t.kind !== 'eof');
+    const body = lex(value, '<command line>', this.diags).filter((t) => t.kind !== 'eof');
     this.macros.set(name, { name, body });
   }
 
-  run(src: string, file: string): Token[] {
-    this.pushFile(src, file, undefined);
+  /** -D NAME=VALUE, where NAME may be function-like ("-D'F(x)=x'"). */
+  defineFromFlag(name: string, value: string): void {
+    const toks = lex(`${name} ${value}`, '<command line>', this.diags).filter((t) => t.kind !== 'eof');
+    const paren = name.indexOf('(');
+    // lex puts a space before VALUE; a function-like name's '(' must stay glued.
+    if (paren > 0 && toks[1]) toks[1] = retoken(toks[1], toks[1].span, undefined, false, false);
+    this.defineDirective(toks, toks[0]!);
+  }
+
+  undefine(name: string): void {
+    this.macros.delete(name);
+  }
+
+  /**
+   * Run a file. `preincludes` are -include files, read as if #included
+   * first by the main file; `imacros` are -imacros files, read before those
+   * for their macros only.
+   */
+  run(src: string, file: string, preincludes: readonly string[] = [], imacros: readonly string[] = []): Token[] {
+    this.mainFile = file;
+    this.pushFile(src, file, -1, false);
+    // Command-line files go on top of the main file: the last pushed is read first.
+    const pre = [...imacros.map((n) => ({ n, discard: true })), ...preincludes.map((n) => ({ n, discard: false }))];
+    for (let k = pre.length - 1; k >= 0; k--) {
+      const { n, discard } = pre[k]!;
+      const found = this.search.find(n, false, file);
+      const flag = discard ? '-imacros' : '-include';
+      if (!found) this.diags.error('pp-include-not-found', this.search.explainMissing(n, false, file).replace('file not found', `file not found (${flag})`), { file: '<command line>', line: 0, col: 0, endLine: 0, endCol: 0 });
+      else this.pushFile(found.text, found.path, found.dirIndex, true, discard);
+    }
     for (;;) {
       const t = this.next();
       if (t.kind === 'eof') {
-        if (t.text === '<end-of-include>') {
-          this.fileStack.pop();
-          this.depth--;
-          continue;
-        }
+        if (this.endFile()) continue;
         break;
       }
       if (t.kind === 'punct' && t.text === '#' && t.bol && !t.hide) {
         this.directive(t);
         continue;
       }
-      if (!this.active()) continue;
-      if (t.kind === 'id' && this.expand(t)) continue;
+      if (!this.active() || this.discarding > 0) continue;
+      if (t.kind === 'id' && this.expand(t, false)) continue;
+      if (t.bad) this.diags.error(t.bad.code, t.bad.message, t.span);
       this.out.push(t);
     }
-    for (const c of this.conds) this.diags.error('pp-unterminated-if', 'unterminated conditional directive', c.span);
-    this.out.push({ kind: 'eof', text: '', span: this.out.length ? this.out[this.out.length - 1]!.span : { file, line: 1, col: 1, endLine: 1, endCol: 1 }, bol: true, space: false });
+    this.out.push(makeToken('eof', '', this.out.length ? this.out[this.out.length - 1]!.span : { file, line: 1, col: 1, endLine: 1, endCol: 1 }, true, false));
     return this.out;
   }
 
@@ -109,37 +193,78 @@ export class Preprocessor {
     return this.conds.length === 0 || this.conds[this.conds.length - 1]!.active;
   }
 
-  private pushFile(src: string, file: string, includeTok: Token | undefined): void {
-    // Headers are lexed once per process: their tokens are never mutated.
-    let toks: Token[];
-    if (includeTok) {
-      const key = file + '\0' + src;
-      let cached = LEX_CACHE.get(key);
-      if (!cached) { cached = lex(src, file, this.diags); LEX_CACHE.set(key, cached); }
-      toks = cached.slice();
-    } else toks = lex(src, file, this.diags);
-    const eof = toks.pop()!;
-    if (includeTok) toks.push({ ...eof, text: '<end-of-include>', bol: true });
-    else toks.push(eof);
-    for (let k = toks.length - 1; k >= 0; k--) this.stack.push(toks[k]!);
-    this.fileStack.push(file);
+  private pushFile(src: string, path: string, dirIndex: number, included: boolean, discard = false): void {
+    let c = LEX_CACHE.get(path);
+    if (!c || c.text !== src) {
+      const toks = lex(src, path, this.diags);
+      c = { text: src, toks, guard: findGuard(toks) };
+      // The user's main file changes on every keystroke; only included files are worth keeping.
+      if (included) LEX_CACHE.set(path, c);
+    }
+    const ctx: FileCtx = { path, dirIndex, condDepth: this.conds.length, guard: c.guard ?? undefined, discard };
+    if (discard) this.discarding++;
+    this.files.push(ctx);
+    this.frames.push({ toks: c.toks, i: 0, file: ctx });
+  }
+
+  /** At a file's end: pop it; false at the end of the main file. */
+  private endFile(): boolean {
+    const f = this.frames.pop();
+    const ctx = this.files.pop();
+    if (ctx) {
+      if (ctx.discard) this.discarding--;
+      while (this.conds.length > ctx.condDepth) {
+        const c = this.conds.pop()!;
+        this.diags.error('pp-unterminated-if', 'unterminated conditional directive', c.span);
+      }
+    }
+    return !!f && this.frames.length > 0;
   }
 
   private next(): Token {
-    return this.stack.pop() ?? { kind: 'eof', text: '', span: { file: '', line: 0, col: 0, endLine: 0, endCol: 0 }, bol: true, space: false };
-  }
-  private peek(): Token | undefined {
-    return this.stack[this.stack.length - 1];
+    for (;;) {
+      const f = this.frames[this.frames.length - 1];
+      if (!f) return EOF_TOKEN;
+      if (f.i < f.toks.length) {
+        const t = f.toks[f.i]!;
+        // A file's eof stays put until run() pops the file.
+        if (t.kind === 'eof' && f.file) return t;
+        f.i++;
+        return t;
+      }
+      if (f.file) return EOF_TOKEN;
+      this.frames.pop();
+    }
   }
 
-  /** The rest of the directive line. */
-  private lineTokens(): Token[] {
-    const r: Token[] = [];
-    for (;;) {
-      const t = this.peek();
-      if (!t || t.bol || t.kind === 'eof') return r;
-      r.push(this.stack.pop()!);
+  private peek(): Token | undefined {
+    for (let k = this.frames.length - 1; k >= 0; k--) {
+      const f = this.frames[k]!;
+      if (f.i < f.toks.length) return f.toks[f.i];
+      if (f.file) return undefined;
     }
+    return undefined;
+  }
+
+  private pushTokens(toks: readonly Token[]): void {
+    if (toks.length) this.frames.push({ toks, i: 0 });
+  }
+
+  /** The rest of the directive line (directives only come from files). */
+  private lineTokens(): Token[] {
+    const f = this.frames[this.frames.length - 1]!;
+    const r: Token[] = [];
+    while (f.i < f.toks.length) {
+      const t = f.toks[f.i]!;
+      if (t.bol || t.kind === 'eof') break;
+      r.push(t);
+      f.i++;
+    }
+    return r;
+  }
+
+  private currentFile(): FileCtx | undefined {
+    return this.files[this.files.length - 1];
   }
 
   private directive(hash: Token): void {
@@ -158,30 +283,34 @@ export class Preprocessor {
           if (d === 'if') v = this.evalIf(rest, name);
           else {
             if (rest[0]?.kind !== 'id') this.diags.error('pp-macro-name', 'macro name missing', name.span);
-            v = this.macros.has(rest[0]?.text ?? '') === (d === 'ifdef');
+            v = this.isDefined(rest[0]?.text ?? '') === (d === 'ifdef');
           }
         }
         this.conds.push({ active: active && v, taken: v, outer: active, elseSeen: false, span: hash.span });
         return;
       }
       case 'elif':
+      case 'elifdef':
+      case 'elifndef':
       case 'else': {
         const c = this.conds[this.conds.length - 1];
-        if (!c) return this.diags.error('pp-stray', `#${d} without #if`, name.span);
+        if (!c || this.conds.length <= (this.currentFile()?.condDepth ?? 0)) return this.diags.error('pp-stray', `#${d} without #if`, name.span);
         if (c.elseSeen) return this.diags.error('pp-stray', `#${d} after #else`, name.span);
         if (d === 'else') {
           c.elseSeen = true;
           c.active = c.outer && !c.taken;
           c.taken = true;
         } else {
-          const v = c.outer && !c.taken ? this.evalIf(rest, name) : false;
+          let v = false;
+          if (c.outer && !c.taken) v = d === 'elif' ? this.evalIf(rest, name) : this.isDefined(rest[0]?.text ?? '') === (d === 'elifdef');
           c.active = v;
           c.taken ||= v;
         }
         return;
       }
       case 'endif':
-        if (!this.conds.pop()) this.diags.error('pp-stray', '#endif without #if', name.span);
+        if (this.conds.length <= (this.currentFile()?.condDepth ?? 0)) return this.diags.error('pp-stray', '#endif without #if', name.span);
+        this.conds.pop();
         return;
     }
     if (!active) return;
@@ -193,7 +322,9 @@ export class Preprocessor {
         this.macros.delete(rest[0].text);
         return;
       case 'include':
-        return this.include(rest, name);
+      case 'include_next':
+      case 'import':
+        return this.include(rest, name, d === 'include_next');
       case 'error':
         return this.diags.error('pp-error', rest.map((t) => (t.space ? ' ' : '') + t.text).join('').trim() || '#error', hash.span);
       case 'warning':
@@ -201,47 +332,71 @@ export class Preprocessor {
       case 'pragma':
         return this.pragma(rest, hash);
       case 'line':
+      case 'ident':
+      case 'sccs':
         return;
       default:
         this.diags.error('pp-invalid-directive', `invalid preprocessing directive '#${d}'`, name.span);
     }
   }
 
-  private pragma(rest: Token[], hash: Token): void {
+  private isDefined(name: string): boolean {
+    return this.macros.has(name) || HAS_OPERATORS.has(name) || name === '_Pragma';
+  }
+
+  private pragma(rest: Token[], at: Token): void {
     const words = rest.map((t) => t.text);
     if (words[0] === 'once') {
-      this.onceFiles.add(this.fileStack[this.fileStack.length - 1] ?? '');
+      this.onceFiles.add(this.currentFile()?.path ?? '');
       return;
     }
-    const unroll = words[0] === 'unroll' || words[0] === 'GCC' && words[1] === 'unroll' || (words[0] === 'clang' && words[1] === 'loop' && words.includes('unroll'));
+    const unroll = words[0] === 'unroll' || (words[0] === 'GCC' && words[1] === 'unroll') || (words[0] === 'clang' && words[1] === 'loop' && words.includes('unroll'));
     if (unroll) {
       const numTok = rest.find((t) => t.kind === 'num');
       const count = numTok ? Number(parseNumber(numTok.text).value) : undefined;
       const disabled = words.includes('disable');
-      this.out.push({ kind: 'pragma', text: disabled ? 'nounroll' : 'unroll', span: hash.span, bol: true, space: false, value: count === undefined ? undefined : BigInt(count) });
+      const p = makeToken('pragma', disabled ? 'nounroll' : 'unroll', at.span, true, false);
+      p.value = count === undefined ? undefined : BigInt(count);
+      this.out.push(p);
     } else if (words[0] === 'nounroll') {
-      this.out.push({ kind: 'pragma', text: 'nounroll', span: hash.span, bol: true, space: false });
+      this.out.push(makeToken('pragma', 'nounroll', at.span, true, false));
     }
-    // Other pragmas (GCC diagnostic, clang attribute…) change nothing we model.
+    // Other pragmas (GCC diagnostic, clang attribute, pack…) change nothing we model.
   }
 
-  private include(rest: Token[], name: Token): void {
-    let target: string | undefined;
-    if (rest[0]?.kind === 'str') target = JSON.parse(rest[0].text.replace(/\\/g, '\\\\')) as string;
-    else if (rest[0]?.text === '<') {
-      const end = rest.findIndex((t) => t.text === '>');
-      if (end > 0) target = rest.slice(1, end).map((t) => t.text).join('');
+  /** The file name of an #include / __has_include operand: "x.h" or <x.h>, possibly from a macro. */
+  private includeName(rest: Token[]): { name: string; angled: boolean } | undefined {
+    let toks = rest;
+    if (toks[0]?.kind === 'id') toks = this.expandList(toks, false);
+    const first = toks[0];
+    if (first?.kind === 'str') return { name: first.text.slice(1, -1), angled: false };
+    if (first?.text === '<') {
+      const end = toks.findIndex((t) => t.text === '>');
+      if (end > 0) {
+        let s = '';
+        toks.slice(1, end).forEach((t, j) => { s += (j > 0 && t.space ? ' ' : '') + t.text; });
+        return { name: s, angled: true };
+      }
     }
-    if (target === undefined) return this.diags.error('pp-include-syntax', 'expected "FILENAME" or <FILENAME>', name.span);
-    const text = this.headers[target];
-    if (text === undefined) {
-      const avail = Object.keys(this.headers).sort().join(', ');
-      return this.diags.error('pp-include-not-found', `'${target}' file not found (built-in headers: ${avail})`, rest[0]!.span);
+    return undefined;
+  }
+
+  private include(rest: Token[], at: Token, next: boolean): void {
+    const inc = this.includeName(rest);
+    if (!inc) return this.diags.error('pp-include-syntax', `expected "FILENAME" or <FILENAME>`, at.span);
+    const cur = this.currentFile();
+    // #include_next in the main file (or a file found by its includer's folder) searches from the start, as clang does.
+    const after = next && cur && cur.dirIndex >= 0 ? cur.dirIndex : undefined;
+    const found = this.search.find(inc.name, inc.angled, cur?.path, after);
+    if (!found) return this.diags.error('pp-include-not-found', this.search.explainMissing(inc.name, inc.angled, cur?.path), (rest[0] ?? at).span);
+    if (this.onceFiles.has(found.path)) return;
+    const cached = LEX_CACHE.get(found.path);
+    if (cached && cached.text === found.text && cached.guard && this.macros.has(cached.guard)) return;
+    if (this.files.length >= MAX_INCLUDE_DEPTH) {
+      const chain = this.files.slice(-4).map((f) => f.path).join(' → ');
+      return this.diags.error('pp-include-depth', `#include nested too deeply (limit ${MAX_INCLUDE_DEPTH}; an include cycle? … ${chain} → ${found.path})`, at.span);
     }
-    if (this.onceFiles.has(target)) return;
-    if (this.depth >= MAX_INCLUDE_DEPTH) return this.diags.error('pp-include-depth', `#include nested too deeply (limit ${MAX_INCLUDE_DEPTH})`, name.span);
-    this.depth++;
-    this.pushFile(text, target, name);
+    this.pushFile(found.text, found.path, found.dirIndex, true);
   }
 
   private defineDirective(rest: Token[], at: Token): void {
@@ -256,21 +411,38 @@ export class Preprocessor {
       for (;;) {
         const t = rest[k];
         if (!t) return this.diags.error('pp-macro-params', "missing ')' in macro parameter list", nameTok.span);
-        if (t.text === ')') { k++; break; }
-        if (t.text === '...') { m.variadic = true; k++; if (rest[k]?.text !== ')') return this.diags.error('pp-macro-params', "missing ')' in macro parameter list", t.span); k++; break; }
+        if (t.text === ')' && m.params.length === 0) { k++; break; }
+        if (t.text === '...') {
+          m.vaName = '__VA_ARGS__';
+          k++;
+          if (rest[k]?.text !== ')') return this.diags.error('pp-macro-params', "missing ')' in macro parameter list", t.span);
+          k++;
+          break;
+        }
         if (t.kind !== 'id') return this.diags.error('pp-macro-params', 'invalid token in macro parameter list', t.span);
-        m.params.push(t.text);
         k++;
+        // GNU named variadic parameter: `args...`.
+        if (rest[k]?.text === '...') {
+          m.vaName = t.text;
+          k++;
+          if (rest[k]?.text !== ')') return this.diags.error('pp-macro-params', "missing ')' in macro parameter list", t.span);
+          k++;
+          break;
+        }
+        m.params.push(t.text);
         if (rest[k]?.text === ',') k++;
-        else if (rest[k]?.text !== ')') return this.diags.error('pp-macro-params', "expected comma in macro parameter list", (rest[k] ?? t).span);
+        else if (rest[k]?.text === ')') { k++; break; }
+        else return this.diags.error('pp-macro-params', 'expected comma in macro parameter list', (rest[k] ?? t).span);
       }
     }
     m.body = rest.slice(k);
+    if (m.body.length) { const b = m.body[0]!; m.body = [retoken(b, b.span, b.hide, b.bol, false), ...m.body.slice(1)]; }
     this.macros.set(m.name, m);
   }
 
   /** Try to expand t as a macro; true when the expansion was pushed back for rescanning. */
-  private expand(t: Token): boolean {
+  private expand(t: Token, inIf: boolean): boolean {
+    if (t.text === '_Pragma' && !t.hide?.has('_Pragma')) return this.pragmaOperator(t);
     const m = this.macros.get(t.text);
     if (!m || t.hide?.has(t.text)) return false;
     if (++this.expansions > MAX_EXPANSIONS) {
@@ -278,114 +450,230 @@ export class Preprocessor {
       return false;
     }
     if (m.builtin) {
-      this.stack.push({ ...m.builtin(t), bol: t.bol, space: t.space });
+      const b = m.builtin(t);
+      this.pushTokens([retoken(b, b.span, new Set([m.name]), t.bol, t.space)]);
       return true;
     }
-    const hide = new Set(t.hide ?? []);
-    hide.add(m.name);
+    let hide: Set<string>;
     let body: Token[];
     if (!m.params) {
+      hide = new Set(t.hide ?? []);
+      hide.add(m.name);
       body = this.substitute(m, [], t);
     } else {
       const p = this.peek();
       if (!p || p.text !== '(' || p.kind !== 'punct') return false;
       this.next();
-      const args = this.readArgs(m, t);
-      if (!args) {
+      const call = this.readArgs(m, t, inIf);
+      if (!call) {
         // Stand in a 0 for the failed invocation so the parser does not cascade.
-        this.stack.push({ ...t, kind: 'num', text: '0', hide: hide });
+        const zero = makeToken('num', '0', t.span, t.bol, t.space);
+        zero.hide = new Set([m.name]);
+        this.pushTokens([zero]);
         return true;
       }
-      body = this.substitute(m, args, t);
+      // The hideset of a function-like expansion: the name's and the closing parenthesis's, plus the name.
+      hide = new Set<string>();
+      if (t.hide && call.close.hide) for (const x of t.hide) if (call.close.hide.has(x)) hide.add(x);
+      hide.add(m.name);
+      body = this.substitute(m, call.args, t);
     }
-    for (let k = body.length - 1; k >= 0; k--) {
+    const outToks: Token[] = new Array<Token>(body.length);
+    for (let k = 0; k < body.length; k++) {
       const b = body[k]!;
       let h: ReadonlySet<string> = hide;
-      if (b.hide && b.hide.size && ![...b.hide].every((x) => hide.has(x))) {
-        const u = new Set(b.hide);
-        for (const x of hide) u.add(x);
-        h = u;
+      if (b.hide && b.hide.size) {
+        let sub = true;
+        for (const x of b.hide) if (!hide.has(x)) { sub = false; break; }
+        if (!sub) {
+          const u = new Set(b.hide);
+          for (const x of hide) u.add(x);
+          h = u;
+        }
       }
-      this.stack.push({ ...b, span: t.span, hide: h, bol: k === 0 ? t.bol : false, space: k === 0 ? t.space : b.space });
+      outToks[k] = retoken(b, t.span, h, k === 0 ? t.bol : false, k === 0 ? t.space : b.space);
     }
+    if (outToks.length === 0) {
+      // An empty expansion still separates tokens: keep the invocation's spacing on what follows.
+      return true;
+    }
+    this.pushTokens(outToks);
     return true;
   }
 
-  private readArgs(m: Macro, at: Token): Token[][] | undefined {
+  /** `_Pragma("…")`: run it as a #pragma. */
+  private pragmaOperator(t: Token): boolean {
+    const p = this.peek();
+    if (!p || p.text !== '(') return false;
+    this.next();
+    const s = this.next();
+    const close = this.next();
+    if (s.kind !== 'str' || close.text !== ')') {
+      this.diags.error('pp-pragma', '_Pragma takes a parenthesized string literal', t.span);
+      return true;
+    }
+    const text = s.text.slice(1, -1).replace(/\\(["\\])/g, '$1');
+    const toks = lex(text, t.span.file, this.diags).filter((x) => x.kind !== 'eof');
+    this.pragma(toks, t);
+    return true;
+  }
+
+  private readArgs(m: Macro, at: Token, inIf: boolean): { args: Token[][]; close: Token } | undefined {
     const args: Token[][] = [[]];
+    const np = m.params!.length;
     let depth = 0;
+    let close: Token;
     for (;;) {
       const t = this.next();
       if (t.kind === 'eof') {
-        if (t.text === '<end-of-include>') this.stack.push(t);
         this.diags.error('pp-unterminated-call', `unterminated function-like macro invocation '${m.name}'`, at.span);
         return undefined;
       }
+      // A directive inside macro arguments (clang allows it as an extension): run it.
+      if (!inIf && t.kind === 'punct' && t.text === '#' && t.bol && !t.hide && this.frames[this.frames.length - 1]?.file) {
+        this.directive(t);
+        continue;
+      }
+      if (!this.active()) continue;
       if (t.text === '(' && t.kind === 'punct') depth++;
       else if (t.text === ')' && t.kind === 'punct') {
-        if (depth === 0) break;
+        if (depth === 0) { close = t; break; }
         depth--;
-      } else if (t.text === ',' && t.kind === 'punct' && depth === 0 && !(m.variadic && args.length > m.params!.length)) {
+      } else if (t.text === ',' && t.kind === 'punct' && depth === 0 && !(m.vaName && args.length > np)) {
         args.push([]);
         continue;
       }
       args[args.length - 1]!.push(t);
     }
-    const np = m.params!.length;
-    if (np === 0 && !m.variadic && args.length === 1 && args[0]!.length === 0) return [];
-    if (args.length < np || (!m.variadic && args.length > np)) {
-      if (m.variadic && args.length === np) { args.push([]); return args; }
+    if (np === 0 && !m.vaName && args.length === 1 && args[0]!.length === 0) return { args: [], close };
+    if (m.vaName && args.length === np) args.push([]);
+    if (args.length < np || (!m.vaName && args.length > np) || (m.vaName && args.length < np)) {
       this.diags.error('pp-macro-args', `macro '${m.name}' ${args.length > np ? 'passed' : 'requires'} ${np} arguments, but ${args.length > np ? 'takes just ' + np : 'only ' + args.length + ' given'}`, at.span);
       return undefined;
     }
-    if (m.variadic && args.length === np) args.push([]);
-    return args;
+    return { args, close };
   }
 
-  /** Fully macro-expand a list in isolation (macro arguments, #if lines). */
-  private expandList(toks: Token[]): Token[] {
-    const saved = this.stack;
-    this.stack = [{ kind: 'eof', text: '<end-of-list>', span: toks[0]?.span ?? saved[0]?.span ?? { file: '', line: 0, col: 0, endLine: 0, endCol: 0 }, bol: true, space: false }];
-    for (let k = toks.length - 1; k >= 0; k--) this.stack.push(toks[k]!);
+  /** Fully macro-expand a list in isolation (macro arguments, #if lines, #include operands). */
+  private expandList(toks: readonly Token[], inIf: boolean): Token[] {
+    const saved = this.frames;
+    this.frames = [{ toks, i: 0 }];
     const r: Token[] = [];
     for (;;) {
       const t = this.next();
       if (t.kind === 'eof') break;
-      if (t.kind === 'id' && this.expand(t)) continue;
+      if (t.kind === 'id') {
+        if (inIf && (t.text === 'defined' || HAS_OPERATORS.has(t.text))) {
+          r.push(this.ifOperator(t));
+          continue;
+        }
+        if (this.expand(t, inIf)) continue;
+      }
       r.push(t);
     }
-    this.stack = saved;
+    this.frames = saved;
     return r;
+  }
+
+  /** `defined X`, `defined(X)`, `__has_include(<x.h>)`… in #if: read the operand unexpanded, give 0 or 1. */
+  private ifOperator(t: Token): Token {
+    const num = (v: boolean): Token => makeToken('num', v ? '1' : '0', t.span, t.bol, t.space);
+    if (t.text === 'defined') {
+      let nm = this.next();
+      if (nm.text === '(') {
+        const id = this.next();
+        if (this.next().text !== ')') this.diags.error('pp-if-expr', "missing ')' after 'defined'", t.span);
+        nm = id;
+      }
+      if (nm.kind !== 'id') this.diags.error('pp-macro-name', "macro name missing after 'defined'", t.span);
+      return num(this.isDefined(nm.text));
+    }
+    if (this.peek()?.text !== '(') {
+      this.diags.error('pp-if-expr', `missing '(' after '${t.text}'`, t.span);
+      return num(false);
+    }
+    this.next();
+    const inner: Token[] = [];
+    for (let depth = 0; ;) {
+      const x = this.next();
+      if (x.kind === 'eof') break;
+      if (x.text === '(') depth++;
+      if (x.text === ')' && depth-- === 0) break;
+      inner.push(x);
+    }
+    switch (t.text) {
+      case '__has_include':
+      case '__has_include_next': {
+        const inc = this.includeName(inner);
+        if (!inc) {
+          this.diags.error('pp-include-syntax', `expected "FILENAME" or <FILENAME> in ${t.text}`, t.span);
+          return num(false);
+        }
+        const cur = this.currentFile();
+        const after = t.text === '__has_include_next' && cur && cur.dirIndex >= 0 ? cur.dirIndex : undefined;
+        return num(this.search.find(inc.name, inc.angled, cur?.path, after) !== undefined);
+      }
+      case '__has_attribute':
+      case '__has_c_attribute':
+      case '__has_declspec_attribute': {
+        const name = inner.map((x) => x.text).join('').replace(/^__(.*)__$/, '$1').replace(/^(gnu|clang)::/, '');
+        return num(t.text !== '__has_declspec_attribute' && CLANG_ATTRIBUTES.has(name));
+      }
+      case '__has_builtin':
+        return num(CLANG_BUILTINS.has(inner.map((x) => x.text).join('')));
+      case '__has_feature':
+      case '__has_extension':
+        return num(CLANG_FEATURES.has(inner.map((x) => x.text).join('')));
+      case '__is_identifier':
+        return num(inner[0]?.kind === 'id' && !KEYWORDS.has(inner[0].text));
+      default:
+        return num(false);
+    }
   }
 
   private substitute(m: Macro, args: Token[][], at: Token): Token[] {
     const params = m.params ?? [];
+    const vaIndex = m.vaName ? params.length : -1;
     const argIndex = (t: Token | undefined): number => {
       if (!t || t.kind !== 'id') return -1;
-      if (t.text === '__VA_ARGS__' && m.variadic) return params.length;
+      if (m.vaName && t.text === m.vaName) return vaIndex;
       return params.indexOf(t.text);
     };
     const expanded = new Map<number, Token[]>();
     const expandedArg = (i: number): Token[] => {
       let e = expanded.get(i);
-      if (!e) { e = this.expandList(args[i] ?? []); expanded.set(i, e); }
+      if (!e) { e = this.expandList(args[i] ?? [], false); expanded.set(i, e); }
       return e;
     };
+    return this.substituteBody(m.body, m, args, at, argIndex, expandedArg, vaIndex);
+  }
+
+  private substituteBody(body: readonly Token[], m: Macro, args: Token[][], at: Token, argIndex: (t: Token | undefined) => number, expandedArg: (i: number) => Token[], vaIndex: number): Token[] {
     const out: Token[] = [];
-    const body = m.body;
+    const isPaste = (t: Token | undefined): boolean => t?.kind === 'punct' && t.text === '##';
     for (let k = 0; k < body.length; k++) {
       const t = body[k]!;
+      // __VA_OPT__( … ): its content when the variadic argument has tokens, else a placemarker.
+      if (t.kind === 'id' && t.text === '__VA_OPT__' && m.vaName && body[k + 1]?.text === '(') {
+        let depth = 0, j = k + 1;
+        for (; j < body.length; j++) { if (body[j]!.text === '(') depth++; else if (body[j]!.text === ')' && --depth === 0) break; }
+        const inner = body.slice(k + 2, j);
+        const content = (args[vaIndex] ?? []).length > 0 ? this.substituteBody(inner, m, args, at, argIndex, expandedArg, vaIndex) : [];
+        out.push(...(content.length ? content.map((x, q) => (q === 0 ? retoken(x, x.span, x.hide, x.bol, t.space) : x)) : [placemarker(t)]));
+        k = j;
+        continue;
+      }
       if (t.text === '#' && t.kind === 'punct' && m.params) {
         const ai = argIndex(body[k + 1]);
         if (ai >= 0) {
-          out.push(this.stringize(args[ai] ?? [], at, t.space));
+          out.push(stringize(args[ai] ?? [], at, t.space));
           k++;
           continue;
         }
         this.diags.error('pp-stringize', "'#' is not followed by a macro parameter", at.span);
         continue;
       }
-      if (t.text === '##' && t.kind === 'punct') {
+      if (isPaste(t)) {
         const rhs = body[k + 1];
         k++;
         if (!rhs || out.length === 0) {
@@ -394,38 +682,40 @@ export class Preprocessor {
         }
         const ai = argIndex(rhs);
         // GNU comma elision: `, ## __VA_ARGS__` drops the comma when there are no variadic arguments.
-        if (ai === params.length && m.variadic && out[out.length - 1]!.text === ',') {
+        if (ai === vaIndex && ai >= 0 && out[out.length - 1]!.text === ',') {
           const va = args[ai] ?? [];
           if (va.length === 0) out.pop();
           else out.push(...va);
           continue;
         }
-        const rtoks = ai >= 0 ? (args[ai] ?? []) : [rhs];
-        if (rtoks.length === 0) continue;
+        let rtoks: Token[];
+        if (ai >= 0) rtoks = args[ai] ?? [];
+        else if (rhs.kind === 'id' && rhs.text === '__VA_OPT__' && body[k + 1]?.text === '(') {
+          // `x ## __VA_OPT__(…)`: substitute the __VA_OPT__ group first, then paste its first token.
+          let depth = 0, j = k;
+          for (; j < body.length; j++) { if (body[j]!.text === '(') depth++; else if (body[j]!.text === ')' && --depth === 0) break; }
+          const inner = body.slice(k + 1, j + 1);
+          rtoks = this.substituteBody([rhs, ...inner], m, args, at, argIndex, expandedArg, vaIndex);
+          k = j;
+        } else rtoks = [rhs];
         const lhs = out.pop()!;
-        out.push(this.paste(lhs, rtoks[0]!, at), ...rtoks.slice(1));
+        if (rtoks.length === 0 || rtoks[0]!.placemarker) out.push(lhs, ...rtoks.slice(1));
+        else if (lhs.placemarker) out.push(...rtoks);
+        else out.push(this.paste(lhs, rtoks[0]!, at), ...rtoks.slice(1));
         continue;
       }
       const ai = argIndex(t);
       if (ai >= 0) {
-        const nextIsPaste = body[k + 1]?.text === '##';
-        const toks = nextIsPaste ? (args[ai] ?? []) : expandedArg(ai);
-        toks.forEach((x, j) => out.push(j === 0 ? { ...x, space: t.space } : x));
+        const raw = isPaste(body[k + 1]);
+        const toks = raw ? (args[ai] ?? []) : expandedArg(ai);
+        if (toks.length === 0) { if (raw) out.push(placemarker(t)); continue; }
+        for (let j = 0; j < toks.length; j++) { const x = toks[j]!; out.push(j === 0 ? retoken(x, x.span, x.hide, x.bol, t.space) : x); }
         continue;
       }
       out.push(t);
     }
-    return out;
-  }
-
-  private stringize(toks: Token[], at: Token, space: boolean): Token {
-    let s = '';
-    toks.forEach((t, j) => {
-      if (j > 0 && t.space) s += ' ';
-      s += t.text;
-    });
-    const bytes = [...new TextEncoder().encode(s)];
-    return { kind: 'str', text: JSON.stringify(s), bytes, span: at.span, bol: false, space };
+    // Placemarkers only live until pasting is done.
+    return out.some((x) => x.placemarker) ? out.filter((x) => !x.placemarker) : out;
   }
 
   private paste(a: Token, b: Token, at: Token): Token {
@@ -435,118 +725,175 @@ export class Preprocessor {
       this.diags.error('pp-paste', `pasting formed '${text}', an invalid preprocessing token`, at.span);
       return a;
     }
-    return { ...toks[0]!, span: at.span, space: a.space, hide: a.hide };
+    return retoken(toks[0]!, at.span, a.hide, a.bol, a.space);
   }
 
   private evalIf(rest: Token[], at: Token): boolean {
-    // `defined X` is resolved before expansion, as the standard requires.
-    const pre: Token[] = [];
-    for (let k = 0; k < rest.length; k++) {
-      const t = rest[k]!;
-      if (t.kind === 'id' && t.text === 'defined') {
-        let nm = rest[k + 1];
-        if (nm?.text === '(') { nm = rest[k + 2]; k += 3; } else k += 1;
-        pre.push({ ...t, kind: 'num', text: this.macros.has(nm?.text ?? '') ? '1' : '0' });
-        continue;
-      }
-      if (t.kind === 'id' && (t.text === '__has_include' || t.text === '__has_builtin' || t.text === '__has_attribute' || t.text === '__has_feature')) {
-        // Answer conservatively, consuming the parenthesised argument.
-        let j = k + 1, depth = 0;
-        for (; j < rest.length; j++) { if (rest[j]!.text === '(') depth++; else if (rest[j]!.text === ')' && --depth === 0) break; }
-        const inner = rest.slice(k + 2, j).map((x) => x.text).join('');
-        const yes = t.text === '__has_include' ? inner.replace(/[<>"]/g, '') in this.headers : false;
-        pre.push({ ...t, kind: 'num', text: yes ? '1' : '0' });
-        k = j;
-        continue;
-      }
-      pre.push(t);
-    }
-    const toks = this.expandList(pre).map((t) => (t.kind === 'id' ? { ...t, kind: 'num' as const, text: t.text === 'true' ? '1' : '0' } : t));
+    const toks = this.expandList(rest, true).map((t) => (t.kind === 'id' ? makeToken('num', '0', t.span, t.bol, t.space) : t));
     const ev = new IfEvaluator(toks, this.diags, at);
-    const v = ev.parse();
-    return v !== 0n;
+    return ev.parse();
   }
 }
 
-/** Constant expressions of #if, in intmax_t (bigint, 64-bit wrapped). */
+/** A copy of b at another place (explicit fields: a spread would give tokens of many shapes). */
+function retoken(b: Token, span: Span, hide: ReadonlySet<string> | undefined, bol: boolean, space: boolean): Token {
+  return { kind: b.kind, text: b.text, span, bol, space, hide, bytes: b.bytes, value: b.value, suffix: b.suffix, bad: b.bad, placemarker: b.placemarker };
+}
+
+function placemarker(t: Token): Token {
+  const p = makeToken('other', '', t.span, t.bol, t.space);
+  p.placemarker = true;
+  return p;
+}
+
+/** `#x`: the argument's spelling, spaces collapsed, quotes and backslashes in literals escaped. */
+function stringize(toks: Token[], at: Token, space: boolean): Token {
+  let s = '';
+  toks.forEach((t, j) => {
+    if (j > 0 && (t.space || t.bol)) s += ' ';
+    s += t.text;
+  });
+  const t = makeToken('str', '"' + s.replace(/[\\"]/g, (c) => '\\' + c) + '"', at.span, false, space);
+  t.bytes = [...new TextEncoder().encode(s)];
+  return t;
+}
+
+/**
+ * The include guard of a lexed file: the X of a file that is exactly
+ * `#ifndef X` / `#define X` … `#endif` (comments aside), or null.
+ */
+function findGuard(toks: Token[]): string | null {
+  const t0 = toks[0], t1 = toks[1], t2 = toks[2];
+  if (!t0 || t0.text !== '#' || !t0.bol || !t1 || !t2 || t2.kind !== 'id') return null;
+  let name: string;
+  if (t1.text === 'ifndef') name = t2.text;
+  else if (t1.text === 'if' && t2.text === '!' && toks[3]?.text === 'defined') {
+    const paren = toks[4]?.text === '(';
+    name = toks[paren ? 5 : 4]?.text ?? '';
+    if (!name) return null;
+  } else return null;
+  // The matching #endif must be the last thing in the file.
+  let depth = 0;
+  for (let k = 0; k < toks.length; k++) {
+    const t = toks[k]!;
+    if (t.text !== '#' || !t.bol) continue;
+    const d = toks[k + 1]?.text;
+    if (d === 'if' || d === 'ifdef' || d === 'ifndef') depth++;
+    else if (d === 'endif') {
+      depth--;
+      if (depth === 0) {
+        let j = k + 2;
+        while (toks[j] && !toks[j]!.bol && toks[j]!.kind !== 'eof') j++;
+        return toks[j]?.kind === 'eof' ? name : null;
+      }
+    }
+  }
+  return null;
+}
+
+const KEYWORDS = new Set(['auto', 'break', 'case', 'char', 'const', 'continue', 'default', 'do', 'double', 'else', 'enum', 'extern', 'float', 'for', 'goto', 'if', 'inline', 'int', 'long', 'register', 'restrict', 'return', 'short', 'signed', 'sizeof', 'static', 'struct', 'switch', 'typedef', 'union', 'unsigned', 'void', 'volatile', 'while', '_Alignas', '_Alignof', '_Atomic', '_Bool', '_Complex', '_Generic', '_Imaginary', '_Noreturn', '_Static_assert', '_Thread_local', '__attribute__', 'typeof', '__typeof__', 'asm', '__asm__']);
+
+/** An #if value: intmax_t or uintmax_t (C11 6.10.1p4). */
+interface PPValue { v: bigint; u: boolean }
+
+/** Constant expressions of #if, in intmax_t / uintmax_t. */
 class IfEvaluator {
   private k = 0;
   private failed = false;
+  /** Inside an operand that is not evaluated. */
+  private quiet = 0;
   constructor(private toks: Token[], private diags: DiagnosticBag, private at: Token) {}
 
-  parse(): bigint {
+  parse(): boolean {
     if (this.toks.length === 0) {
       this.diags.error('pp-if-empty', '#if with no expression', this.at.span);
-      return 0n;
+      return false;
     }
     const v = this.cond();
-    if (this.k < this.toks.length && !this.failed) this.fail(`token is not a valid binary operator in a preprocessor subexpression`);
-    return this.failed ? 0n : v;
+    if (this.k < this.toks.length && !this.failed) this.fail('token is not a valid binary operator in a preprocessor subexpression');
+    return !this.failed && v.v !== 0n;
   }
-  private fail(msg: string): bigint {
+  private fail(msg: string): PPValue {
     if (!this.failed) this.diags.error('pp-if-expr', msg, (this.toks[this.k] ?? this.at).span);
     this.failed = true;
     this.k = this.toks.length;
-    return 0n;
+    return { v: 0n, u: false };
   }
   private peek(): string | undefined {
     return this.toks[this.k]?.text;
   }
-  private cond(): bigint {
-    const c = this.binary(0);
+  private divZero(): PPValue {
+    return this.quiet > 0 ? { v: 0n, u: false } : this.fail('division by zero in preprocessor expression');
+  }
+  private cond(): PPValue {
+    const c = this.binary(1);
     if (this.peek() === '?') {
       this.k++;
+      if (c.v === 0n) this.quiet++;
       const a = this.cond();
+      if (c.v === 0n) this.quiet--;
       if (this.peek() !== ':') return this.fail("expected ':' in preprocessor expression");
       this.k++;
+      if (c.v !== 0n) this.quiet++;
       const b = this.cond();
-      return c !== 0n ? a : b;
+      if (c.v !== 0n) this.quiet--;
+      const u = a.u || b.u;
+      return norm(c.v !== 0n ? a.v : b.v, u);
     }
     return c;
   }
   private static PREC: Record<string, number> = { '||': 1, '&&': 2, '|': 3, '^': 4, '&': 5, '==': 6, '!=': 6, '<': 7, '>': 7, '<=': 7, '>=': 7, '<<': 8, '>>': 8, '+': 9, '-': 9, '*': 10, '/': 10, '%': 10 };
-  private binary(minPrec: number): bigint {
+  private binary(minPrec: number): PPValue {
     let l = this.unary();
     for (;;) {
       const op = this.peek();
       const p = op !== undefined ? IfEvaluator.PREC[op] : undefined;
-      if (p === undefined || p <= minPrec - 1 || p < minPrec) return l;
+      if (p === undefined || p < minPrec) return l;
       this.k++;
+      // The unevaluated side of && and || may divide by zero (C11 6.5.13/14).
+      const skip = (op === '||' && l.v !== 0n) || (op === '&&' && l.v === 0n);
+      if (skip) this.quiet++;
       const r = this.binary(p + 1);
-      l = BigInt.asIntN(64, this.apply(op!, l, r));
+      if (skip) this.quiet--;
+      l = this.apply(op!, l, r);
     }
   }
-  private apply(op: string, l: bigint, r: bigint): bigint {
+  private apply(op: string, l: PPValue, r: PPValue): PPValue {
+    const bool = (b: boolean): PPValue => ({ v: b ? 1n : 0n, u: false });
+    if (op === '||') return bool(l.v !== 0n || r.v !== 0n);
+    if (op === '&&') return bool(l.v !== 0n && r.v !== 0n);
+    // The usual arithmetic conversions: unsigned wins. Shifts keep the left operand's type.
+    const u = op === '<<' || op === '>>' ? l.u : l.u || r.u;
+    const a = u ? BigInt.asUintN(64, l.v) : l.v;
+    const b = u ? BigInt.asUintN(64, r.v) : r.v;
     switch (op) {
-      case '||': return l !== 0n || r !== 0n ? 1n : 0n;
-      case '&&': return l !== 0n && r !== 0n ? 1n : 0n;
-      case '|': return l | r;
-      case '^': return l ^ r;
-      case '&': return l & r;
-      case '==': return l === r ? 1n : 0n;
-      case '!=': return l !== r ? 1n : 0n;
-      case '<': return l < r ? 1n : 0n;
-      case '>': return l > r ? 1n : 0n;
-      case '<=': return l <= r ? 1n : 0n;
-      case '>=': return l >= r ? 1n : 0n;
-      case '<<': return l << (r & 63n);
-      case '>>': return l >> (r & 63n);
-      case '+': return l + r;
-      case '-': return l - r;
-      case '*': return l * r;
-      case '/': return r === 0n ? this.fail('division by zero in preprocessor expression') : l / r;
-      default: return r === 0n ? this.fail('division by zero in preprocessor expression') : l % r;
+      case '|': return norm(a | b, u);
+      case '^': return norm(a ^ b, u);
+      case '&': return norm(a & b, u);
+      case '==': return bool(a === b);
+      case '!=': return bool(a !== b);
+      case '<': return bool(a < b);
+      case '>': return bool(a > b);
+      case '<=': return bool(a <= b);
+      case '>=': return bool(a >= b);
+      case '<<': return norm(a << (r.v & 63n), u);
+      case '>>': return norm(a >> (r.v & 63n), u);
+      case '+': return norm(a + b, u);
+      case '-': return norm(a - b, u);
+      case '*': return norm(a * b, u);
+      case '/': return b === 0n ? this.divZero() : norm(a / b, u);
+      default: return b === 0n ? this.divZero() : norm(a % b, u);
     }
   }
-  private unary(): bigint {
+  private unary(): PPValue {
     const t = this.toks[this.k];
     if (!t) return this.fail('expected value in expression');
     this.k++;
     switch (t.text) {
-      case '-': return BigInt.asIntN(64, -this.unary());
+      case '-': { const x = this.unary(); return norm(-x.v, x.u); }
       case '+': return this.unary();
-      case '!': return this.unary() === 0n ? 1n : 0n;
-      case '~': return BigInt.asIntN(64, ~this.unary());
+      case '!': return { v: this.unary().v === 0n ? 1n : 0n, u: false };
+      case '~': { const x = this.unary(); return norm(~x.v, x.u); }
       case '(': {
         const v = this.cond();
         if (this.peek() !== ')') return this.fail("expected ')' in preprocessor expression");
@@ -556,11 +903,15 @@ class IfEvaluator {
     }
     if (t.kind === 'num') {
       const n = parseNumber(t.text);
-      if (n.error) return this.fail(n.error);
-      return BigInt.asIntN(64, n.value);
+      if (n.error) return this.fail(n.error.startsWith('invalid integer') ? `floating point literal in preprocessor expression` : n.error);
+      return norm(n.value, n.unsigned || n.value > 0x7fffffffffffffffn);
     }
-    if (t.kind === 'char') return t.value ?? 0n;
+    if (t.kind === 'char') return { v: t.value ?? 0n, u: false };
     this.k--;
-    return this.fail(`invalid token at start of a preprocessor expression`);
+    return this.fail('invalid token at start of a preprocessor subexpression');
   }
+}
+
+function norm(v: bigint, u: boolean): PPValue {
+  return { v: u ? BigInt.asUintN(64, v) : BigInt.asIntN(64, v), u };
 }

@@ -4,10 +4,12 @@
  * append the subprograms of .text and fix the bpf-to-bpf call offsets,
  * find the map definitions (BTF-style in .maps, read through .BTF; legacy
  * struct bpf_map_def in "maps") and turn map relocations into the spec's
- * map_relocs. Shared by the compiler differential tests and `xdp-lab bench
- * cc`; it reads object files written by clang-19 (see ./clang.ts).
+ * map_relocs. extractObject reads a whole object (every XDP program, global
+ * data as internal maps with BPF_PSEUDO_MAP_VALUE relocations). Shared by the
+ * compiler differential tests and `xdp-lab bench cc`; it reads object files
+ * written by clang-19 (see ./clang.ts).
  */
-import type { MapSpec, MapType } from '../isa/spec';
+import type { MapReloc, MapSpec, MapType, ProgramSpec } from '../isa/spec';
 import { MAP_TYPES } from '../isa/spec';
 
 export interface Section { name: string; type: number; offset: number; size: number; link: number; info: number; entsize: number; data: Uint8Array }
@@ -253,4 +255,157 @@ export function extractProgram(buf: Uint8Array, mapOrder: string[]): ElfProgram 
     return m;
   });
   return { insns: all, maps: [...ordered, ...extraMaps], map_relocs: relocs, progName: progSym?.name ?? progSec.name };
+}
+
+const BPF_PSEUDO_MAP_FD = 1, BPF_PSEUDO_MAP_VALUE = 2;
+
+/** Sections libbpf turns into internal array maps (global data). */
+function isDataSection(name: string): boolean {
+  return name === '.data' || name === '.bss' || name === '.rodata' || name.startsWith('.rodata.') || name.startsWith('.data.');
+}
+
+export interface ElfObject {
+  /** The first XDP program, with the others in `programs`, over one maps array: a spec as src/isa/spec.ts shapes it. */
+  spec: ProgramSpec;
+  /** What libbpf could do but the oracle cannot (map-in-map, kfunc calls), if anything. */
+  unsupported: string[];
+}
+
+/**
+ * The whole object as libbpf loads it: every program in an xdp* section
+ * (the first one is the entry, the rest go to `programs` for tail calls),
+ * .text subprograms appended where called, the maps of .maps and the
+ * legacy "maps" section, and one internal array map per global data
+ * section (.data, .bss, .rodata*; value = the section's bytes, .rodata
+ * frozen) addressed by BPF_PSEUDO_MAP_VALUE relocations.
+ */
+export function extractObject(buf: Uint8Array): ElfObject {
+  const { sections, syms } = readElf(buf);
+  const unsupported: string[] = [];
+  const textIdx = sections.findIndex((s) => s.name === '.text');
+  const named = readMaps(sections, syms);
+  const maps: MapSpec[] = [];
+  const mapIndex = new Map<string, number>();
+  for (const [name, m] of named) {
+    if (m.type === 'array_of_maps' || m.type === 'hash_of_maps') unsupported.push(`map-in-map '${name}'`);
+    mapIndex.set(name, maps.length);
+    maps.push(m);
+  }
+  const dataIndex = new Map<number, number>();
+  sections.forEach((s, i) => {
+    if (!isDataSection(s.name) || s.size === 0) return;
+    const ro = s.name.startsWith('.rodata');
+    const value = s.type === 8 ? new Uint8Array(s.size) : s.data;
+    const m: MapSpec = { name: s.name, type: 'array', key_size: 4, value_size: s.size, max_entries: 1, internal: s.name, init: [{ key: '00000000', value: bytesToHexLocal(value) }] };
+    if (ro) { m.flags = 0x80; m.freeze = true; } // BPF_F_RDONLY_PROG, frozen as libbpf does
+    dataIndex.set(i, maps.length);
+    maps.push(m);
+  });
+  const rels = (target: number): { off: number; sym: ElfSym; type: number }[] => {
+    const r: { off: number; sym: ElfSym; type: number }[] = [];
+    for (const s of sections) {
+      if (s.type !== SHT_REL || s.info !== target) continue;
+      const dv = new DataView(s.data.buffer, s.data.byteOffset, s.data.byteLength);
+      for (let p = 0; p + 16 <= s.data.length; p += 16) {
+        const info = dv.getBigUint64(p + 8, true);
+        r.push({ off: Number(dv.getBigUint64(p, true)), sym: syms[Number(info >> 32n)]!, type: Number(info & 0xffffffffn) });
+      }
+    }
+    return r;
+  };
+  const text = textIdx >= 0 ? sections[textIdx]!.data : new Uint8Array(0);
+  const textRels = textIdx >= 0 ? rels(textIdx) : [];
+  // .text functions by slot: libbpf appends only the subprograms a program reaches.
+  const textFuncs = syms.filter((s) => s.shndx === textIdx && s.type === STT_FUNC).map((s) => ({ start: s.value / 8, end: (s.value + s.size) / 8 })).sort((a, b) => a.start - b.start);
+  const programs: { name: string; section: string; insns: string; map_relocs: MapReloc[] }[] = [];
+  sections.forEach((sec, si) => {
+    if (!/^xdp/.test(sec.name) || sec.size === 0) return;
+    const secRels = rels(si);
+    const funcs = syms.filter((s) => s.shndx === si && s.type === STT_FUNC && s.bind === 1).sort((a, b) => a.value - b.value);
+    for (const f of funcs) {
+      const len = f.size || sec.size - f.value;
+      const chunks: Uint8Array[] = [sec.data.slice(f.value, f.value + len)];
+      let total = len / 8;
+      const placed = new Map<number, number>(); // .text function start slot -> its slot in the program
+      const relocs: MapReloc[] = [];
+      // Segments to relocate: the program itself, then each appended .text function.
+      const work: { base: number; bytes: Uint8Array; textStart?: number; rels: { off: number; sym: ElfSym; type: number }[] }[] = [];
+      work.push({ base: 0, bytes: chunks[0]!, rels: secRels.filter((r) => r.off >= f.value && r.off < f.value + len).map((r) => ({ ...r, off: r.off - f.value })) });
+      const place = (target: number): number => {
+        const fn = textFuncs.find((t) => target >= t.start && target < t.end);
+        if (!fn) throw new Error(`call into .text at slot ${target}, outside any function`);
+        let at = placed.get(fn.start);
+        if (at === undefined) {
+          at = total;
+          placed.set(fn.start, at);
+          const bytes = text.slice(fn.start * 8, fn.end * 8);
+          chunks.push(bytes);
+          total += fn.end - fn.start;
+          work.push({ base: at, bytes, textStart: fn.start, rels: textRels.filter((r) => r.off >= fn.start * 8 && r.off < fn.end * 8).map((r) => ({ ...r, off: r.off - fn.start * 8 })) });
+        }
+        return at + (target - fn.start);
+      };
+      for (let w = 0; w < work.length; w++) {
+        const seg = work[w]!;
+        const dv = new DataView(seg.bytes.buffer, seg.bytes.byteOffset, seg.bytes.byteLength);
+        for (const r of seg.rels) {
+          const p = r.off;
+          const idx = seg.base + r.off / 8;
+          if (r.type === R_BPF_64_64) {
+            const data = dataIndex.get(r.sym.shndx);
+            if (data !== undefined) {
+              const offset = r.sym.value + dv.getInt32(p + 4, true);
+              dv.setUint8(p + 1, (dv.getUint8(p + 1) & 0x0f) | (BPF_PSEUDO_MAP_VALUE << 4));
+              dv.setInt32(p + 4, 0, true);
+              relocs.push({ insn: idx, map: data, kind: 'value', offset });
+              continue;
+            }
+            let name = r.sym.name;
+            if (r.sym.type === STT_SECTION) {
+              const off = dv.getInt32(p + 4, true);
+              name = syms.find((s) => s.shndx === r.sym.shndx && s.value === off && s.type !== STT_SECTION)?.name ?? name;
+            }
+            const mi = mapIndex.get(name);
+            if (mi === undefined) throw new Error(`relocation to unknown map or symbol ${name}`);
+            dv.setUint8(p + 1, (dv.getUint8(p + 1) & 0x0f) | (BPF_PSEUDO_MAP_FD << 4));
+            dv.setInt32(p + 4, 0, true);
+            relocs.push({ insn: idx, map: mi });
+          } else if (r.type === R_BPF_64_32) {
+            if (r.sym.shndx === 0) {
+              unsupported.push(`kfunc call '${r.sym.name}'`);
+              continue;
+            }
+            if (r.sym.shndx !== textIdx) throw new Error('call into a section other than .text');
+            const imm = dv.getInt32(p + 4, true);
+            const target = (r.sym.type === STT_SECTION ? 0 : r.sym.value / 8) + imm + 1;
+            dv.setInt32(p + 4, place(target) - (idx + 1), true);
+          }
+        }
+        // Calls between .text functions the assembler resolved itself (no relocation): pc-relative within .text.
+        if (seg.textStart !== undefined) {
+          const relocated = new Set(seg.rels.map((r) => r.off));
+          for (let p = 0; p + 8 <= seg.bytes.length; p += 8) {
+            if (dv.getUint8(p) !== 0x85 || (dv.getUint8(p + 1) >> 4) !== 1 || relocated.has(p)) continue;
+            const target = seg.textStart + p / 8 + dv.getInt32(p + 4, true) + 1;
+            dv.setInt32(p + 4, place(target) - (seg.base + p / 8 + 1), true);
+          }
+        }
+      }
+      const all = new Uint8Array(total * 8);
+      let o = 0;
+      for (const c of chunks) { all.set(c, o); o += c.length; }
+      programs.push({ name: f.name, section: sec.name, insns: bytesToHexLocal(all), map_relocs: relocs.sort((a, b) => a.insn - b.insn) });
+    }
+  });
+  if (programs.length === 0) throw new Error('no xdp program in the object');
+  const [entry, ...others] = programs;
+  const spec: ProgramSpec = { prog_type: 'xdp', insns: entry!.insns, maps, map_relocs: entry!.map_relocs, section: entry!.section, funcs: [{ name: entry!.name, insn: 0 }] };
+  if (others.length) spec.programs = others;
+  return { spec, unsupported: [...new Set(unsupported)] };
+}
+
+function bytesToHexLocal(b: Uint8Array): string {
+  let s = '';
+  for (const x of b) s += x.toString(16).padStart(2, '0');
+  return s;
 }

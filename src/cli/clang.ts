@@ -1,30 +1,19 @@
 /**
- * clang-19 as the reference compiler for the same C source: our built-in
- * headers are written to a temporary include directory and clang compiles
- * with -nostdinc against them, so both compilers see identical
- * declarations. Shared by the differential tests and `xdp-lab bench cc`.
+ * clang-19 as the reference compiler for the same C source, with the same
+ * system headers XDP Lab's compiler reads (libbpf-dev, linux-libc-dev under
+ * /usr/include, asm/ through -I/usr/include/x86_64-linux-gnu), so both
+ * compilers see identical declarations. Shared by the differential tests
+ * and `xdp-lab bench cc`.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { HEADERS } from '../cc/headers';
 
 export const CLANG = process.env.CLANG ?? 'clang-19';
 
-let includeDir: string | undefined;
-
-export function headerDir(): string {
-  if (includeDir) return includeDir;
-  const dir = mkdtempSync(path.join(tmpdir(), 'xdp-lab-headers-'));
-  for (const [name, text] of Object.entries(HEADERS)) {
-    mkdirSync(path.dirname(path.join(dir, name)), { recursive: true });
-    writeFileSync(path.join(dir, name), text);
-  }
-  includeDir = dir;
-  process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
-  return dir;
-}
+/** What a BPF project's Makefile gives clang, plus the multiarch folder where asm/ lives on Debian. */
+export const CLANG_FLAGS = ['-O2', '-g', '-target', 'bpf', '-I/usr/include/x86_64-linux-gnu'];
 
 export function clangAvailable(): boolean {
   return spawnSync(CLANG, ['--version']).status === 0;
@@ -37,7 +26,7 @@ export function clangCompile(source: string, name: string): { obj?: Uint8Array; 
   writeFileSync(src, source);
   const obj = path.join(dir, name.replace(/\.c$/, '.o'));
   try {
-    const r = spawnSync(CLANG, ['-O2', '-g', '-target', 'bpf', '-nostdinc', '-I', headerDir(), '-Wno-unused-value', '-c', src, '-o', obj], { encoding: 'utf8' });
+    const r = spawnSync(CLANG, [...CLANG_FLAGS, '-Wno-unused-value', '-c', src, '-o', obj], { encoding: 'utf8' });
     if (r.status !== 0) return { stderr: r.stderr };
     return { obj: new Uint8Array(readFileSync(obj)), stderr: r.stderr };
   } finally {

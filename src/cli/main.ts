@@ -3,7 +3,12 @@
  * Each subcommand lives in commands/<name>.ts and exports
  * `run(args, io): Promise<number>` (the exit code).
  */
+import { installSystemHeaders } from '../cc/system_headers';
 import { processIO, UsageError, type CliIO } from './io';
+import { diskSystemHeaders } from './system_headers';
+
+// The compiler reads the system headers through this reader (/usr/include), as clang does.
+installSystemHeaders(diskSystemHeaders);
 
 type Command = { summary: string; load: () => Promise<{ run(args: string[], io: CliIO): Promise<number> }> };
 

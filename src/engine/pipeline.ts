@@ -6,10 +6,11 @@
  * only ever receives what comes out of load (bytecode in the VM, and maps);
  * it never sees the compiler.
  *
- * The input is a Workspace (src/cc/workspace.ts). Until the compiler's own
- * compileWorkspace lands, the main file's text is compiled with compile().
+ * The input is a Workspace (src/cc/workspace.ts), compiled by the
+ * compiler's compileWorkspace (includes resolved as clang does, the system
+ * headers from the installed reader).
  */
-import { compile, formatDiagnostic, type CompileOptions, type CompileResult } from '../cc';
+import { compileWorkspace as ccCompileWorkspace, formatDiagnostic, type CompileOptions, type CompileResult } from '../cc';
 import { singleFileWorkspace, type Workspace } from '../cc/workspace';
 import { parseSpec, type ParsedSpec } from '../isa/spec';
 import { verify, type VerifyOptions, type VerifyResult } from '../verifier';
@@ -19,9 +20,7 @@ export { singleFileWorkspace, type Workspace };
 
 /** Compile the workspace's main file (the compiler's diagnostics, and the spec when there is no error). */
 export function compileWorkspace(ws: Workspace, opts: CompileOptions = {}): CompileResult {
-  const main = ws.files.find((f) => f.path === ws.main);
-  if (!main) return { diagnostics: [{ code: 'no-main', severity: 'error', message: `the workspace has no file '${ws.main}'`, span: { file: ws.main, line: 0, col: 0, endLine: 0, endCol: 0 } }] };
-  return compile(main.text, { file: main.path, ...opts });
+  return ccCompileWorkspace(ws, opts);
 }
 
 /** The first error (else the first diagnostic) as one clang-style line. */

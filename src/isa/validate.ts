@@ -25,6 +25,11 @@ export interface SlotProblem {
 export interface ValidateOptions {
   /** Which helper ids a call may name (the runtime's bound helpers); unchecked when absent. */
   helperExists?: (id: number) => boolean;
+  /**
+   * Refuse writes to r10 (the VM's check before a run; for the encoding
+   * alone a write to r10 is well formed, the kernel's verifier refuses it).
+   */
+  frameReadOnly?: boolean;
 }
 
 /** Instruction kinds that write their dst register (r10 may not be one). */
@@ -59,9 +64,9 @@ export function validateProgram(insns: readonly Insn[], opts: ValidateOptions = 
     if (i.dst > 10) bad(`R${i.dst} is invalid`);
     const usesSrcReg = (row.source === 'reg' && row.kind !== 'call') || row.kind === 'stx' || row.kind === 'atomic' || row.kind === 'ldx';
     if (usesSrcReg && i.src > 10) bad(`R${i.src} is invalid`);
-    if (i.dst === 10 && WRITES_DST.has(row.kind)) bad('frame pointer is read only');
+    if (opts.frameReadOnly && i.dst === 10 && WRITES_DST.has(row.kind)) bad('frame pointer is read only');
     // Atomics with BPF_FETCH (and xchg, cmpxchg's r0) write back into a register: never r10.
-    if (row.kind === 'atomic' && i.src === 10 && (i.imm & 1) !== 0) bad('frame pointer is read only');
+    if (opts.frameReadOnly && row.kind === 'atomic' && i.src === 10 && (i.imm & 1) !== 0) bad('frame pointer is read only');
     const cls = O.BPF_CLASS(i.code);
     const clsName = ['BPF_LD', 'BPF_LDX', 'BPF_ST', 'BPF_STX', 'BPF_ALU', 'BPF_JMP', 'BPF_JMP32', 'BPF_ALU64'][cls]!;
     switch (row.kind) {

@@ -19,6 +19,7 @@ import {
   markUnbounded,
   mayBeNull,
   type Reg,
+  type RegType,
 } from './reg';
 import { regBoundsSane, regBoundsSync } from './scalar';
 import {
@@ -404,14 +405,19 @@ function tryMatchPktPointers(insn: Insn, dst: Reg, src: Reg, thisS: VState, othe
 }
 
 /** mark_ptr_or_null_regs: after `if (p == 0)`, every copy of p learns. */
-function markPtrOrNullRegs(s: VState, id: number, isNull: boolean): void {
+/** mark_ptr_or_null_reg: a non-null xskmap lookup result is the socket itself. */
+function nonNullType(r: Reg, maps: Env['maps']): RegType {
+  return r.type === 'xdp_sock_or_null' || maps[r.map]?.type === 'xskmap' ? 'xdp_sock' : 'map_value';
+}
+
+function markPtrOrNullRegs(s: VState, id: number, isNull: boolean, maps: Env['maps']): void {
   forEachReg(s, (r) => {
     if (!mayBeNull(r.type) || r.id !== id) return;
     if (isNull) {
       Object.assign(r, knownScalar(0n));
       return;
     }
-    r.type = r.type === 'xdp_sock_or_null' ? 'xdp_sock' : 'map_value';
+    r.type = nonNullType(r, maps);
     r.id = 0;
   });
 }
@@ -481,13 +487,13 @@ export function checkCondJmpOp(env: Env, insn: Insn, idx: number): BranchOutcome
     if (eqRegs) {
       const which = mayBeNull(sr.type) ? insn.src : insn.dst;
       const r = eqRegs[which]!;
-      r.type = r.type === 'xdp_sock_or_null' ? 'xdp_sock' : 'map_value';
+      r.type = nonNullType(r, env.maps);
     }
   }
   if (!is32 && !srcX && insn.imm === 0 && (op === O.BPF_JEQ || op === O.BPF_JNE) && mayBeNull(d.type)) {
     const id = d.id;
-    markPtrOrNullRegs(thisS, id, op === O.BPF_JNE);
-    markPtrOrNullRegs(other, id, op === O.BPF_JEQ);
+    markPtrOrNullRegs(thisS, id, op === O.BPF_JNE, env.maps);
+    markPtrOrNullRegs(other, id, op === O.BPF_JEQ, env.maps);
   } else if (!tryMatchPktPointers(insn, d, regs[insn.src]!, thisS, other) && isPointer(d) && !env.allowPtrLeaks) {
     env.reject(`R${insn.dst} pointer comparison prohibited`);
   }

@@ -328,7 +328,7 @@ export function checkHelperCall(env: Env, insn: Insn): void {
         id === 1 && (m.type === 'array' || m.type === 'percpu_array') && meta.constMapKey !== null && meta.constMapKey < BigInt(m.max_entries);
       regs[0] = pointer(elide ? 'map_value' : 'map_value_or_null', { map: meta.map });
       if (!elide) regs[0]!.id = ++env.idGen;
-      if (!elide && m.type === 'xskmap') regs[0]!.type = 'xdp_sock_or_null';
+      // An xskmap lookup is map_value_or_null until the null check makes it xdp_sock (mark_ptr_or_null_reg).
       break;
     }
     default:

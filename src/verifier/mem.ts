@@ -5,6 +5,7 @@
  * spill/fill rules — and what the loaded register becomes.
  */
 import type { Env } from './env';
+import type { MapSpec } from '../isa/spec';
 import {
   copyReg,
   isPointer,
@@ -157,13 +158,31 @@ export function checkMapAccess(env: Env, regno: number, off: number, size: numbe
 export function checkMapAccessType(env: Env, mapIdx: number, off: number, size: number, t: Access): void {
   const m = env.maps[mapIdx]!;
   const flags = m.flags ?? 0;
-  const rdonly = m.type === 'devmap' || m.type === 'devmap_hash' || (flags & BPF_F_RDONLY_PROG) !== 0;
+  // libbpf creates .rodata with BPF_F_RDONLY_PROG even when the spec does not say so.
+  const rdonly = m.type === 'devmap' || m.type === 'devmap_hash' || (flags & BPF_F_RDONLY_PROG) !== 0 || (m.internal?.startsWith('.rodata') ?? false);
   if (t === 'write' && rdonly) {
     env.reject(`write into map forbidden, value_size=${m.value_size} off=${off} size=${size}`);
   }
   if (t === 'read' && (flags & BPF_F_WRONLY_PROG) !== 0) {
     env.reject(`read from map forbidden, value_size=${m.value_size} off=${off} size=${size}`);
   }
+}
+
+/**
+ * bpf_map_direct_read: a load at a known offset from a frozen read-only
+ * single-entry array (libbpf's .rodata, `const volatile` knobs) reads the
+ * value user space wrote, as a constant. Null when the map is not such.
+ */
+function mapDirectRead(m: MapSpec, off: number, size: number): bigint | null {
+  const rdonly = ((m.flags ?? 0) & BPF_F_RDONLY_PROG) !== 0 || (m.internal?.startsWith('.rodata') ?? false);
+  if (!rdonly || !m.freeze || m.type !== 'array' || m.max_entries !== 1) return null;
+  const hex = m.init?.find((e) => /^0*$/.test(e.key))?.value ?? '';
+  let v = 0n;
+  for (let i = size - 1; i >= 0; i--) {
+    const b = hex.slice(2 * (off + i), 2 * (off + i) + 2);
+    v = (v << 8n) | BigInt(b.length === 2 ? parseInt(b, 16) || 0 : 0);
+  }
+  return v;
 }
 
 const BPF_F_RDONLY_PROG = 0x80;
@@ -434,7 +453,11 @@ export function checkMemAccess(env: Env, a: MemAccess): void {
       }
       checkMapAccessType(env, reg.map, off, size, t);
       checkMapAccess(env, regno, off, size, false);
-      if (t === 'read' && valueRegno >= 0) markUnknown(env.regs[valueRegno]!);
+      if (t === 'read' && valueRegno >= 0) {
+        const known = tnumIsConst(reg.varOff) ? mapDirectRead(env.maps[reg.map]!, off + Number(reg.varOff.value), size) : null;
+        if (known !== null) env.regs[valueRegno] = knownScalar(known);
+        else markUnknown(env.regs[valueRegno]!);
+      }
       break;
     }
     case 'ctx': {

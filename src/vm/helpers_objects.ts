@@ -12,7 +12,6 @@
 import type { BpfMap } from '../maps';
 import type { HelperFn, Machine } from './interp';
 import { VmFault, type Region } from './memory';
-import type { XdpBuffState } from './helpers';
 
 /** MAX_TAIL_CALL_CNT (include/linux/bpf.h). */
 export const MAX_TAIL_CALL_CNT = 33;
@@ -53,7 +52,8 @@ export function pushEvent(log: EventLog, ev: VmEvent): void {
 export interface ObjectHelperContext {
   maps: readonly BpfMap[];
   cpu(): number;
-  xdp(): XdpBuffState & { tailCall: number; tailCalls: number };
+  /** The xdp_buff fields these helpers use (helpers.ts's XdpBuffState). */
+  xdp(): { buf: Uint8Array; data: number; dataEnd: number; tailCall: number; tailCalls: number };
   log: EventLog;
   mapIndexOf(m: Machine, pc: number, reg: number): number;
 }

@@ -21,7 +21,6 @@
 import { type Insn } from '../isa/insn';
 import { lookupInsn } from '../isa/table';
 import { validateProgram } from '../isa/validate';
-import type { JitRun } from './jit';
 import { clearStack, HI_BASE, LO_BASE, RegionTable, VmFault, type Region, type RegionKind } from './memory';
 
 // Local copies: under a CommonJS-style loader (tsx, the CLI) every use of an
@@ -83,7 +82,7 @@ export class Machine {
    */
   engine: 'jit' | 'interp' = 'jit';
   /** The translated program, set by the owner (the JIT needs the verifier's proof, which only the owner has). */
-  jit: JitRun | undefined;
+  jit: (() => void) | undefined;
   /** The validation result: undefined until the first run, null when the program is valid. */
   private problem: VmFault | null | undefined;
   /** Executed instruction count of the last run. */
@@ -144,7 +143,7 @@ export class Machine {
    */
   checkProgram(): VmFault | null {
     if (this.problem === undefined) {
-      const p = validateProgram(this.insns, { helperExists: (id) => this.helpers.has(id) })[0];
+      const p = validateProgram(this.insns, { helperExists: (id) => this.helpers.has(id), frameReadOnly: true })[0];
       this.problem = p ? new VmFault(p.slot, 'invalid_insn', `invalid program: insn ${p.slot}: ${p.reason}`) : null;
     }
     return this.problem;

@@ -85,13 +85,23 @@ export function compileJit(m: Machine, proof: VerifierProof, target: JitTarget):
   if (m.n > JIT_MAX_SLOTS) return null;
   const source = translate(m, proof, target);
   try {
-    const factory = new Function('m', 'VmFault', 'T', source) as (m: Machine, vmFault: typeof VmFault, t: JitTarget) => JitRun;
+    // One factory per distinct translation: instances of one program (the simulator's queues, a
+    // warm-up twin) share its closures' feedback, so V8's optimized code serves them all.
+    let factory = FACTORIES.get(source);
+    if (!factory) {
+      factory = new Function('m', 'VmFault', 'T', source) as Factory;
+      if (FACTORIES.size >= 64) FACTORIES.delete(FACTORIES.keys().next().value!);
+      FACTORIES.set(source, factory);
+    }
     return factory(m, VmFault, target);
   } catch (e) {
     if (e instanceof EvalError) return null;
     throw e;
   }
 }
+
+type Factory = (m: Machine, vmFault: typeof VmFault, t: JitTarget) => JitRun;
+const FACTORIES = new Map<string, Factory>();
 
 function isJmpClass(c: number): boolean {
   return (c & 7) === 5 || (c & 7) === 6;
@@ -120,6 +130,9 @@ function fallsThrough(m: Machine, k: number): boolean {
 
 class Translator {
   readonly consts = new Set<string>();
+  /** The register whose map-value region R holds (-1: none), and the one the current instruction loads into R. */
+  rReg = -1;
+  rPending = -1;
   /** Structured mode: forward jumps are `break`s out of labelled blocks (no dispatch); else a `switch (pc)` loop. */
   structured = false;
   goto(target: number): string {
@@ -219,6 +232,7 @@ export function translate(m: Machine, proof: VerifierProof, target: JitTarget): 
       const b = blocks.get(start)!;
       b.slots.forEach((s, j) => (remainAfter[s] = b.slots.length - 1 - j));
       out.push(`count += ${b.slots.length};`);
+      t.rReg = -1;
       for (const s of b.slots) out.push(emit(t, s));
       const last = b.slots[b.slots.length - 1]!;
       // Falling through to a block laid out elsewhere: an explicit jump.
@@ -241,6 +255,7 @@ export function translate(m: Machine, proof: VerifierProof, target: JitTarget): 
     }
     slots.forEach((s, i) => (remainAfter[s] = slots.length - 1 - i));
     out.push(`case ${start}: if ((count += ${slots.length}) > budget) { count -= ${slots.length}; pc = ${start}; deopt = true; break main; }`);
+    t.rReg = -1;
     for (const s of slots) out.push(emit(t, s));
     const last = slots[slots.length - 1]!;
     if (fallsThrough(m, last) && leaders[b + 1] !== k) out.push(`pc = ${k}; continue main;`);
@@ -333,6 +348,21 @@ function acyclicOrder(m: Machine, leaders: readonly number[], blocks: ReadonlyMa
 
 /** One instruction's code. Block-ending instructions leave `pc` set and `continue main`, or return. */
 function emit(t: Translator, k: number): string {
+  const code = emitInsn(t, k);
+  // Keep R (a map value's region) for the next access through the same register, unless this instruction changed it.
+  const m = t.m;
+  const c = m.code[k]!;
+  const cls = c & 7;
+  let keep = t.rPending >= 0 ? t.rPending : t.rReg;
+  t.rPending = -1;
+  const plainStore = cls === 2 || (cls === 3 && c !== 0xc3 && c !== 0xdb);
+  const condJump = isJmpClass(c) && c !== 0x85 && c !== 0x8d && c !== 0x95;
+  if (!plainStore && !condJump && (isJmpClass(c) || (cls === 3) || m.dst[k] === keep)) keep = -1;
+  t.rReg = keep;
+  return code;
+}
+
+function emitInsn(t: Translator, k: number): string {
   const m = t.m;
   const c = m.code[k]!;
   const d = m.dst[k]!;
@@ -453,7 +483,8 @@ function address(t: Translator, k: number, reg: number, off: number, size: numbe
       return { pre: rel, fail: `(a >>> 0) > ${STACK_SIZE - size}`, fix: `a += (${h} - ${base}) << 6;`, mem: 'SDV', bytes: 'STK' };
     }
     case 'mapv':
-      return { pre: `R = RT[(${h} - ${HI_BASE}) >> 3]; ${rel}`, fail: `(a >>> 0) > R.end - ${size}${write ? ' || !R.writable' : ' || R.noRead'}`, fix: '', mem: 'R.dv', bytes: 'R.bytes' };
+      if (t.rReg !== reg) t.rPending = reg;
+      return { pre: `${t.rReg === reg ? '' : `R = RT[(${h} - ${HI_BASE}) >> 3]; `}${rel}`, fail: `(a >>> 0) > R.end - ${size}${write ? ' || !R.writable' : ' || R.noRead'}`, fix: '', mem: 'R.dv', bytes: 'R.bytes' };
     default:
       return undefined;
   }

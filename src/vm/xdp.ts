@@ -8,7 +8,14 @@
 import type { ParsedSpec } from '../isa/spec';
 import { BPF_PSEUDO_MAP_FD, BPF_PSEUDO_MAP_VALUE } from '../isa/opcodes';
 import { createMap, MapMemory, type BpfMap } from '../maps';
-import { verify } from '../verifier';
+import { verify, type VerifierProof } from '../verifier';
+
+/**
+ * The verification work the VM spends on its own to prove a program for the
+ * JIT (the kernel allows 1M; that can take many seconds here): a program
+ * that needs more runs in the interpreter unless the caller passes a proof.
+ */
+export const JIT_VERIFY_LIMIT = 100_000;
 import { Machine, type TraceHook } from './interp';
 import { compileJit, JIT_MAX_SLOTS, type ArrayInline, type JitTarget } from './jit';
 import { HI_BASE, LO_BASE, VmFault, type Region } from './memory';
@@ -72,6 +79,12 @@ export interface VmOptions {
   events?: EventLog;
   /** bpf_fib_lookup's tables (default: defaultFibConfig()); the caller may keep and change it. */
   fib?: FibTable;
+  /**
+   * The verifier's proof for the JIT, from a verification the caller already
+   * ran with `proof: true` (saves a second one). Without it the VM verifies
+   * the program itself, up to JIT_VERIFY_LIMIT processed instructions.
+   */
+  proof?: VerifierProof;
   /** The memory budget the maps created here are charged to (default: 64 MiB a map, 256 MiB in all). */
   memory?: MapMemory;
 }
@@ -194,8 +207,12 @@ export class XdpVm {
   private buildJit(parsed: ParsedSpec): string | undefined {
     if (this.machine.checkProgram()) return 'the program is invalid';
     if (parsed.insns.length > JIT_MAX_SLOTS) return `more than ${JIT_MAX_SLOTS} instructions`;
-    const v = verify(parsed, { logLevel: 0, states: false, proof: true });
-    if (!v.accepted || !v.proof) return `the verifier rejects it: ${v.error ?? 'rejected'}`;
+    let proof = this.opts.proof;
+    if (!proof) {
+      const v = verify(parsed, { logLevel: 0, states: false, proof: true, insnLimit: JIT_VERIFY_LIMIT });
+      if (!v.accepted || !v.proof) return `the verifier rejects it: ${v.error ?? 'rejected'}`;
+      proof = v.proof;
+    }
     const m = this.machine;
     const arrays = this.maps.map((map): ArrayInline | undefined => {
       if ((map.type !== 'array' && map.type !== 'percpu_array') || map.maxEntries > 65536 || !map.lookupIndex) return undefined;
@@ -218,7 +235,7 @@ export class XdpVm {
     });
     const target = { packet: this.packet, ctx: this.ctxRegion, arrays, env: this.env, state: this.state };
     this.lastTarget = target;
-    const run = compileJit(m, v.proof, target);
+    const run = compileJit(m, proof, target);
     if (!run) return 'this host forbids generated code (no unsafe-eval)';
     m.jit = run;
     return undefined;

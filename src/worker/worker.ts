@@ -7,6 +7,7 @@
 import { createEngine, landedToolchain } from '../engine';
 import { dispatch } from './dispatch';
 import { RunLoop } from './runLoop';
+import { prepareSystemHeaders } from './systemHeaders';
 import type { FromWorker, ToWorker, WorkerApi } from './protocol';
 
 const scope = self as unknown as DedicatedWorkerGlobalScope;
@@ -31,9 +32,17 @@ const api: WorkerApi = {
   setRun: (running, speed) => loop.set(running, speed),
 };
 
+function handle(msg: ToWorker): void {
+  post(dispatch(api, msg));
+  if (CHANGES_MACHINE.has(msg.method)) loop.maybePost(true);
+}
+
+// Messages are handled in order, each once the system headers its #includes need are loaded
+// (src/worker/systemHeaders.ts); a failed load still handles it, and the compiler names the missing header.
+let queue: Promise<void> = Promise.resolve();
 scope.onmessage = (e: MessageEvent<ToWorker>) => {
-  post(dispatch(api, e.data));
-  if (CHANGES_MACHINE.has(e.data.method)) loop.maybePost(true);
+  const msg = e.data;
+  queue = queue.then(() => prepareSystemHeaders(msg)).then(() => handle(msg), () => handle(msg));
 };
 
 post({ kind: 'ready' });

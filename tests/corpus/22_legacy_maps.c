@@ -5,6 +5,15 @@
 #include <linux/if_ether.h>
 #include <bpf/bpf_helpers.h>
 
+/* libbpf 1.x dropped the legacy map definition; programs that keep SEC("maps") carry it themselves. */
+struct bpf_map_def {
+	unsigned int type;
+	unsigned int key_size;
+	unsigned int value_size;
+	unsigned int max_entries;
+	unsigned int map_flags;
+};
+
 struct bpf_map_def SEC("maps") dst_count = {
 	.type = BPF_MAP_TYPE_ARRAY,
 	.key_size = sizeof(__u32),

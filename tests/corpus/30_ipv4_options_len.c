@@ -8,6 +8,10 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_endian.h>
 
+/* The kernel's include/net/ip.h flags; the uapi header does not export them. */
+#define IP_MF 0x2000
+#define IP_OFFSET 0x1FFF
+
 SEC("xdp")
 int xdp_ip_opts(struct xdp_md *ctx)
 {

@@ -6,6 +6,15 @@
 #include <linux/if_ether.h>
 #include <linux/ip.h>
 #include <bpf/bpf_helpers.h>
+
+/* libbpf 1.x dropped the legacy map definition; programs that keep SEC("maps") carry it themselves. */
+struct bpf_map_def {
+	unsigned int type;
+	unsigned int key_size;
+	unsigned int value_size;
+	unsigned int max_entries;
+	unsigned int map_flags;
+};
 #include <bpf/bpf_endian.h>
 
 struct bpf_map_def SEC("maps") bad_csum = {

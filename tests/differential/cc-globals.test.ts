@@ -14,7 +14,7 @@ import { Oracle, oracleAvailable, type OracleSpec } from './oracle';
 const PRE = '#include <linux/bpf.h>\n#include <bpf/bpf_helpers.h>\n';
 const oracle = oracleAvailable();
 
-interface Case { name: string; src: string; runs: number; retvals: number[]; sections: Record<string, string> }
+interface Case { name: string; src: string; runs: number; retvals: number[]; sections: Record<string, string>; packet?: string; dataOut?: string }
 
 const CASES: Case[] = [
   {
@@ -68,6 +68,36 @@ char _license[] SEC("license") = "GPL";
     retvals: [111],
     sections: {},
   },
+  {
+    // xdp-tutorial experiment01-tailgrow: the pointer checked against data_end is the one written
+    // through (the kernel rejected our recomputed copy: "invalid access to packet").
+    name: 'the bounds-checked pointer is reused, not recomputed',
+    src: `${PRE}struct stamp { unsigned short magic; };
+SEC("xdp") int p(struct xdp_md *ctx)
+{
+\tvoid *data = (void *)(long)ctx->data, *data_end = (void *)(long)ctx->data_end;
+\tstruct stamp *ts;
+\tunsigned short len;
+\tif (data + 2 > data_end) return XDP_ABORTED;
+\tlen = *(unsigned short *)data;
+\tif (len < 2) goto out;
+\tlen &= 0xfff;
+\tif (data + len + 2 > data_end) {
+\t\tgoto out;
+\t}
+\tts = data + len;
+\tts->magic = 0x5354;
+out:
+\treturn XDP_PASS;
+}
+char _license[] SEC("license") = "GPL";
+`,
+    runs: 1,
+    retvals: [2],
+    sections: {},
+    packet: '0a00' + '00'.repeat(14),
+    dataOut: '0a00' + '00'.repeat(8) + '5453' + '00'.repeat(4),
+  },
 ];
 
 describe.skipIf(!oracle.ok)('global data in the kernel', () => {
@@ -82,13 +112,14 @@ describe.skipIf(!oracle.ok)('global data in the kernel', () => {
         insns: spec.insns,
         maps: spec.maps,
         map_relocs: spec.map_relocs,
-        runs: Array.from({ length: c.runs }, () => ({ data: '00'.repeat(64) })),
+        runs: Array.from({ length: c.runs }, () => ({ data: c.packet ?? '00'.repeat(64) })),
         dump_maps: true,
       };
       const res = await o!.ask(ask);
       expect(res.error + (res.accepted ? '' : res.verifier_log.slice(-800))).toBe('');
       expect(res.accepted).toBe(true);
       expect(res.runs.map((x) => x.retval)).toEqual(c.retvals);
+      if (c.dataOut) expect(res.runs[0]!.data_out).toBe(c.dataOut);
       for (const [sec, prefix] of Object.entries(c.sections)) {
         const idx = spec.maps!.findIndex((m) => m.internal === sec);
         expect(idx, sec).toBeGreaterThanOrEqual(0);

@@ -165,3 +165,35 @@ char _license[] SEC("license") = "GPL";`;
     expect(r.spec!.programs!.map((p) => p.name)).toEqual(['xdp_a']);
   });
 });
+
+describe('code the verifier accepts where it accepts clang\'s', () => {
+  it('a NULL test of a local\'s address folds away, also through an inlined parameter', () => {
+    const body = (test: string): string => `${PRE}struct hdr { unsigned short proto; };
+static __always_inline int get(struct xdp_md *ctx, struct hdr *h)
+{
+\tvoid *data = (void *)(long)ctx->data, *end = (void *)(long)ctx->data_end;
+\tif (data + 2 > end) return -1;
+\t${test}
+\th->proto = *(unsigned short *)data;
+\treturn 0;
+}
+SEC("xdp") int p(struct xdp_md *ctx)
+{
+\tstruct hdr h;
+\tif (get(ctx, &h) < 0 || !&h) return XDP_ABORTED;
+\treturn h.proto == 8 ? XDP_DROP : XDP_PASS;
+}`;
+    const plain = ok(body(''));
+    expect(ok(body('if (!h) return -1;')).insns).toBe(plain.insns);
+    expect(ok(body('if (h == 0) return -1;')).insns).toBe(plain.insns);
+  });
+});
+
+describe('kfuncs', () => {
+  const decl = `${PRE}extern int bpf_xdp_metadata_rx_hash(const struct xdp_md *ctx, __u32 *hash, int *rss_type) __attribute__((section(".ksyms")));\n`;
+  it('declaring a kfunc is fine; calling one is a clear error at the call', () => {
+    ok(`${decl}SEC("xdp") int p(struct xdp_md *ctx) { return XDP_PASS; }`);
+    const e = errors(`${decl}SEC("xdp") int p(struct xdp_md *ctx) { __u32 h; int t; bpf_xdp_metadata_rx_hash(ctx, &h, &t); return XDP_PASS; }`);
+    expect(e).toEqual(["4:56: kfunc 'bpf_xdp_metadata_rx_hash' (an __ksym extern) is not supported here: XDP Lab's verifier and VM have no kernel BTF to resolve it"]);
+  });
+});

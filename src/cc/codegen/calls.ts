@@ -26,6 +26,10 @@ export abstract class CallGen extends BuiltinGen {
       if (f.k === 'var' && f.sym.helperId !== undefined) helperId = f.sym.helperId;
       else if (f.k === 'num') helperId = Number(f.value);
       else this.fail('calls through function pointers are not supported on BPF (only helper declarations)', e.span);
+    } else if (!callee.body && callee.attrs.section === '.ksyms') {
+      // A kfunc (`extern ... __ksym`): BPF_PSEUDO_KFUNC_CALL needs the kernel's BTF id, which neither
+      // our verifier nor our VM models yet. Declaring one is fine; calling it is the error.
+      this.fail(`kfunc '${callee.name}' (an __ksym extern) is not supported here: XDP Lab's verifier and VM have no kernel BTF to resolve it`, e.span, 'cc-kfunc');
     } else if (!callee.body) {
       this.fail(`function '${callee.name}' is declared but not defined (BPF programs are linked from one file here)`, e.span, 'cc-undefined-function');
     }
@@ -145,6 +149,7 @@ export abstract class CallGen extends BuiltinGen {
       return this.pinIfR0(v, a.ty);
     });
     const savedConst = new Map<Sym, bigint | undefined>(params.map((p) => [p, this.constBind.get(p)]));
+    const savedFp = new Map<Sym, number | undefined>(params.map((p) => [p, this.fpBind.get(p)]));
     params.forEach((p, i) => {
       const slot = parkedAt.get(i);
       if (slot !== undefined) {
@@ -156,6 +161,12 @@ export abstract class CallGen extends BuiltinGen {
       // (what lets memcpy(dst, src, len) in a helper expand once `len` is known).
       if (v.k === 'imm' && !p.addressTaken && !writes(f.body!, p) && (isInt(p.type) || isPtr(p.type))) {
         this.constBind.set(p, wrapInt(v.v, p.type));
+        return;
+      }
+      // Likewise the address of a caller's stack object: reads are fp + offset, and tests
+      // of it against NULL fold, as clang folds them after inlining.
+      if (v.k === 'fp' && !p.addressTaken && !writes(f.body!, p) && isPtr(p.type)) {
+        this.fpBind.set(p, v.off);
         return;
       }
       // A read-only argument that is already in a register needs no copy when the body never writes it.
@@ -188,6 +199,7 @@ export abstract class CallGen extends BuiltinGen {
     this.continueTargets = savedCont;
     this.curFn = savedFn;
     this.inlineStack.pop();
+    this.checkLabels(ctx.labels);
     this.place(ctx.end);
     // The callee's locals are dead now.
     for (const s of this.localsByFn.get(f) ?? []) {
@@ -197,6 +209,10 @@ export abstract class CallGen extends BuiltinGen {
       this.homes.delete(s);
     }
     for (const [p, h] of savedHomes) if (h) this.homes.set(p, h);
+    for (const [p, o] of savedFp) {
+      if (o === undefined) this.fpBind.delete(p);
+      else this.fpBind.set(p, o);
+    }
     for (const [p, c] of savedConst) {
       if (c === undefined) this.constBind.delete(p);
       else this.constBind.set(p, c);

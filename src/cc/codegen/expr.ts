@@ -14,6 +14,9 @@ import { constOf, negateCmp, opType, sizeField, swapCmp, unitType, wrapInt } fro
 import * as O from '../../isa/opcodes';
 
 export abstract class ExprGen extends FrameGen {
+  /** An operand already evaluated (compound assignment's left side): expr() returns it once. */
+  private preset?: { e: Expr; v: Val };
+
   protected abstract call(e: Expr & { k: 'call' }, discard: boolean): Val;
   protected abstract stmtExpr(e: Expr & { k: 'stmtexpr' }, discard: boolean): Val;
   protected abstract builtin(e: Expr & { k: 'builtin' }, discard: boolean): Val;
@@ -27,6 +30,11 @@ export abstract class ExprGen extends FrameGen {
   // ---- expressions ----------------------------------------------------------------
   /** Evaluate e; `discard` when only side effects matter. */
   expr(e: Expr, discard = false): Val {
+    if (this.preset?.e === e) {
+      const v = this.preset.v;
+      this.preset = undefined;
+      return v;
+    }
     switch (e.k) {
       case 'num': return { k: 'imm', v: e.value };
       case 'str': return this.addrToVal(this.stringAddr(e.bytes, e.span));
@@ -89,6 +97,8 @@ export abstract class ExprGen extends FrameGen {
   protected readVar(sym: Sym, span: Span): Val {
     const b = this.constBind.get(sym);
     if (b !== undefined) return { k: 'imm', v: b };
+    const fp = this.fpBind.get(sym);
+    if (fp !== undefined) return { k: 'fp', off: fp };
     const al = this.aliases.get(sym);
     if (al) {
       const v = this.readVar(al.base, span);
@@ -527,6 +537,11 @@ export abstract class ExprGen extends FrameGen {
           let op = e.op;
           let a = lv, b = rv;
           if (a.k !== 'reg' && b.k === 'reg') { [a, b] = [b, a]; op = swapCmp(op); }
+          if ((op === '==' || op === '!=') && ((isNonNullAddress(a) && b.k === 'imm' && b.v === 0n) || (isNonNullAddress(b) && a.k === 'imm' && a.v === 0n))) {
+            // &local == NULL is false, &local != NULL true.
+            if ((op === '!=') === when) this.jmp(target);
+            return;
+          }
           if (!when) op = negateCmp(op);
           const ar = this.toReg(a, oty);
           this.cmpJump(op, ar, b, is64, signed, target);
@@ -552,6 +567,12 @@ export abstract class ExprGen extends FrameGen {
         break;
     }
     const v = this.expr(e);
+    if (isNonNullAddress(v)) {
+      // The address of a stack object is never NULL: clang drops the test, and the verifier
+      // would otherwise explore a NULL path that reads what was never written.
+      if (when) this.jmp(target);
+      return;
+    }
     const is64 = sizeOf(e.ty) === 8 || e.ty.k !== 'int';
     const r = this.toReg(v, e.ty);
     this.cmpJump(when ? '!=' : '==', r, { k: 'imm', v: 0n }, is64, false, target);
@@ -632,18 +653,17 @@ export abstract class ExprGen extends FrameGen {
   }
   /** binary() with the left operand already evaluated. */
   protected binaryWith(e: Expr & { k: 'binary' }, lv: Val): Val {
-    const saved = this.expr.bind(this);
-    let first = true;
-    this.expr = (x: Expr, d?: boolean): Val => {
-      if (first && x === e.l) { first = false; return lv; }
-      return saved(x, d);
-    };
+    // The left operand's node evaluates to lv once (a field, not a wrapper around expr():
+    // wrappers would nest with every compound assignment and make compiling quadratic).
+    const saved = this.preset;
+    this.preset = { e: e.l, v: lv };
     try {
       return this.binary(e);
     } finally {
-      this.expr = saved;
+      this.preset = saved;
     }
   }
+
   protected incdec(e: Expr & { k: 'incdec' }, discard: boolean): Val {
     const ty = e.e.ty;
     const delta = isPtr(ty) ? BigInt(sizeOf(ty.to)) : 1n;
@@ -697,4 +717,9 @@ export abstract class ExprGen extends FrameGen {
     this.release({ k: 'reg', r: t, temp: true });
     this.freeAddr(dst);
   }
+}
+
+/** A value that is the address of a stack slot (fp + constant): never NULL. */
+function isNonNullAddress(v: Val): boolean {
+  return v.k === 'fp';
 }

@@ -27,11 +27,12 @@
 import type { Expr, Stmt, Sym } from '../ast';
 import type { DiagnosticBag, Span } from '../diagnostics';
 import { computeLiveness, type LiveRange } from '../liveness';
-import { peephole, removeUnreachable } from '../peephole';
+import { compact, peephole, removeUnreachable } from '../peephole';
 import { evalBinary } from '../sema';
 import { alignOf, isInt, isPtr, sizeOf, type IntType, type Type } from '../types';
 import type { Insn } from '../../isa/insn';
 import { constOf, wrapInt, walkExprs, walkStmts } from './tree';
+import { reuseCheckedPointers } from './cse';
 import * as O from '../../isa/opcodes';
 
 /** An emitted instruction, with its jump target label before linking. */
@@ -127,6 +128,10 @@ export abstract class FrameGen {
   protected borrowed = new Set<Sym>();
   /** Single-assignment pointer locals that are another local plus a constant. */
   protected aliases = new Map<Sym, { base: Sym; off: bigint }>();
+  /** Inlined pointer parameters bound to a caller's stack address (fp + offset). */
+  protected fpBind = new Map<Sym, number>();
+  /** Where each label was first jumped to by a goto (to report a goto to a label never defined). */
+  protected gotoSpans = new Map<number, Span>();
   /** Case labels of the switch statements being lowered, innermost last. */
   protected caseLabels: Map<Stmt, number>[] = [];
   constructor(protected ctx: ProgramContext, protected fn: Sym) {
@@ -154,17 +159,24 @@ export abstract class FrameGen {
     this.diags.error(code, msg, span);
     throw new CgError(msg);
   }
+  /** Every label a goto names must be defined in the same function (C's rule; clang's message). */
+  protected checkLabels(labels: Map<string, number>): void {
+    for (const [name, l] of labels) {
+      if (this.labelPos[l] === -1) this.diags.error('sema-undeclared-label', `use of undeclared label '${name}'`, this.gotoSpans.get(l) ?? this.span);
+    }
+  }
+
   /** Resolve label jumps to offsets; drop jumps to the next instruction. */
   finish(): void {
     if (this.ctx.optimize !== false) peephole(this.out, this.labelPos);
     removeUnreachable(this.out, this.labelPos);
-    // Remove `ja +0` (a jump to the very next slot) repeatedly, fixing label positions.
-    for (;;) {
-      const kill = this.out.findIndex((e, i) => e.label !== undefined && e.insn.code === (O.BPF_JMP | O.BPF_JA) && this.labelPos[e.label] === i + 1);
-      if (kill < 0) break;
-      this.out.splice(kill, 1);
-      for (let l = 0; l < this.labelPos.length; l++) if (this.labelPos[l]! > kill) this.labelPos[l]!--;
-    }
+    // Remove `ja +0` (a jump to the very next slot), all at once per pass (linear, not quadratic,
+    // in the program's size), until removing some makes no other one a `ja +0`.
+    const isJa0 = (i: number): boolean => {
+      const e = this.out[i]!;
+      return e.label !== undefined && e.insn.code === (O.BPF_JMP | O.BPF_JA) && this.labelPos[e.label] === i + 1;
+    };
+    while (compact(this.out, this.labelPos, isJa0)) { /* removing some can make others `ja +0` */ }
     this.out.forEach((e, i) => {
       if (e.label !== undefined) {
         const target = this.labelPos[e.label]!;
@@ -303,6 +315,7 @@ export abstract class FrameGen {
     return true;
   };
   protected prepare(fn: Sym): void {
+    reuseCheckedPointers(fn.body!);
     this.findAliases(fn);
     const aliasBase = new Map<Sym, Sym>();
     for (const [a, x] of this.aliases) aliasBase.set(a, x.base);

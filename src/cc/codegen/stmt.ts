@@ -44,6 +44,7 @@ export class FuncGen extends CallGen {
       if (!(e instanceof CgError)) throw e;
       return;
     }
+    this.checkLabels(this.fnLabels);
     // Falling off the end: a void function returns; an int function returns garbage in C, 0 here.
     const last = this.out[this.out.length - 1];
     if (!last || last.insn.code !== (O.BPF_JMP | O.BPF_EXIT) || this.labelPos.some((p) => p === this.out.length)) {
@@ -189,11 +190,14 @@ export class FuncGen extends CallGen {
       case 'switch': return this.switchStmt(s);
       case 'label': {
         const l = this.labelFor(s.name);
+        if (this.labelPos[l] !== -1) this.fail(`redefinition of label '${s.name}'`, s.span, 'sema-label-redefinition');
         this.place(l);
         return;
       }
       case 'goto': {
-        this.jmp(this.labelFor(s.name));
+        const l = this.labelFor(s.name);
+        if (!this.gotoSpans.has(l)) this.gotoSpans.set(l, s.span);
+        this.jmp(l);
         return;
       }
     }

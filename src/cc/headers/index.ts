@@ -1,10 +1,10 @@
 /**
- * The built-in headers, written for XDP Lab (not copied from the kernel or
- * libbpf): the facts they carry — struct layouts, constants, helper ids —
- * are the kernel's uapi ones, so programs written against the real headers
- * compile unchanged. They are plain C that clang accepts too: the
- * differential tests hand clang exactly these files (-nostdinc), so both
- * compilers see identical declarations.
+ * The editor's completion data (src/ui/editor/headerNames.ts): short
+ * headers written for XDP Lab whose facts — struct layouts, constants,
+ * helper ids — are the kernel's uapi ones. The compiler no longer reads
+ * them: it reads the real system headers (see ../system_headers.ts) and the
+ * freestanding C headers of ./freestanding.ts. To be retired once the
+ * editor's completion reads the system-header bundle.
  */
 import { HELPER_DECLS } from './helper_decls';
 

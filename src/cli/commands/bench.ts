@@ -10,6 +10,7 @@ const SECTIONS: Record<string, () => Promise<{ bench(io: CliIO, opts: { quick: b
   cc: () => import('../bench/cc'),
   verifier: () => import('../bench/verifier'),
   sim: () => import('../bench/sim'),
+  realworld: () => import('../bench/realworld'),
 };
 
 export async function run(args: string[], io: CliIO): Promise<number> {

@@ -1,27 +1,38 @@
 /**
- * xdp-lab compile FILE.c [--asm] [--no-warnings]
+ * xdp-lab compile FILE.c [clang flags: -I -D -U -include -std= …] [--asm] [--no-warnings]
  *
+ * With -E, prints the preprocessed source instead (as clang -E).
  * Prints the program spec JSON (exit 0), or clang-style diagnostics on
  * stderr (exit 1). Warnings go to stderr either way. --asm prints the
  * disassembly instead, with the C source lines in between, the way
  * `llvm-objdump -S` shows an object compiled with -g.
  */
-import { formatDiagnostic } from '../../cc';
-import { compileWorkspace, singleFileWorkspace } from '../../engine/pipeline';
+import { formatDiagnostic, preprocessWorkspace } from '../../cc';
+import { compileFile, splitCcFlags } from '../ccflags';
 import { disasmInsn } from '../../isa/disasm';
 import { bytesToHex, decodeProgram, hexToBytes } from '../../isa/insn';
 import type { ProgramSpec } from '../../isa/spec';
 import { parseArgs, readTextFile, UsageError, type CliIO } from '../io';
+import { diskFiles, diskSystemHeaders } from '../system_headers';
+
+/** A header's text for a diagnostic's source line (system headers by include name). */
+function readSourceQuietly(file: string): string {
+  return diskFiles(file) ?? (file.startsWith('/usr/include/') ? diskSystemHeaders(file.slice('/usr/include/'.length)) : undefined) ?? '';
+}
 
 export async function run(args: string[], io: CliIO): Promise<number> {
-  const { positional, flags } = parseArgs(args, { flags: ['asm', 'no-warnings'] });
-  if (positional.length !== 1) throw new UsageError('usage: xdp-lab compile FILE.c [--asm] [--no-warnings]');
+  const { ccFlags, rest } = splitCcFlags(args);
+  const { positional, flags } = parseArgs(rest, { flags: ['asm', 'no-warnings'] });
+  if (positional.length !== 1) throw new UsageError('usage: xdp-lab compile FILE.c [clang flags: -I DIR -D NAME=V -U NAME -include F -std=…] [--asm] [--no-warnings]');
   const file = positional[0]!;
-  const source = readTextFile(file);
-  const r = compileWorkspace(singleFileWorkspace(source, file));
+  if (ccFlags.includes('-E')) return preprocessOnly(file, ccFlags, io);
+  const r = compileFile(file, ccFlags);
+  const source = r.source;
+  const sources: Record<string, string> = { [file]: source };
   for (const d of r.diagnostics) {
     if (d.severity === 'warning' && flags.has('no-warnings')) continue;
-    io.err(formatDiagnostic(d, source));
+    if (!(d.span.file in sources)) sources[d.span.file] = readSourceQuietly(d.span.file);
+    io.err(formatDiagnostic(d, sources));
   }
   const errors = r.diagnostics.filter((d) => d.severity === 'error').length;
   if (!r.spec) {
@@ -30,6 +41,20 @@ export async function run(args: string[], io: CliIO): Promise<number> {
   }
   io.out(flags.has('asm') ? listing(r.spec, source) : JSON.stringify(r.spec, null, 1) + '\n');
   return 0;
+}
+
+/** -E: the preprocessed tokens, a line per source line (as clang -E -P prints, roughly). */
+function preprocessOnly(file: string, ccFlags: string[], io: CliIO): number {
+  const source = readTextFile(file);
+  const r = preprocessWorkspace({ files: [{ path: file, text: source }], main: file, flags: ccFlags }, { readFile: diskFiles, systemHeaders: diskSystemHeaders });
+  for (const d of r.diagnostics) io.err(formatDiagnostic(d, { [file]: source }));
+  let out = '';
+  for (const t of r.tokens) {
+    if (t.kind === 'eof') continue;
+    out += (t.bol && out ? '\n' : t.space ? ' ' : '') + (t.kind === 'pragma' ? `#pragma ${t.text}${t.value !== undefined ? ` ${t.value}` : ''}\n` : t.text);
+  }
+  io.out(out + '\n');
+  return r.diagnostics.some((d) => d.severity === 'error') ? 1 : 0;
 }
 
 /** llvm-objdump -S style: function labels, source lines, offset, bytes, instruction. */

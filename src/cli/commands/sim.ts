@@ -13,6 +13,7 @@
  * the profile by kernel function name; --json adds "wall": the wall-clock
  * seconds the run took and simulated packets per wall second.
  */
+import { compileFile, splitCcFlags } from '../ccflags';
 import { parseArgs, parseJson, readBinaryFile, readTextFile, UsageError, type CliIO } from '../io';
 import { readPcap, PcapError, TRAFFIC_PROFILES, type TrafficSpec } from '../../net';
 import {
@@ -26,13 +27,14 @@ import {
   type ScenarioProgram,
   type XdpHook,
 } from '../../sim';
-import { compileSource, loadChecked, specProgram, verifyProgram } from '../../engine/pipeline';
+import { loadChecked, specProgram, verifyProgram } from '../../engine/pipeline';
 import { examplePrograms, scenarioProgramSpec } from '../../engine/programs';
 
 const BUILTIN = ['xdp1', 'xdp2', 'xdp_pass'] as const;
 
 export async function run(args: string[], io: CliIO): Promise<number> {
-  const { positional, flags, options } = parseArgs(args, {
+  const { ccFlags, rest } = splitCcFlags(args);
+  const { positional, flags, options } = parseArgs(rest, {
     flags: ['list', 'json', 'no-cache', 'native', 'verify', 'no-trace'],
     options: ['scenario', 'prog', 'traffic', 'pcap', 'packets', 'hw', 'rx-ring', 'tx-ring', 'mtu', 'seed'],
   });
@@ -73,7 +75,7 @@ export async function run(args: string[], io: CliIO): Promise<number> {
   const progArg = options.get('prog')!;
   let prog: XdpHook;
   if ((BUILTIN as readonly string[]).includes(progArg)) prog = resolver(progArg as Exclude<ScenarioProgram, null>);
-  else prog = loadProgramFile(progArg, verify);
+  else prog = loadProgramFile(progArg, verify, ccFlags);
 
   let traffic: TrafficSpec;
   if (options.has('pcap')) {
@@ -168,13 +170,20 @@ function scenarioPrograms(verify: boolean): ProgramResolver {
 }
 
 /** A program file (C, or a spec) through the pipeline: compile, (verify,) load. */
-function loadProgramFile(file: string, verify: boolean): XdpHook {
-  const text = readTextFile(file);
-  const parsed = file.endsWith('.c') ? compileSource(text, file) : specProgram(parseJson(text, file), file);
+function loadProgramFile(file: string, verify: boolean, ccFlags: string[]): XdpHook {
+  // C: includes read from disk with clang's flags, as `xdp-lab compile` reads them.
+  const parsed = file.endsWith('.c') ? compiledFile(file, ccFlags) : specProgram(parseJson(readTextFile(file), file), file);
   if ('error' in parsed) throw new UsageError(parsed.error);
   const h = loadChecked(parsed, file, { verify });
   if ('error' in h) throw new UsageError(h.error);
   return h;
+}
+
+function compiledFile(file: string, ccFlags: string[]): ReturnType<typeof specProgram> {
+  const r = compileFile(file, ccFlags);
+  const e = r.diagnostics.find((d) => d.severity === 'error');
+  if (!r.spec) return { error: e ? `${e.span.file}:${e.span.line}:${e.span.col}: ${e.message}` : `${file}: does not compile` };
+  return specProgram(JSON.parse(JSON.stringify(r.spec)), file);
 }
 
 /** The run's wall-clock cost: seconds, and simulated packets handled per wall second. */

@@ -1,23 +1,29 @@
 /**
- * xdp-lab verify FILE.c|SPEC.json [--log-level N] [--json] [--unprivileged]
+ * xdp-lab verify FILE.c|SPEC.json [clang flags] [--log-level N] [--json] [--unprivileged]
  * [--strict-alignment]: the kernel verifier's judgement. Exit 0 accepted,
  * 1 rejected, 2 bad input. --json prints {accepted, error, log, insns_processed}.
  * --explain adds the rejection in a learner's terms (src/explain; JSON: "explanation").
  */
 import type { ParsedSpec } from '../../isa/spec';
-import { compileSource, specProgram, verifyProgram } from '../../engine/pipeline';
+import { specProgram, verifyProgram } from '../../engine/pipeline';
+import { compileFile, splitCcFlags } from '../ccflags';
 import { parseArgs, parseJson, readTextFile, UsageError, type CliIO } from '../io';
 
-/** FILE.c is compiled first (the engine's pipeline); a spec is decoded and checked. */
-function loadProgram(file: string): ParsedSpec {
-  const text = readTextFile(file);
-  const p = file.endsWith('.c') ? compileSource(text, file) : specProgram(parseJson(text, file), file);
+/** FILE.c is compiled first (includes from disk, clang's flags); a spec is decoded and checked. */
+function loadProgram(file: string, ccFlags: string[]): ParsedSpec {
+  let p: ParsedSpec | { error: string };
+  if (file.endsWith('.c')) {
+    const r = compileFile(file, ccFlags);
+    const e = r.diagnostics.find((d) => d.severity === 'error');
+    p = r.spec ? specProgram(JSON.parse(JSON.stringify(r.spec)), file) : { error: e ? `${e.span.file}:${e.span.line}:${e.span.col}: ${e.message}` : `${file}: does not compile` };
+  } else p = specProgram(parseJson(readTextFile(file), file), file);
   if ('error' in p) throw new UsageError(p.error);
   return p;
 }
 
 export async function run(args: string[], io: CliIO): Promise<number> {
-  const { positional, flags, options } = parseArgs(args, {
+  const { ccFlags, rest } = splitCcFlags(args);
+  const { positional, flags, options } = parseArgs(rest, {
     flags: ['json', 'unprivileged', 'strict-alignment', 'explain'],
     options: ['log-level'],
   });
@@ -25,7 +31,7 @@ export async function run(args: string[], io: CliIO): Promise<number> {
   const lvText = options.get('log-level') ?? '1';
   if (!/^[012]$/.test(lvText)) throw new UsageError(`--log-level must be 0, 1 or 2 (got ${JSON.stringify(lvText)})`);
   const logLevel = Number(lvText) as 0 | 1 | 2;
-  const prog = loadProgram(positional[0]!);
+  const prog = loadProgram(positional[0]!, ccFlags);
   const vopts = { unprivileged: flags.has('unprivileged'), strictAlignment: flags.has('strict-alignment') };
   const r = verifyProgram(prog, { logLevel, ...vopts, states: false });
   const explanation = flags.has('explain') ? (await import('./verify_explain')).explainFor(prog, r, vopts) : undefined;

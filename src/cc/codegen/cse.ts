@@ -1,0 +1,157 @@
+/**
+ * Bounds-checked pointers, reused: `if (p + len + K > data_end) …; q = p + len;`
+ * computes `p + len` twice, and the verifier gives each computation of a
+ * packet pointer plus a variable a fresh id — the range learnt by the check
+ * belongs to the first one only, so the access through the second is
+ * rejected ("invalid access to packet"). clang's CSE computes it once. This
+ * pass does the same at the tree level: a pointer-plus-variable sum used in
+ * an if condition and again in the statements after it (in the same block,
+ * with none of its variables written in between) is computed once into a
+ * new local, declared just before the if.
+ */
+import { nextSymId, type Expr, type Stmt, type Sym } from '../ast';
+import { isPtr } from '../types';
+import { constOf, walkExprs, walkStmts, writes } from './tree';
+
+const done = new WeakSet<Stmt>();
+
+/** Rewrite fn's body in place (once per function, however often it is inlined). */
+export function reuseCheckedPointers(body: Stmt): void {
+  if (done.has(body)) return;
+  done.add(body);
+  visitBlocks(body);
+}
+
+function visitBlocks(s: Stmt | undefined): void {
+  if (!s) return;
+  switch (s.k) {
+    case 'block': {
+      for (let k = 0; k < s.body.length; k++) {
+        const st = s.body[k]!;
+        visitBlocks(st);
+        if (st.k !== 'if') continue;
+        const decl = hoist(st, s.body, k);
+        if (decl) { s.body.splice(k, 0, decl); k++; }
+      }
+      return;
+    }
+    case 'if': visitBlocks(s.t); visitBlocks(s.f); return;
+    case 'while': case 'dowhile': case 'for': visitBlocks(s.body); return;
+    case 'switch': visitBlocks(s.body); return;
+    default: return;
+  }
+}
+
+/** A candidate: `ptr + (non-constant integer)`, through casts. */
+function isPtrSum(e: Expr): boolean {
+  return e.k === 'binary' && e.op === '+' && isPtr(e.ty) && constOf(e.r) === undefined && simple(e.l) && simple(e.r);
+}
+
+/** Reads of locals, casts and constants only: evaluating it twice gives the same value. */
+function simple(e: Expr): boolean {
+  switch (e.k) {
+    case 'num': return true;
+    case 'var': return !e.sym.global && e.sym.kind === 'var';
+    case 'cast': return simple(e.e);
+    default: return false;
+  }
+}
+
+function same(a: Expr, b: Expr): boolean {
+  if (a.k !== b.k) return false;
+  switch (a.k) {
+    case 'num': return a.value === (b as typeof a).value && a.ty.k === b.ty.k;
+    case 'var': return a.sym === (b as typeof a).sym;
+    case 'cast': return JSON.stringify(a.ty) === JSON.stringify(b.ty) && same(a.e, (b as typeof a).e);
+    case 'binary': return a.op === (b as typeof a).op && JSON.stringify(a.ty) === JSON.stringify(b.ty) && same(a.l, (b as typeof a).l) && same(a.r, (b as typeof a).r);
+    default: return false;
+  }
+}
+
+function varsOf(e: Expr, out: Set<Sym>): void {
+  if (e.k === 'var') out.add(e.sym);
+  else if (e.k === 'cast') varsOf(e.e, out);
+  else if (e.k === 'binary') { varsOf(e.l, out); varsOf(e.r, out); }
+}
+
+function hoist(st: Stmt & { k: 'if' }, body: Stmt[], k: number): Stmt | undefined {
+  const candidates: Expr[] = [];
+  walkExprs({ k: 'expr', e: st.c, span: st.span }, (e) => { if (isPtrSum(e)) candidates.push(e); });
+  for (const cand of candidates) {
+    const vars = new Set<Sym>();
+    varsOf(cand, vars);
+    // A variable whose address was taken (`parse_iphdr(&nh, end, &iphdr)`) can change through a
+    // pointer: then no call and no store through a pointer may come between.
+    const viaMemory = [...vars].some((v) => v.addressTaken);
+    const changes = (x: Stmt): boolean => [...vars].some((v) => writes(x, v)) || (viaMemory && mayStoreToMemory(x));
+    // The if itself must not change them (its arms may leave the block: goto/return are fine).
+    if (changes(st)) continue;
+    let reused = false;
+    let last = k;
+    // Reuse only in statements that change none of its variables (and stop at the first that does).
+    for (let j = k + 1; j < body.length; j++) {
+      // A label could be reached without passing the new declaration.
+      if (changes(body[j]!) || hasLabel(body[j]!)) break;
+      walkExprs(body[j]!, (e) => { if (same(e, cand)) reused = true; });
+      last = j;
+    }
+    if (!reused) continue;
+    const tmp: Sym = { id: nextSymId(), kind: 'var', name: '__checked', type: cand.ty, span: cand.span, global: false, attrs: {}, used: true };
+    const ref = (): Expr => ({ k: 'var', sym: tmp, ty: tmp.type, span: cand.span });
+    const decl: Stmt = { k: 'decl', sym: tmp, init: { zero: false, parts: [{ offset: 0, type: tmp.type, e: { ...cand } }], span: cand.span }, span: st.span };
+    replaceIn({ k: 'expr', e: st.c, span: st.span }, cand, ref, (e) => (st.c = e));
+    for (let j = k + 1; j <= last; j++) replaceStmt(body[j]!, cand, ref);
+    return decl;
+  }
+  return undefined;
+}
+
+function hasLabel(s: Stmt): boolean {
+  let found = false;
+  walkStmts(s, (x) => { if (x.k === 'label' || x.k === 'case' || x.k === 'default') found = true; });
+  return found;
+}
+
+/** Could the statement write memory a pointer reaches (a call, a store through a pointer)? */
+function mayStoreToMemory(s: Stmt): boolean {
+  let found = false;
+  walkExprs(s, (e) => {
+    if (e.k === 'call' || e.k === 'builtin' || e.k === 'stmtexpr') found = true;
+    if (e.k === 'assign' && (e.l.k !== 'var' || e.l.sym.addressTaken || e.l.sym.global)) found = true;
+    if (e.k === 'incdec' && (e.e.k !== 'var' || e.e.sym.addressTaken || e.e.sym.global)) found = true;
+  });
+  return found;
+}
+
+/** Replace every expression equal to `cand` in a statement tree by a fresh `ref()`. */
+function replaceStmt(s: Stmt, cand: Expr, ref: () => Expr): void {
+  const fix = (e: Expr | undefined, set: (x: Expr) => void): void => {
+    if (!e) return;
+    if (same(e, cand)) { set(ref()); return; }
+    replaceChildren(e, cand, ref);
+  };
+  switch (s.k) {
+    case 'expr': fix(s.e, (x) => (s.e = x)); return;
+    case 'decl': for (const p of s.init?.parts ?? []) fix(p.e, (x) => (p.e = x)); return;
+    case 'block': s.body.forEach((b) => replaceStmt(b, cand, ref)); return;
+    case 'if': fix(s.c, (x) => (s.c = x)); replaceStmt(s.t, cand, ref); if (s.f) replaceStmt(s.f, cand, ref); return;
+    case 'return': fix(s.e, (x) => (s.e = x)); return;
+    default: return; // loops and switches: left as written (their bodies run more than once)
+  }
+}
+
+function replaceIn(s: Stmt & { k: 'expr' }, cand: Expr, ref: () => Expr, set: (e: Expr) => void): void {
+  if (same(s.e, cand)) { set(ref()); return; }
+  replaceChildren(s.e, cand, ref);
+}
+
+function replaceChildren(e: Expr, cand: Expr, ref: () => Expr): void {
+  const r = e as unknown as Record<string, unknown>;
+  for (const key of ['e', 'l', 'r', 'c', 't', 'f'] as const) {
+    const child = r[key] as Expr | undefined;
+    if (!child || typeof child !== 'object' || !('k' in child) || !('ty' in child)) continue;
+    if (same(child, cand)) r[key] = ref();
+    else replaceChildren(child, cand, ref);
+  }
+  if (e.k === 'call' || e.k === 'builtin') e.args.forEach((a, i) => { if (same(a, cand)) e.args[i] = ref(); else replaceChildren(a, cand, ref); });
+}

@@ -110,7 +110,7 @@ export const BPF_FUNC = {
 const REDIRECT_MAP_TYPES = ['devmap', 'devmap_hash', 'cpumap', 'xskmap'] as const;
 const PERCPU_MAP_TYPES = ['percpu_array', 'percpu_hash', 'lru_percpu_hash'] as const;
 /** Map types with no generic lookup/update/delete from programs. */
-const GENERIC_MAP_TYPES = ['array', 'percpu_array', 'hash', 'percpu_hash', 'lru_hash', 'lru_percpu_hash'] as const;
+const GENERIC_MAP_TYPES = ['array', 'percpu_array', 'hash', 'percpu_hash', 'lru_hash', 'lru_percpu_hash', 'lpm_trie'] as const;
 const PERF_EVENT_ARRAY = ['perf_event_array'] as const;
 const RINGBUF = ['ringbuf'] as const;
 const QUEUE_STACK = ['queue', 'stack'] as const;

@@ -117,6 +117,12 @@ export interface BpfMap {
   lookup(key: Uint8Array, cpu: number): Uint8Array | undefined;
   /** Arrays: lookup by index (the JIT's inline lookups). */
   lookupIndex?(i: number, cpu: number): Uint8Array | undefined;
+  /**
+   * Set by a caller that wraps lookup/lookupIndex to observe every lookup
+   * (the simulator's cost model counts them): the JIT must then call the
+   * lookup each time instead of inlining the array access.
+   */
+  observed?: boolean;
   /** The program's bpf_map_update_elem: 0 or a negative errno. */
   update(key: Uint8Array, value: Uint8Array, flags: number, cpu: number): number;
   /** bpf_map_delete_elem: 0 or a negative errno. */

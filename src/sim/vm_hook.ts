@@ -55,6 +55,16 @@ export function vmHook(parsed: ParsedSpec, opts: VmHookOptions = {}): VmHook | {
       lookups++;
       return lookup(key, cpu);
     };
+    // bpf_redirect_map looks arrays up by index: that is a lookup the kernel pays for too.
+    if (m.lookupIndex) {
+      const lookupIndex = m.lookupIndex.bind(m);
+      m.lookupIndex = (i, cpu) => {
+        lookups++;
+        return lookupIndex(i, cpu);
+      };
+    }
+    // Counted lookups must reach the wrapper: no inlined array access in the JIT.
+    m.observed = true;
   }
   const vm = createVm(parsed, { maps, nCpus: opts.nCpus ?? 1, env: opts.printk ? { printk: opts.printk } : undefined });
   if ('error' in vm) return vm;

@@ -215,7 +215,7 @@ export class XdpVm {
     }
     const m = this.machine;
     const arrays = this.maps.map((map): ArrayInline | undefined => {
-      if ((map.type !== 'array' && map.type !== 'percpu_array') || map.maxEntries > 65536 || !map.lookupIndex) return undefined;
+      if ((map.type !== 'array' && map.type !== 'percpu_array') || map.maxEntries > 65536 || !map.lookupIndex || map.observed) return undefined;
       const planes = map.percpu ? map.nCpus : 1;
       const max = map.maxEntries;
       const tags = new Int32Array(max * planes);

@@ -27,32 +27,12 @@ const prefix = (p: string) => {
   return Uint8Array.from([...u32le(Number(len)), ...ip4(a)]);
 };
 
+// struct bpf_fib_lookup, BPF_FIB_LKUP_RET_* and bpf_fib_lookup itself come from
+// the real <linux/bpf.h> and <bpf/bpf_helper_defs.h>; AF_INET lives in a libc header.
 const FIB = `
+#ifndef AF_INET
 #define AF_INET 2
-#define BPF_FIB_LKUP_RET_SUCCESS 0
-#define BPF_FIB_LKUP_RET_BLACKHOLE 1
-#define BPF_FIB_LKUP_RET_UNREACHABLE 2
-#define BPF_FIB_LKUP_RET_PROHIBIT 3
-
-/* struct bpf_fib_lookup (include/uapi/linux/bpf.h), its IPv4 view: 64 bytes. */
-struct fib_params {
-	__u8 family;
-	__u8 l4_protocol;
-	__be16 sport;
-	__be16 dport;
-	__u16 tot_len;
-	__u32 ifindex;
-	__u32 tos;
-	__be32 ipv4_src;
-	__u32 src_rest[3];
-	__be32 ipv4_dst;
-	__u32 dst_rest[3];
-	__u32 vlan;
-	__u8 smac[6];
-	__u8 dmac[6];
-};
-
-static long (*bpf_fib_lookup)(void *ctx, struct fib_params *params, int plen, __u32 flags) = (void *) 69;
+#endif
 `;
 
 /** The frame as the forwarder leaves it: the route's MACs, TTL - 1 with the checksum. */
@@ -90,8 +70,8 @@ export const ROUTING: ProgramExercise[] = [
     kind: 'program', id: 'fib-forward', title: 'Forwarding with bpf_fib_lookup', topic: 'redirect',
     statement: 'Route IPv4 in XDP: ask the kernel\'s FIB with bpf_fib_lookup (family AF_INET, the addresses, tot_len, and ifindex = ctx->ingress_ifindex). On success, decrement the TTL (fixing the checksum), write the returned smac/dmac into the Ethernet header and bpf_redirect to the returned ifindex. Drop what the table blackholes, is unreachable or prohibits; pass everything else to the stack (e.g. no neighbour entry yet). The lab\'s table: 10.0.0.0/24 on ifindex 1, 10.0.1.0/24 on ifindex 2, a default route via 10.0.1.254, 192.0.2.0/24 blackholed.',
     starter: prog(`${ETH_IP}\n${TODO}`, FIB),
-    solution: prog(`${ETH_IP}\n\tif (iph->ttl <= 1)\n\t\treturn XDP_PASS;\n\tstruct fib_params p = {};\n\n\tp.family = AF_INET;\n\tp.tos = iph->tos;\n\tp.l4_protocol = iph->protocol;\n\tp.tot_len = bpf_ntohs(iph->tot_len);\n\tp.ipv4_src = iph->saddr;\n\tp.ipv4_dst = iph->daddr;\n\tp.ifindex = ctx->ingress_ifindex;\n\tlong rc = bpf_fib_lookup(ctx, &p, sizeof(p), 0);\n\tif (rc == BPF_FIB_LKUP_RET_BLACKHOLE || rc == BPF_FIB_LKUP_RET_UNREACHABLE || rc == BPF_FIB_LKUP_RET_PROHIBIT)\n\t\treturn XDP_DROP;\n\tif (rc != BPF_FIB_LKUP_RET_SUCCESS)\n\t\treturn XDP_PASS;\n\t__u32 check = iph->check;\n\tcheck += bpf_htons(0x0100);\n\tiph->check = (__u16)(check + (check >= 0xFFFF));\n\tiph->ttl--;\n\t__builtin_memcpy(eth->h_dest, p.dmac, ETH_ALEN);\n\t__builtin_memcpy(eth->h_source, p.smac, ETH_ALEN);\n\treturn bpf_redirect(p.ifindex, 0);`, FIB),
-    hints: ['Zero the parameters first (`struct fib_params p = {};`) and pass sizeof(p) as plen.', 'On success the helper fills in p.ifindex, p.smac and p.dmac.', 'tot_len is in host order for the lookup (bpf_ntohs).'],
+    solution: prog(`${ETH_IP}\n\tif (iph->ttl <= 1)\n\t\treturn XDP_PASS;\n\tstruct bpf_fib_lookup p = {};\n\n\tp.family = AF_INET;\n\tp.tos = iph->tos;\n\tp.l4_protocol = iph->protocol;\n\tp.tot_len = bpf_ntohs(iph->tot_len);\n\tp.ipv4_src = iph->saddr;\n\tp.ipv4_dst = iph->daddr;\n\tp.ifindex = ctx->ingress_ifindex;\n\tlong rc = bpf_fib_lookup(ctx, &p, sizeof(p), 0);\n\tif (rc == BPF_FIB_LKUP_RET_BLACKHOLE || rc == BPF_FIB_LKUP_RET_UNREACHABLE || rc == BPF_FIB_LKUP_RET_PROHIBIT)\n\t\treturn XDP_DROP;\n\tif (rc != BPF_FIB_LKUP_RET_SUCCESS)\n\t\treturn XDP_PASS;\n\t__u32 check = iph->check;\n\tcheck += bpf_htons(0x0100);\n\tiph->check = (__u16)(check + (check >= 0xFFFF));\n\tiph->ttl--;\n\t__builtin_memcpy(eth->h_dest, p.dmac, ETH_ALEN);\n\t__builtin_memcpy(eth->h_source, p.smac, ETH_ALEN);\n\treturn bpf_redirect(p.ifindex, 0);`, FIB),
+    hints: ['Zero the parameters first (`struct bpf_fib_lookup p = {};`) and pass sizeof(p) as plen.', 'On success the helper fills in p.ifindex, p.smac and p.dmac.', 'tot_len is in host order for the lookup (bpf_ntohs).'],
     tests: [
       { name: 'to 8.8.8.8 (default route via 10.0.1.254)', packet: toRemote, action: 'XDP_REDIRECT', redirect: { ifindex: 2 }, out: forwarded(toRemote, '02:00:00:00:00:02', '02:00:00:00:fe:fe') },
       { name: 'to 10.0.0.2 (connected, neighbour known)', packet: toLocal, action: 'XDP_REDIRECT', redirect: { ifindex: 1 }, out: forwarded(toLocal, '02:00:00:00:00:01', '02:00:00:00:0a:02') },

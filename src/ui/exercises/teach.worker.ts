@@ -7,12 +7,12 @@
 /// <reference lib="webworker" />
 import { exerciseById, grade } from '../../lessons/exercises';
 import { explainSource } from '../../explain/program';
+import { prepareSystemHeaders } from '../../worker/systemHeaders';
 import type { TeachRequest, TeachResponse } from './protocol';
 
 const scope = self as unknown as DedicatedWorkerGlobalScope;
 
-scope.onmessage = (e: MessageEvent<TeachRequest>) => {
-  const req = e.data;
+function handle(req: TeachRequest): void {
   let res: TeachResponse;
   try {
     if (req.kind === 'grade') {
@@ -26,5 +26,13 @@ scope.onmessage = (e: MessageEvent<TeachRequest>) => {
     res = { id: req.id, ok: false, error: (err as Error)?.message ?? String(err) };
   }
   scope.postMessage(res);
+}
+
+// The compiler reads the system headers the build bundles; like the build worker, load the chunks a
+// request's #includes need before compiling it (a failed load still answers: the compiler names the header).
+let queue: Promise<void> = Promise.resolve();
+scope.onmessage = (e: MessageEvent<TeachRequest>) => {
+  const req = e.data;
+  queue = queue.then(() => prepareSystemHeaders(req)).then(() => handle(req), () => handle(req));
 };
 scope.postMessage({ id: 0, ok: true, kind: 'ready' } satisfies TeachResponse);

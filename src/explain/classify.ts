@@ -50,10 +50,62 @@ export interface Facts {
   valueSize?: number;
   /** Bytes of stack the call chain uses (stack-size). */
   stackBytes?: number;
+  /** Where a scalar that was used as a pointer came from (scalar-deref): read from memory, returned by a helper, cut to 32 bits, a constant. */
+  origin?: Origin['how'];
+  /** The ALU operation refused on a pointer (pointer-arith), in C's spelling, and whether it was 32-bit. */
+  op?: string;
+  alu32?: boolean;
+  /** A loop the walk found coming back to its head in the same state (the kernel's "infinite loop detected"). */
+  infinite?: boolean;
+}
+
+export interface Origin {
+  pc: number;
+  how: 'load' | 'call' | 'alu32' | 'const';
+}
+
+/**
+ * The instruction on the path that gave register `regno` the value it holds at path index `idx`:
+ * walked backwards through register moves and stack spills (a spilled value's fill is followed to
+ * its store), stopping at the load, call, 32-bit operation or constant that made it.
+ */
+export function originOf(insns: readonly Insn[], path: readonly number[], idx: number, regno: number): Origin | undefined {
+  let r = regno;
+  let slot: number | undefined;
+  for (let k = idx - 1; k >= 0; k--) {
+    const pc = path[k]!;
+    const i = insns[pc];
+    if (!i) continue;
+    const c = CLASS(i.code);
+    if (slot !== undefined) {
+      if (c === BPF_STX && (i.code & 0xe0) === 0x60 && i.dst === 10 && i.off === slot) {
+        r = i.src;
+        slot = undefined;
+      } else if (c === BPF_ST && i.dst === 10 && i.off === slot) return { pc, how: 'const' };
+      continue;
+    }
+    if (i.code === 0x85) {
+      if (r === 0 && i.src === 0) return { pc, how: 'call' };
+      if (r <= 5) return undefined;
+      continue;
+    }
+    if (i.dst !== r) continue;
+    if (c === BPF_LDX) {
+      if (i.src === 10) slot = i.off;
+      else return { pc, how: 'load' };
+    } else if (c === BPF_ALU) return { pc, how: 'alu32' };
+    else if (c === BPF_ALU64 && (i.code & 0xf0) === BPF_MOV) {
+      if ((i.code & 0x08) === 0) return { pc, how: 'const' };
+      r = i.src;
+    } else if (i.code === 0x18) return { pc, how: 'const' };
+  }
+  return undefined;
 }
 
 const CLASS = (code: number) => code & 7;
 const BPF_LDX = 1, BPF_ST = 2, BPF_STX = 3, BPF_ALU = 4, BPF_JMP = 5, BPF_JMP32 = 6, BPF_ALU64 = 7;
+const BPF_MOV = 0xb0;
+const ALU_OPS: Record<number, string> = { 0x00: '+', 0x10: '-', 0x20: '*', 0x30: '/', 0x40: '|', 0x50: '&', 0x60: '<<', 0x70: '>>', 0x80: '-(negate)', 0x90: '%', 0xa0: '^', 0xc0: '>>(signed)', 0xd0: 'byte swap' };
 const SIZE_BYTES: Record<number, number> = { 0x00: 4, 0x08: 2, 0x10: 1, 0x18: 8 };
 const MAX_PACKET_OFF = 0xffff;
 export const BPF_COMPLEXITY_LIMIT_INSNS = 1_000_000;
@@ -121,6 +173,32 @@ function stackDepths(insns: readonly Insn[], funcStarts: readonly number[]): Map
   return depth;
 }
 
+/**
+ * The call chain with the most stack (each frame rounded up to 16 bytes, as check_max_stack_depth
+ * adds them): its total, and the call instruction that first takes it past 512 bytes (else its last call).
+ */
+export function deepestCall(insns: readonly Insn[], funcStarts: readonly number[]): { bytes: number; callPc: number } | undefined {
+  const depths = stackDepths(insns, funcStarts);
+  const starts = [...funcStarts].sort((a, b) => a - b);
+  const round = (d: number) => Math.ceil(Math.max(d, 1) / 16) * 16;
+  const funcOf = (pc: number) => starts.filter((s) => s <= pc).pop() ?? 0;
+  const calls = new Map<number, { pc: number; callee: number }[]>();
+  insns.forEach((i, pc) => {
+    if (i.code !== 0x85 || i.src !== 1) return;
+    const f = funcOf(pc);
+    calls.set(f, [...(calls.get(f) ?? []), { pc, callee: pc + i.imm + 1 }]);
+  });
+  let best: { bytes: number; callPc: number } | undefined;
+  const walk = (f: number, sum: number, over: number | undefined, last: number | undefined, seen: Set<number>) => {
+    const total = sum + round(depths.get(f) ?? 0);
+    const first = over ?? (total > 512 ? last : undefined);
+    if (last !== undefined && (!best || total > best.bytes)) best = { bytes: total, callPc: first ?? last };
+    for (const c of calls.get(f) ?? []) if (!seen.has(c.callee)) walk(c.callee, total, first, c.pc, new Set([...seen, c.callee]));
+  };
+  walk(starts[0] ?? 0, 0, undefined, undefined, new Set([starts[0] ?? 0]));
+  return best;
+}
+
 /** The last loop back-edge the path took (the loop a runaway walk was in). */
 export function lastBackEdge(insns: readonly Insn[], path: readonly number[]): number | undefined {
   for (let k = path.length - 1; k >= 0; k--) if (isBackEdge(insns, path[k]!)) return path[k];
@@ -152,7 +230,8 @@ export function classify(insns: readonly Insn[], maps: readonly MapSpec[], v: Ve
         // Was it a packet pointer until a helper that moves the packet ran on this path?
         const idx = path.lastIndexOf(pc);
         for (let k = idx - 1; k >= 0; k--) if (changesPktData(insns[path[k]!]!)) return { ...base, kind: 'stale-pkt-pointer', cause: path[k] };
-        return { ...base, kind: 'scalar-deref' };
+        const o = originOf(insns, path, idx < 0 ? path.length : idx, regno);
+        return { ...base, kind: 'scalar-deref', ...(o ? { origin: o.how, cause: o.pc } : {}) };
       }
       case 'map_value_or_null':
       case 'xdp_sock_or_null':
@@ -185,14 +264,17 @@ export function classify(insns: readonly Insn[], maps: readonly MapSpec[], v: Ve
   if (c === BPF_ALU64 || c === BPF_ALU) {
     const dst = regOf(st, insn.dst);
     const src = (insn.code & 0x08) !== 0 ? regOf(st, insn.src) : undefined;
-    if (!dst || ((insn.code & 0x08) !== 0 && !src)) return { pc, kind: 'uninit-reg', regno: dst ? insn.src : insn.dst };
+    // A move reads only its source: `r0 = r3` fails on r3, whatever r0 held.
+    const isMov = (insn.code & 0xf0) === BPF_MOV;
+    if ((!isMov && !dst) || ((insn.code & 0x08) !== 0 && !src)) return { pc, kind: 'uninit-reg', regno: !isMov && !dst ? insn.dst : insn.src };
+    if (isMov || !dst) return { pc, kind: 'other' };
     if (dst.type === 'pkt_end' || src?.type === 'pkt_end') return { pc, kind: 'pkt-end-arith', reg: dst.type === 'pkt_end' ? dst : src, regno: dst.type === 'pkt_end' ? insn.dst : insn.src };
     const ptr = dst.type !== 'scalar' ? dst : src && src.type !== 'scalar' ? src : undefined;
     const scal = ptr === dst ? src : dst;
     if (ptr && scal && scal.type === 'scalar' && (ptr.type === 'pkt' || ptr.type === 'pkt_meta' || ptr.type === 'map_value')) {
       if (big(scal.smin) < 0n || big(scal.umax) > BigInt(MAX_PACKET_OFF)) return { pc, kind: 'pkt-unbounded-offset', reg: scal, regno: scal === src ? insn.src : insn.dst };
     }
-    if (ptr) return { pc, kind: 'pointer-arith', reg: ptr, regno: ptr === dst ? insn.dst : insn.src };
+    if (ptr) return { pc, kind: 'pointer-arith', reg: ptr, regno: ptr === dst ? insn.dst : insn.src, op: ALU_OPS[insn.code & 0xf0] ?? '?', alu32: c === BPF_ALU };
   }
 
   // Helper calls: the first argument that does not fit the prototype.
@@ -233,17 +315,15 @@ export function classify(insns: readonly Insn[], maps: readonly MapSpec[], v: Ve
   // exit: the return value, else the stack of the whole call chain (check_max_stack_depth runs after the walk).
   if (insn.code === 0x95) {
     if (!regOf(st, 0)) return { pc, kind: 'uninit-reg', regno: 0 };
-    const depths = stackDepths(insns, funcStarts);
-    const round = (d: number) => Math.ceil(Math.max(d, 1) / 16) * 16;
-    let total = 0;
-    for (const d of depths.values()) total += round(d);
-    if (funcStarts.length > 1 && total > 512) return { pc, kind: 'stack-size', stackBytes: total };
+    const chain = deepestCall(insns, funcStarts);
+    if (chain && chain.bytes > 512) return { pc: chain.callPc, kind: 'stack-size', stackBytes: chain.bytes };
   }
 
   // Loops: a walk that ran out of budget, or a failure at a back-edge or the head of a loop.
   const backEdge = insns.some((_, p) => isBackEdge(insns, p));
   if (backEdge && (v.insnsProcessed >= BPF_COMPLEXITY_LIMIT_INSNS || isBackEdge(insns, pc) || path.length === 0 || insns.some((i, p) => isBackEdge(insns, p) && p + i.off + 1 === pc))) {
-    return { pc, kind: 'loop' };
+    // Stopped well before the budget: the walk came back to a loop head with a state it had seen (no progress).
+    return { pc, kind: 'loop', infinite: v.insnsProcessed < BPF_COMPLEXITY_LIMIT_INSNS };
   }
   if ((c === BPF_JMP || c === BPF_JMP32) && insn.code !== 0x95) {
     const dst = regOf(st, insn.dst);

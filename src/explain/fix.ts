@@ -8,12 +8,17 @@
 import type { Facts } from './classify';
 import { assignmentOf, constIndexEnds, derefNames, functionAround, identifiers, indentOf, indexNames, type Names } from './source';
 
-export interface Fix {
+export interface Edit {
   /** 1-based line: the code goes before it (or replaces it when `replace`). */
   line: number;
   /** The code, one or more lines, already indented. */
   insert: string;
   replace?: boolean;
+}
+
+export interface Fix extends Edit {
+  /** Further edits the fix needs elsewhere (a map declared before the function); line numbers are the original source's. */
+  also?: Edit[];
 }
 
 /** Lines before which a statement may be inserted without changing what surrounds it: L, then earlier statement starts. */
@@ -57,6 +62,130 @@ function callSiteGuards(f: Facts, lines: readonly string[], callerLine: number, 
     for (const n of identifiers(args).filter((x) => x !== caller.ctx && x !== caller.dataEndVar))
       for (const k of sizes) out.push({ line: l, insert: block(indentOf(lines[l - 1] ?? ''), `if ((void *)${n} + ${k} > ${caller.dataEnd})\n\treturn ${caller.action};`) });
   return out;
+}
+
+
+/** `if (!p) return …;` for each map lookup result used on the line (or else every one made before it in the function). */
+function nullGuardStmts(lines: readonly string[], fnStart: number, line: number, ret: string): string[] {
+  const text = lines[line - 1] ?? '';
+  const looked: string[] = [];
+  for (let l = fnStart; l < line; l++) {
+    const m = /(\w+)\s*=\s*bpf_map_lookup_elem\s*\(/.exec(lines[l - 1] ?? '');
+    if (m && !looked.includes(m[1]!)) looked.push(m[1]!);
+  }
+  const cands = [...derefNames(text), ...identifiers(text)].filter((n) => looked.includes(n));
+  return [...new Set(cands.length ? cands : looked)].map((n) => `if (!${n})\n\treturn ${ret};`);
+}
+
+/** Give each variable named on the line a value where it is declared without one (`= 0`, or `= {}` for arrays and structs). */
+function initialiseDeclarations(lines: readonly string[], fnStart: number, line: number, names: readonly string[]): Fix[] {
+  const out: Fix[] = [];
+  for (const n of names) {
+    for (let l = line - 1; l >= fnStart; l--) {
+      const d = lines[l - 1] ?? '';
+      const m = new RegExp(`^(\\s*[\\w\\s*]+?\\b${n})(\\s*\\[[^\\]]*\\])?\\s*;`).exec(d);
+      if (m) {
+        const agg = m[2] !== undefined || /\bstruct\b/.test(m[1]!);
+        out.push({ line: l, insert: `${m[1]}${m[2] ?? ''} = ${agg ? '{}' : '0'};${d.slice(m[0].length)}`, replace: true });
+        break;
+      }
+    }
+  }
+  return out;
+}
+
+/** `*(T *)(E) = V;` or `x = *(T *)(E);` at an offset not aligned to sizeof(T): copy the bytes with __builtin_memcpy instead. */
+function unalignedCopies(text: string, line: number): Fix[] {
+  const out: Fix[] = [];
+  const ind = indentOf(text);
+  const CAST = String.raw`\*\s*\(\s*([\w\s]+?)\s*\*\s*\)\s*(\(.+?\)|[\w.>\-]+)`;
+  const store = new RegExp(String.raw`^\s*${CAST}\s*=\s*(.+?);\s*$`).exec(text);
+  if (store) {
+    const [, ty, at, val] = store;
+    if (/^[\w.\->[\]]+$/.test(val!.trim())) out.push({ line, insert: `${ind}__builtin_memcpy(${at}, &${val!.trim()}, sizeof(${ty!.trim()}));`, replace: true });
+    out.push({ line, insert: `${ind}{\n${ind}\t${ty!.trim()} tmp = ${val!.trim()};\n\n${ind}\t__builtin_memcpy(${at}, &tmp, sizeof(tmp));\n${ind}}`, replace: true });
+  }
+  const load = new RegExp(String.raw`^(\s*)([\w\s*]*?)(\w+)\s*=\s*${CAST}\s*;\s*$`).exec(text);
+  if (load) {
+    const [, , decl, x, , at] = load;
+    out.push({ line, insert: `${ind}${decl ? `${decl}${x};\n${ind}` : ''}__builtin_memcpy(&${x}, ${at}, sizeof(${x}));`, replace: true });
+  }
+  return out;
+}
+
+/** Strip the casts in front of an expression: `(unsigned char *)(long)*addr` gives `*addr`. */
+function uncast(expr: string): string {
+  return expr.trim().replace(/^(\(\s*(?:const\s+|volatile\s+|unsigned\s+|signed\s+|struct\s+)*\w+[\s*]*\)\s*)+/, '').trim();
+}
+
+const ELEM_BYTES: Record<string, number> = { char: 1, __u8: 1, u8: 1, __s8: 1, short: 2, __u16: 2, __be16: 2, int: 4, __u32: 4, __be32: 4, u32: 4, long: 8, __u64: 8, u64: 8 };
+
+/**
+ * A stack array too big for the call chain, moved into the value of a one-element per-CPU array map:
+ * the map declared before the function, the array's declaration replaced by a lookup (never NULL for
+ * key 0 of an array, but the verifier wants the test).
+ */
+function moveToPerCpuMap(lines: readonly string[]): Fix[] {
+  const arrays: { line: number; name: string; elem: string; quals: string; n: number; zero: boolean; bytes: number }[] = [];
+  lines.forEach((t, i) => {
+    const m = /^\s+((?:volatile\s+|const\s+)*)((?:unsigned\s+|struct\s+)?\w+)\s+(\w+)\s*\[\s*(\d+)\s*\]\s*(=\s*\{\s*0?\s*\}\s*)?;\s*$/.exec(t);
+    if (!m || m[2] === 'return') return;
+    const n = Number(m[4]);
+    arrays.push({ line: i + 1, quals: m[1]!, elem: m[2]!, name: m[3]!, n, zero: m[5] !== undefined, bytes: n * (ELEM_BYTES[m[2]!.replace(/^unsigned\s+/, '')] ?? 8) });
+  });
+  arrays.sort((a, b) => b.bytes - a.bytes);
+  const out: Fix[] = [];
+  for (const a of arrays.slice(0, 4)) {
+    const fn = functionAround(lines, a.line);
+    // The map goes before the function and whatever precedes its header (SEC(...), attributes on their own line).
+    let at = fn.start;
+    while (at > 1 && /^\s*(SEC\s*\(|__attribute__|static\b[^(]*$)/.test(lines[at - 2] ?? '')) at--;
+    const head = lines.slice(Math.max(0, at - 1), fn.start).join(' ');
+    const ret = /\bvoid\s+\w+\s*\(/.test(head) ? 'return;' : /SEC\s*\(/.test(head) ? 'return XDP_ABORTED;' : 'return 0;';
+    const ind = indentOf(lines[a.line - 1] ?? '');
+    const map = `${a.name}_scratch`;
+    const decl = [
+      `${ind}__u32 ${a.name}_key = 0;`,
+      `${ind}${a.quals}${a.elem} *${a.name} = bpf_map_lookup_elem(&${map}, &${a.name}_key);`,
+      '',
+      `${ind}if (!${a.name})`,
+      `${ind}\t${ret}`,
+      ...(a.zero ? [`${ind}__builtin_memset(${a.name}, 0, ${a.n} * sizeof(${a.elem}));`] : []),
+    ].join('\n');
+    const mapDecl = [
+      `/* ${a.name} lives in a per-CPU map value: ${a.n} * sizeof(${a.elem}) bytes are too many for the stack. */`,
+      'struct {',
+      '\t__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);',
+      '\t__type(key, __u32);',
+      `\t__type(value, ${a.elem}[${a.n}]);`,
+      '\t__uint(max_entries, 1);',
+      `} ${map} SEC(".maps");`,
+      '',
+    ].join('\n');
+    out.push({ line: a.line, insert: decl, replace: true, also: [{ line: at, insert: mapDecl }] });
+  }
+  return out;
+}
+
+/** For a while loop at `head` whose counter VARS is updated in its body, each `continue;` in the body (not in an inner loop) done after that update. */
+function continueUpdates(lines: readonly string[], head: number, vars: readonly string[]): Fix[] {
+  let depth = 0;
+  let end = head;
+  for (let l = head; l <= lines.length; l++) {
+    for (const ch of lines[l - 1] ?? '') depth += ch === '{' ? 1 : ch === '}' ? -1 : 0;
+    end = l;
+    if (l > head && depth <= 0) break;
+  }
+  const body = lines.slice(head, end - 1);
+  const updates = body.map((t) => t.trim()).filter((t) => vars.some((v) => new RegExp(`^(${v}\\s*(\\+\\+|--|[-+*|&^]?=(?!=)[^;]*)|(\\+\\+|--)${v})\\s*;$`).test(t)));
+  if (updates.length === 0 || body.some((t) => /\b(for|while|do)\b/.test(t))) return [];
+  const conts = body.map((t, i) => ({ t, line: head + 1 + i })).filter((x) => /^\s*continue\s*;\s*$/.test(x.t));
+  if (conts.length === 0) return [];
+  const edits = conts.map((c) => {
+    const ind = indentOf(c.t);
+    return { line: c.line, insert: `${ind}{\n${updates.map((u) => `${ind}\t${u}`).join('\n')}\n${ind}\tcontinue;\n${ind}}`, replace: true };
+  });
+  return [{ ...edits[0]!, ...(edits.length > 1 ? { also: edits.slice(1) } : {}) }];
 }
 
 export function fixCandidates(f: Facts, lines: readonly string[], line: number, names: Names, causeLine?: number, callerLine?: number, callerNames?: Names): Fix[] {
@@ -125,16 +254,39 @@ export function fixCandidates(f: Facts, lines: readonly string[], line: number, 
       }
       break;
     }
-    case 'null-deref': {
-      const looked: string[] = [];
-      for (let l = fn.start; l < line; l++) {
-        const m = /(\w+)\s*=\s*bpf_map_lookup_elem\s*\(/.exec(lines[l - 1] ?? '');
-        if (m && !looked.includes(m[1]!)) looked.push(m[1]!);
+    case 'null-deref':
+      insertAll(nullGuardStmts(lines, fn.start, line, 'XDP_PASS'));
+      break;
+    case 'pointer-arith':
+      // Arithmetic on a lookup result before its NULL test (`&v->field`): test it first.
+      if (r && /_or_null$/.test(r.type)) insertAll(nullGuardStmts(lines, fn.start, line, 'XDP_PASS'));
+      // A packet pointer turned into a number (`(long)p & 3`): the number wanted is its offset from data.
+      if (r && (r.type === 'pkt' || r.type === 'pkt_meta')) {
+        const cast = /\(\s*((?:unsigned\s+)?long|__u64|__u32|__s64|int|unsigned int|unsigned)\s*\)\s*(\w+)/g;
+        if (cast.test(text)) out.push({ line, insert: text.replace(cast, (_m, ty: string, p: string) => `((${ty})((void *)${p} - ${names.data}))`), replace: true });
       }
-      const cands = [...derefNames(text), ...identifiers(text)].filter((n) => looked.includes(n));
-      insertAll([...new Set(cands.length ? cands : looked)].map((n) => guard(`!${n}`, 'XDP_PASS')));
+      break;
+    case 'stack-access':
+      if (f.size !== undefined && r && (r.off + (f.insnOff ?? 0)) % f.size !== 0) out.push(...unalignedCopies(text, line));
+      break;
+    case 'scalar-deref': {
+      // A pointer read back from memory (a map value) is only a number: keep an offset from data there instead.
+      if (f.origin !== 'load' || causeLine === undefined) break;
+      const def = lines[causeLine - 1] ?? '';
+      const m = /^(\s*)([^=]*?\b(\w+))\s*=\s*([^;]+);\s*$/.exec(def);
+      if (!m) break;
+      const [, ind, lhs, n, rhs] = m;
+      for (const mask of ['0x3fff', '0xff'])
+        out.push({
+          line: causeLine,
+          insert: `${ind}${lhs} = ${names.data} + (${uncast(rhs!)} & ${mask});\n${block(ind!, guard(`(void *)(${n} + 1) > ${names.dataEnd}`))}`,
+          replace: true,
+        });
       break;
     }
+    case 'stack-size':
+      out.push(...moveToPerCpuMap(lines));
+      break;
     case 'map-value-access': {
       const n = f.valueSize !== undefined && f.size ? Math.floor(f.valueSize / f.size) : undefined;
       if (n) for (const i of indexNames(text)) insertAll([guard(`${i} >= ${n}`, 'XDP_PASS'), guard(`${i} < 0 || ${i} >= ${n}`, 'XDP_PASS')]);
@@ -156,21 +308,13 @@ export function fixCandidates(f: Facts, lines: readonly string[], line: number, 
       out.push({ line, insert: `${indentOf(text)}/* ${text.trim().replace(/\*\//g, '* /')}  -- struct xdp_md is read-only */`, replace: true });
       break;
     case 'uninit-stack': {
-      const cands = [...new Set([...(/&\s*(\w+)/.exec(text) ? [/&\s*(\w+)/.exec(text)![1]!] : []), ...identifiers(text)])];
-      for (const n of cands) {
-        for (let l = line - 1; l >= fn.start; l--) {
-          const d = lines[l - 1] ?? '';
-          const m = new RegExp(`^(\\s*[\\w\\s*]+?\\b${n})(\\s*\\[[^\\]]*\\])?\\s*;`).exec(d);
-          if (m) {
-            const agg = m[2] !== undefined || /\bstruct\b/.test(m[1]!);
-            out.push({ line: l, insert: `${m[1]}${m[2] ?? ''} = ${agg ? '{}' : '0'};${d.slice(m[0].length)}`, replace: true });
-            break;
-          }
-        }
-      }
+      const amp = /&\s*(\w+)/.exec(text)?.[1];
+      out.push(...initialiseDeclarations(lines, fn.start, line, [...new Set([...(amp ? [amp] : []), ...identifiers(text)])]));
       break;
     }
     case 'uninit-reg':
+      // A variable read before any path set it: give it a value where it is declared.
+      out.push(...initialiseDeclarations(lines, fn.start, line, identifiers(text)));
       if (f.regno === 0) {
         const endText = lines[fn.end - 1] ?? '';
         if (/^}/.test(endText)) out.push({ line: fn.end, insert: `\treturn ${names.action === 'XDP_DROP' ? 'XDP_PASS' : names.action};` });
@@ -183,7 +327,24 @@ export function fixCandidates(f: Facts, lines: readonly string[], line: number, 
         if (!m) continue;
         const cond = m[1] === 'for' ? (m[2]!.split(';')[1] ?? '') : m[2]!;
         const vars = identifiers(cond).filter((n) => n !== names.dataEndVar && n !== names.dataVar);
-        insertAll(vars.map((v) => guard(`${v} > 64`)), insertionLines(lines, l, fn.start + 1));
+        // A bound the loop depends on that nothing caps: cap it.
+        if (!f.infinite) insertAll(vars.map((v) => guard(`${v} > 64`)), insertionLines(lines, l, fn.start + 1));
+        // A `continue` that skips the update of the loop's counter: do the update before continuing.
+        if (m[1] === 'while') out.push(...continueUpdates(lines, l, vars));
+        // A loop some path through which changes nothing (or that runs too long): count the trips and stop after 64,
+        // so every iteration is a new state to the verifier.
+        const iter = lines.some((x) => /\biter\b/.test(x)) ? 'trips' : 'iter';
+        for (const cap of [16, 64]) {
+        const ind = indentOf(t);
+        const header =
+          m[1] === 'while'
+            ? t.replace(/\bwhile\s*\((.*)\)/, `while ((${m[2]!.trim()}) && ${iter}++ < ${cap})`)
+            : t.replace(/\bfor\s*\((.*)\)/, () => {
+                const [init, c, step] = m[2]!.split(';');
+                return `for (${init!.trim()}; ${c?.trim() ? `(${c.trim()}) && ` : ''}${iter}++ < ${cap};${step ?? ''})`;
+              });
+        if (header !== t) out.push({ line: l, insert: `${ind}__u32 ${iter} = 0;\n${header}`, replace: true });
+        }
         break;
       }
       break;

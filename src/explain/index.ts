@@ -15,10 +15,10 @@ import type { ParsedSpec } from '../isa/spec';
 import type { VerifyResult } from '../verifier';
 import { classify, lastBackEdge, type ExplainKind, type Facts } from './classify';
 import { fixCandidates, type Fix } from './fix';
-import { applyFix as applyFixText, functionAround, namesAround, pathLines, posOfPc } from './source';
+import { applyFix as applyFixText, functionAround, lineAfterFix, namesAround, pathLines, posOfPc } from './source';
 
 export type { ExplainKind } from './classify';
-export type { Fix } from './fix';
+export type { Edit, Fix } from './fix';
 export { applyFix } from './source';
 
 export interface Explanation {
@@ -79,13 +79,32 @@ function describe(f: Facts, names: ReturnType<typeof namesAround>, code: string)
         summary: `${at} does arithmetic on data_end; the verifier only allows comparing data_end, never moving it.`,
         detail: `Rewrite the test from the start of the packet: instead of \`data_end - N < p\` write \`p + N > data_end\`. The verifier learns a range from such a comparison; it forbids any arithmetic on data_end (${R} is pkt_end).`,
       };
-    case 'pointer-arith':
-      return { summary: `${at} does arithmetic on a pointer that the verifier does not allow here (${R} is ${r?.type}).`, detail: `Only packet, map value and stack pointers may move, by a bounded scalar, with 64-bit add or subtract.` };
-    case 'scalar-deref':
+    case 'pointer-arith': {
+      const what = f.op ? `\`${f.op}\`${f.alu32 ? ' in 32 bits' : ''}` : 'arithmetic';
+      if (r && /_or_null$/.test(r.type))
+        return {
+          summary: `${at} computes ${what} on ${R}, the result of a map lookup that may still be NULL.`,
+          detail: `The verifier refuses arithmetic on a pointer that may be NULL (${R} is ${r.type}): test the lookup's result against NULL first, then take fields or addresses from it.`,
+        };
+      return {
+        summary: `${at} applies ${what} to a pointer (${R} is ${r?.type ?? 'a pointer'}); the verifier allows only adding or subtracting a bounded number to it.`,
+        detail:
+          `A pointer may only move by a known-bounded scalar with 64-bit + or -; any other operation (&, |, *, shifts, 32-bit arithmetic) would turn an address into a number the program could leak or forge. ` +
+          (r?.type === 'pkt' || r?.type === 'pkt_meta' ? `What you want is probably the offset from ${names.data}: compute \`(void *)p - ${names.data}\`, which is a plain number you may test freely.` : 'Work on an offset (a plain number) and add it to the pointer at the end.'),
+      };
+    }
+    case 'scalar-deref': {
+      const why: Record<string, string> = {
+        load: 'It was read from memory (a map value or another object): a pointer stored there comes back as a plain number, because the verifier cannot know what was stored. Store the offset from data instead and add it to data after reading it, then check it against data_end.',
+        call: 'It is what a helper returned as an integer; a helper that returns a pointer says so in its prototype (like bpf_map_lookup_elem).',
+        alu32: 'It went through 32-bit arithmetic (a cast to __u32 or int), which cuts a pointer down to a number. Keep pointers in pointer types (or long) all the way.',
+        const: 'It was set from a constant: an address written in the program is not a pointer the verifier knows.',
+      };
       return {
         summary: `${at} dereferences ${R}, which the verifier only knows as a number, not as a pointer.`,
-        detail: `A value loaded from memory, computed with 32-bit arithmetic or returned by a helper as an integer is a scalar; the verifier will not let it be used as an address. Derive the pointer from ctx->data, a map lookup or the stack.`,
+        detail: `${f.origin ? why[f.origin] : 'A value loaded from memory, computed with 32-bit arithmetic or returned by a helper as an integer is a scalar.'} The verifier lets a program dereference only pointers it derived itself: from ${names.ctx}->data, a map lookup or the stack.`,
       };
+    }
     case 'stale-pkt-pointer':
       return {
         summary: `${at} uses a packet pointer taken before a call that moved the packet; that pointer is no longer valid.`,
@@ -114,8 +133,18 @@ function describe(f: Facts, names: ReturnType<typeof namesAround>, code: string)
       };
     case 'ctx-write':
       return { summary: `${at} writes to the XDP context; struct xdp_md is read-only for XDP programs.`, detail: `The verifier refuses any store through ${R} (the ctx pointer). Keep the value in a local variable or in the packet instead.` };
-    case 'stack-access':
-      return { summary: `${at} accesses the stack at an offset the verifier refuses (misaligned or out of the 512-byte frame).`, detail: `Stack accesses through the frame pointer must be aligned to their size and within the frame.` };
+    case 'stack-access': {
+      const off = (r?.off ?? 0) + (f.insnOff ?? 0);
+      if (f.size !== undefined && off % f.size !== 0)
+        return {
+          summary: `${at} accesses ${plural(f.size, 'byte')} of the stack at offset ${off}, which is not a multiple of ${f.size}.`,
+          detail: `The verifier requires every stack access to be aligned to its size (a ${f.size}-byte access at an offset divisible by ${f.size}). Casting \`buf + k\` to a wider pointer type breaks that; copy the bytes with \`__builtin_memcpy\` instead, which the compiler turns into accesses of the alignment it can prove.`,
+        };
+      return {
+        summary: `${at} accesses ${plural(f.size ?? 0, 'byte')} of the stack at offset ${off}, outside the function's 512-byte frame.`,
+        detail: `A BPF function's stack is the 512 bytes below the frame pointer (offsets -512..-1). The access falls outside them: check the array index against the array's size.`,
+      };
+    }
     case 'uninit-stack':
       return {
         summary: `${at} ${f.helper ? `passes ${f.helper} a pointer to stack memory` : 'reads stack memory'} that was never written on this path.`,
@@ -136,6 +165,11 @@ function describe(f: Facts, names: ReturnType<typeof namesAround>, code: string)
         detail: f.wanted ? `The helper's prototype wants ${f.wanted} for argument ${f.arg}; ${R} holds ${r?.text ?? 'nothing'}.${r?.type === 'pkt' ? ' Packet memory passed to a helper must be bounds-checked for the full size the helper reads.' : ''}` : 'The arguments do not match the helper\'s prototype.',
       };
     case 'loop':
+      if (f.infinite)
+        return {
+          summary: `${at} is a loop that can come back to its start with nothing changed: the verifier proves it could run forever.`,
+          detail: `On some path through the body (a \`continue\` or a branch that skips the counter's update) every register and stack slot the loop depends on is the same as on the previous trip, so nothing can make it end (the kernel's "infinite loop detected"). Make every path advance the loop, or cap the number of trips.`,
+        };
       return {
         summary: `${at} is in a loop the verifier could not prove finishes within 1,000,000 instructions.`,
         detail: `The verifier walks every iteration. Give the loop a constant upper bound (e.g. \`i < 64\`) so each path through it is finite and short.`,
@@ -194,9 +228,7 @@ function pickFix(cands: Fix[], source: string, line: number, kind: ExplainKind, 
     const r = recheck(applyFixText(source, c));
     if (!r) continue;
     if (r.accepted) return c;
-    // The line numbers after the insertion point shift by the lines inserted.
-    const shift = c.replace ? c.insert.split('\n').length - 1 : c.insert.split('\n').length;
-    const sameSpot = r.line === (line >= c.line ? line + shift : line) && r.kind === kind;
+    const sameSpot = r.line === lineAfterFix(c, line) && r.kind === kind;
     if (!sameSpot && !moved) moved = c;
   }
   return moved;

@@ -128,11 +128,28 @@ export function indentOf(text: string): string {
   return /^\s*/.exec(text)?.[0] ?? '';
 }
 
-/** The source with `insert` placed before 1-based `line` (or replacing it). */
-export function applyFix(source: string, fix: { line: number; insert: string; replace?: boolean }): string {
+interface EditLike {
+  line: number;
+  insert: string;
+  replace?: boolean;
+  also?: EditLike[];
+}
+
+/** The source with `insert` placed before 1-based `line` (or replacing it), and the fix's further edits (all in the original's line numbers). */
+export function applyFix(source: string, fix: EditLike): string {
   const lines = source.split('\n');
-  const at = Math.max(0, Math.min(lines.length, fix.line - 1));
-  const add = fix.insert.split('\n');
-  lines.splice(at, fix.replace ? 1 : 0, ...add);
+  // Bottom-up, so each edit's line number still means the original's.
+  const edits = [fix, ...(fix.also ?? [])].sort((a, b) => b.line - a.line);
+  for (const e of edits) {
+    const at = Math.max(0, Math.min(lines.length, e.line - 1));
+    lines.splice(at, e.replace ? 1 : 0, ...e.insert.split('\n'));
+  }
   return lines.join('\n');
+}
+
+/** Where original line `line` is after the fix is applied. */
+export function lineAfterFix(fix: EditLike, line: number): number {
+  let shift = 0;
+  for (const e of [fix, ...(fix.also ?? [])]) if (e.line <= line) shift += e.insert.split('\n').length - (e.replace ? 1 : 0);
+  return line + shift;
 }

@@ -31,8 +31,12 @@ export const EXPLAIN_CASES: { file: string; kind: string; line: number; fix: boo
   { file: 'unbounded_signed.c', kind: 'pkt-unbounded-offset', line: 21, fix: true },
   { file: 'loop_unbounded.c', kind: 'loop', line: 17, fix: true },
   { file: 'uninit_key.c', kind: 'uninit-stack', line: 21, fix: true, unprivileged: true },
-  { file: 'scalar_deref.c', kind: 'scalar-deref', line: 27, fix: false },
-  { file: 'stack_big.c', kind: 'stack-size', line: 25, fix: false },
+  { file: 'scalar_deref.c', kind: 'scalar-deref', line: 27, fix: true },
+  { file: 'stack_big.c', kind: 'stack-size', line: 24, fix: true },
+  { file: 'ptr_align.c', kind: 'pointer-arith', line: 18, fix: true },
+  { file: 'stack_misaligned.c', kind: 'stack-access', line: 28, fix: true },
+  { file: 'uninit_var.c', kind: 'uninit-reg', line: 22, fix: true },
+  { file: 'infinite_loop.c', kind: 'loop', line: 16, fix: true },
 ];
 
 describe('explain: every rejection family, from the verifier state', () => {

@@ -37,10 +37,14 @@ export async function applyInEditor(fix: Fix): Promise<boolean> {
   const e = editor(m);
   const model = e?.getModel();
   if (!e || !model) return false;
-  const line = Math.min(fix.line, model.getLineCount());
-  const range = fix.replace ? new m.Range(line, 1, line, model.getLineMaxColumn(line)) : new m.Range(line, 1, line, 1);
+  // The fix and its further edits (a map declared before the function) as one edit: all in the original's line numbers.
+  const edits = [fix, ...(fix.also ?? [])].map((x) => {
+    const line = Math.min(x.line, model.getLineCount());
+    const range = x.replace ? new m.Range(line, 1, line, model.getLineMaxColumn(line)) : new m.Range(line, 1, line, 1);
+    return { range, text: x.replace ? x.insert : `${x.insert}\n` };
+  });
   e.pushUndoStop();
-  e.executeEdits('xdp-lab-explain', [{ range, text: fix.replace ? fix.insert : `${fix.insert}\n` }]);
+  e.executeEdits('xdp-lab-explain', edits);
   e.pushUndoStop();
   return true;
 }

@@ -21,7 +21,7 @@ import {
   type Reg,
   type RegType,
 } from './reg';
-import { regBoundsSane, regBoundsSync } from './scalar';
+import { regBoundsSync, regInvariantViolation } from './scalar';
 import {
   tnumAnd,
   tnumConst,
@@ -310,18 +310,39 @@ function regsRefineCondOp(reg1: Reg, reg2: Reg, op: number, is32: boolean): void
 }
 
 /**
- * reg_set_min_max: refine both operands on both sides. Returns false when a
- * side turns out impossible (its bounds are contradictory: a dead branch).
+ * reg_set_min_max: refine both operands on both sides. When a side's bounds
+ * come out contradictory the kernel does not call the branch dead: it logs a
+ * "REG INVARIANTS VIOLATION", forgets that register's bounds (keeping its
+ * tnum) and walks the branch anyway (reg_bounds_sanity_check), and so do we.
  */
-function regSetMinMax(tr1: Reg, tr2: Reg, fr1: Reg, fr2: Reg, op: number, is32: boolean): { trueOk: boolean; falseOk: boolean } {
-  if (fr1.type !== 'scalar' || fr2.type !== 'scalar') return { trueOk: true, falseOk: true };
+function regSetMinMax(env: Env, tr1: Reg, tr2: Reg, fr1: Reg, fr2: Reg, op: number, is32: boolean): void {
+  if (fr1.type !== 'scalar' || fr2.type !== 'scalar') return;
   regsRefineCondOp(fr1, fr2, revOpcode(op), is32);
   regBoundsSync(fr1);
   regBoundsSync(fr2);
   regsRefineCondOp(tr1, tr2, op, is32);
   regBoundsSync(tr1);
   regBoundsSync(tr2);
-  return { trueOk: regBoundsSane(tr1) && regBoundsSane(tr2), falseOk: regBoundsSane(fr1) && regBoundsSane(fr2) };
+  regBoundsSanityCheck(env, tr1, 'true_reg1');
+  regBoundsSanityCheck(env, tr2, 'true_reg2');
+  regBoundsSanityCheck(env, fr1, 'false_reg1');
+  regBoundsSanityCheck(env, fr2, 'false_reg2');
+}
+
+const hex = (v: bigint, bits: 32 | 64): string => '0x' + BigInt.asUintN(bits, v).toString(16);
+
+/** reg_bounds_sanity_check without BPF_F_TEST_REG_INVARIANTS: report, then forget the bounds. */
+function regBoundsSanityCheck(env: Env, r: Reg, ctx: string): void {
+  const msg = regInvariantViolation(r);
+  if (!msg) return;
+  if (env.log.level) {
+    env.verbose(
+      `verifier bug: REG INVARIANTS VIOLATION (${ctx}): ${msg} u64=[${hex(r.umin, 64)}, ${hex(r.umax, 64)}] ` +
+        `s64=[${hex(r.smin, 64)}, ${hex(r.smax, 64)}] u32=[${hex(r.u32min, 32)}, ${hex(r.u32max, 32)}] ` +
+        `s32=[${hex(r.s32min, 32)}, ${hex(r.s32max, 32)}] var_off=(${hex(r.varOff.value, 64)}, ${hex(r.varOff.mask, 64)})\n`,
+    );
+  }
+  markUnbounded(r);
 }
 
 /** Copy the refined bounds of `known` to every scalar sharing its id. */
@@ -466,11 +487,10 @@ export function checkCondJmpOp(env: Env, insn: Insn, idx: number): BranchOutcome
   const thisS = env.cur;
   const oregs = curFrame(other).regs;
   const regs = curFrame(thisS).regs;
-  let res: { trueOk: boolean; falseOk: boolean };
   if (srcX) {
-    res = regSetMinMax(oregs[insn.dst]!, oregs[insn.src]!, regs[insn.dst]!, regs[insn.src]!, op, is32);
+    regSetMinMax(env, oregs[insn.dst]!, oregs[insn.src]!, regs[insn.dst]!, regs[insn.src]!, op, is32);
   } else {
-    res = regSetMinMax(oregs[insn.dst]!, copyReg(src), regs[insn.dst]!, copyReg(src), op, is32);
+    regSetMinMax(env, oregs[insn.dst]!, copyReg(src), regs[insn.dst]!, copyReg(src), op, is32);
   }
   if (srcX && regs[insn.src]!.type === 'scalar' && regs[insn.src]!.id) {
     syncLinkedRegs(thisS, regs[insn.src]!);
@@ -499,8 +519,6 @@ export function checkCondJmpOp(env: Env, insn: Insn, idx: number): BranchOutcome
   }
   env.branchLogPos = env.log.pos;
   env.printInsnState();
-  if (!res.falseOk && res.trueOk) return { next: target, push: undefined, ...{ replace: other } } as BranchOutcome & { replace: VState };
-  if (!res.trueOk) return { next: idx + 1 };
   return { next: idx + 1, push: { state: other, insnIdx: target } };
 }
 

@@ -265,8 +265,7 @@ export function doCheck(env: Env): void {
             env.branchLogPos = env.log.pos;
             next = idx + insn.off + 1;
           } else {
-            const out = checkCondJmpOp(env, insn, idx) as ReturnType<typeof checkCondJmpOp> & { replace?: import('./state').VState };
-            if (out.replace) env.cur = out.replace;
+            const out = checkCondJmpOp(env, insn, idx);
             next = out.next;
             if (out.push) {
               if (env.pending.length >= BPF_COMPLEXITY_LIMIT_JMP_SEQ) {

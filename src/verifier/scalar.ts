@@ -153,6 +153,16 @@ function reg32DeduceBounds(r: Reg): void {
   if (u32(r.s32min) <= u32(r.s32max)) {
     r.u32min = max(r.u32min, u32(r.s32min));
     r.u32max = min(r.u32max, u32(r.s32max));
+  } else {
+    // As in 64 bits: an s32 range through the sign boundary is two u32
+    // intervals; a u32 range that meets only one of them picks it.
+    if (r.u32max < u32(r.s32min)) {
+      r.s32min = s32(r.u32min);
+      r.u32max = min(r.u32max, u32(r.s32max));
+    } else if (u32(r.s32max) < r.u32min) {
+      r.s32max = s32(r.u32max);
+      r.u32min = max(r.u32min, u32(r.s32min));
+    }
   }
 }
 
@@ -223,13 +233,24 @@ export function regBoundsSync(r: Reg): void {
   updateRegBounds(r);
 }
 
-/** Whether the bounds still describe at least one value (else: a dead path). */
-export function regBoundsSane(r: Reg): boolean {
-  if (r.type !== 'scalar') return true;
-  if (r.umin > r.umax || r.smin > r.smax || r.u32min > r.u32max || r.s32min > r.s32max) return false;
+/**
+ * What reg_bounds_sanity_check finds wrong with a scalar's bounds (its
+ * words), or '' when they are consistent.
+ */
+export function regInvariantViolation(r: Reg): string {
+  if (r.type !== 'scalar') return '';
+  if (r.umin > r.umax || r.smin > r.smax || r.u32min > r.u32max || r.s32min > r.s32max) return 'range bounds violation';
   const v = r.varOff;
-  if (r.umin > (v.value | v.mask) || r.umax < v.value) return false;
-  return true;
+  if (v.mask === 0n) {
+    const sv = BigInt.asIntN(64, v.value);
+    if (r.umin !== v.value || r.umax !== v.value || r.smin !== sv || r.smax !== sv) return 'const tnum out of sync with range bounds';
+  }
+  if ((v.mask & 0xffffffffn) === 0n) {
+    const u = v.value & 0xffffffffn;
+    const sv = BigInt.asIntN(32, u);
+    if (r.u32min !== u || r.u32max !== u || r.s32min !== sv || r.s32max !== sv) return 'const subreg tnum out of sync with range bounds';
+  }
+  return '';
 }
 
 // ---- 32 <-> 64 -----------------------------------------------------------

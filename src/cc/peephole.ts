@@ -9,6 +9,7 @@
  *  - dead code: pure instructions whose result is never read;
  *  - a conditional jump over an unconditional one becomes the inverse jump.
  *
+ * Instructions written by inline asm (`pinned`) are never rewritten.
  * It works on label-addressed code (before jump offsets exist) and never
  * changes what memory is read or written, so what the verifier sees of
  * packet and map accesses stays as written.
@@ -145,7 +146,7 @@ function isCondJump(e: EmittedInsn): boolean {
 function mergeTails(code: Code, labelPos: number[]): boolean {
   const isTail = (i: number): boolean => {
     const a = code[i], b = code[i + 1];
-    if (!a || !b || b.insn.code !== (O.BPF_JMP | O.BPF_EXIT)) return false;
+    if (!a || !b || a.pinned || b.pinned || b.insn.code !== (O.BPF_JMP | O.BPF_EXIT)) return false;
     const c = a.insn.code;
     return (c === (O.BPF_ALU | O.BPF_MOV | O.BPF_K) || c === (O.BPF_ALU64 | O.BPF_MOV | O.BPF_K)) && a.insn.dst === 0 && !jumpedTo.has(i + 1);
   };
@@ -161,7 +162,7 @@ function mergeTails(code: Code, labelPos: number[]): boolean {
     const tailLabel = labelPos.findIndex((p) => p === f);
     let label = tailLabel;
     if (label < 0) { labelPos.push(f); label = labelPos.length - 1; }
-    if (prev && isCondJump(prev) && labelPos[prev.label!] === i + 2 && !jumpedTo.has(i) && INVERSE[O.BPF_OP(prev.insn.code)] !== undefined) {
+    if (prev && !prev.pinned && isCondJump(prev) && labelPos[prev.label!] === i + 2 && !jumpedTo.has(i) && INVERSE[O.BPF_OP(prev.insn.code)] !== undefined) {
       prev.insn.code = (prev.insn.code & ~0xf0) | INVERSE[O.BPF_OP(prev.insn.code)]!;
       prev.label = label;
       remove(code, labelPos, i);
@@ -228,10 +229,10 @@ export function peephole(code: Code, labelPos: number[]): void {
     let changed = false;
     for (let i = 0; i < code.length; i++) {
       const e = code[i]!;
-      if (isSecondSlot(code, i)) continue;
+      if (isSecondSlot(code, i) || e.pinned) continue;
       // `if c goto L1; goto L2; L1:` is `if !c goto L2`.
       const nx = code[i + 1];
-      if (isCondJump(e) && nx && nx.insn.code === (O.BPF_JMP | O.BPF_JA) && nx.label !== undefined && labelPos[e.label!] === i + 2 && !targets.has(i + 1) && INVERSE[O.BPF_OP(e.insn.code)] !== undefined) {
+      if (isCondJump(e) && nx && !nx.pinned && nx.insn.code === (O.BPF_JMP | O.BPF_JA) && nx.label !== undefined && labelPos[e.label!] === i + 2 && !targets.has(i + 1) && INVERSE[O.BPF_OP(e.insn.code)] !== undefined) {
         e.insn.code = (e.insn.code & ~0xf0) | INVERSE[O.BPF_OP(e.insn.code)]!;
         e.label = nx.label;
         remove(code, labelPos, i + 1);
@@ -272,6 +273,7 @@ export function peephole(code: Code, labelPos: number[]): void {
         while (j >= 0 && !targets.has(j + 1) && !isSecondSlot(code, j)) {
           const pu = useDef(code, j);
           const pe = code[j]!;
+          if (pe.pinned) break;
           if (pu.def !== bit(t) || !pu.pure && O.BPF_CLASS(pe.insn.code) !== O.BPF_LDX) break;
           const op = O.BPF_OP(pe.insn.code);
           const cls = O.BPF_CLASS(pe.insn.code);
@@ -309,7 +311,7 @@ export function peephole(code: Code, labelPos: number[]): void {
       }
       // Forward: rT = rS; next uses rT (not as destination) and rT dies there.
       const n = code[i + 1];
-      if (n && !targets.has(i + 1) && !isSecondSlot(code, i + 1) && (live[i + 1]! & bit(t === h ? -1 : h)) === 0) {
+      if (n && !n.pinned && !targets.has(i + 1) && !isSecondSlot(code, i + 1) && (live[i + 1]! & bit(t === h ? -1 : h)) === 0) {
         const nu = useDef(code, i + 1);
         const ni = n.insn;
         const cls = O.BPF_CLASS(ni.code);

@@ -56,6 +56,7 @@ export const VMLINUX_PATH = '<kernel BTF>/vmlinux.h';
 export function packageFor(name: string): string | undefined {
   const top = name.split('/')[0];
   if (top === 'bpf') return 'libbpf-dev';
+  if (top === 'xdp') return 'libxdp-dev';
   if (top === 'linux' || top === 'asm' || top === 'asm-generic') return 'linux-libc-dev';
   return undefined;
 }

@@ -67,7 +67,7 @@ export class Parser {
   private defCount = 0;
   private pendingUnroll?: number | 'full' | 'none';
 
-  constructor(private toks: Token[], private diags: DiagnosticBag) {
+  constructor(private toks: Token[], private diags: DiagnosticBag, private btfTypeIdBase = 1) {
     this.sema = new Sema(diags);
   }
 
@@ -1356,7 +1356,7 @@ export class Parser {
       case '__builtin_btf_type_id': {
         const key = typeName(argTy);
         let id = this.btfTypeIds.get(key);
-        if (id === undefined) { id = this.btfTypeIds.size + 1; this.btfTypeIds.set(key, id); }
+        if (id === undefined) { id = (this.btfTypeIdBase + this.btfTypeIds.size) >>> 0; this.btfTypeIds.set(key, id); }
         return s.num(BigInt(id), T.uint, span);
       }
       case '__builtin_preserve_type_info':

@@ -62,7 +62,7 @@ export function packageFor(name: string): string | undefined {
 }
 
 /** A header each package surely installs: its absence means the package is missing, not the file. */
-const PACKAGE_PROBE: Record<string, string> = { 'libbpf-dev': 'bpf/bpf_helpers.h', 'linux-libc-dev': 'linux/types.h' };
+const PACKAGE_PROBE: Record<string, string> = { 'libbpf-dev': 'bpf/bpf_helpers.h', 'libxdp-dev': 'xdp/xdp_helpers.h', 'linux-libc-dev': 'linux/types.h' };
 
 /** POSIX path normalisation that keeps leading '..' of relative paths. */
 export function normalizePath(p: string): string {

@@ -87,7 +87,7 @@ export function buildObject(unit: TranslationUnit, diags: DiagnosticBag, opts: O
   // global variable the functions name up front (the layout user space and the maps view see).
   const named = new Set<Sym>();
   for (const f of unit.funcs) if (f.body) walkExprs(f.body, (e) => { if (e.k === 'var' && e.sym.kind === 'var' && e.sym.global) named.add(e.sym); });
-  for (const g of unit.globals) if (named.has(g) && !foldable.has(g)) globalData.ref(g, g.span);
+  for (const g of unit.globals) if (named.has(g) && !foldable.has(g) && !maps.has(g) && g.kind === 'var') globalData.ref(g, g.span);
   const gens: FuncGen[] = [];
   const layouts: { prog: Sym; bodies: { sym: Sym; out: EmittedInsn[] }[] }[] = [];
   for (const prog of [entry, ...others]) {

@@ -7,7 +7,8 @@
  *    computes straight into rH;
  *  - forward: `rT = rS; use of rT` with rT dead afterwards uses rS;
  *  - dead code: pure instructions whose result is never read;
- *  - a conditional jump over an unconditional one becomes the inverse jump.
+ *  - a conditional jump over an unconditional one becomes the inverse jump;
+ *  - a test of a register just set to a constant is decided (jump threading).
  *
  * Instructions written by inline asm (`pinned`) are never rewritten.
  * It works on label-addressed code (before jump offsets exist) and never
@@ -214,8 +215,85 @@ export function compact(code: Code, labelPos: number[], kill: (i: number) => boo
   return true;
 }
 
+/** The outcome of `if (a op imm)` for a known a (JMP: 64-bit compare; JMP32: the low halves). */
+function decide(code: number, a: bigint, imm: number): boolean | undefined {
+  const is32 = O.BPF_CLASS(code) === O.BPF_JMP32;
+  const ua = is32 ? BigInt.asUintN(32, a) : BigInt.asUintN(64, a);
+  const ub = is32 ? BigInt.asUintN(32, BigInt(imm)) : BigInt.asUintN(64, BigInt(imm));
+  const sa = is32 ? BigInt.asIntN(32, a) : BigInt.asIntN(64, a);
+  const sb = BigInt(imm);
+  switch (O.BPF_OP(code)) {
+    case O.BPF_JEQ: return ua === ub;
+    case O.BPF_JNE: return ua !== ub;
+    case O.BPF_JGT: return ua > ub;
+    case O.BPF_JGE: return ua >= ub;
+    case O.BPF_JLT: return ua < ub;
+    case O.BPF_JLE: return ua <= ub;
+    case O.BPF_JSGT: return sa > sb;
+    case O.BPF_JSGE: return sa >= sb;
+    case O.BPF_JSLT: return sa < sb;
+    case O.BPF_JSLE: return sa <= sb;
+    case O.BPF_JSET: return (ua & ub) !== 0n;
+  }
+  return undefined;
+}
+
+/** The constant `rX = K` at i puts in rX (undefined for anything else). */
+function movConst(code: Code, i: number, r: number): bigint | undefined {
+  const e = code[i];
+  if (!e || e.pinned || isSecondSlot(code, i) || e.insn.dst !== r) return undefined;
+  if (e.insn.code === (O.BPF_ALU64 | O.BPF_MOV | O.BPF_K)) return BigInt(e.insn.imm);
+  if (e.insn.code === (O.BPF_ALU | O.BPF_MOV | O.BPF_K)) return BigInt.asUintN(32, BigInt(e.insn.imm));
+  return undefined;
+}
+
+/**
+ * Jump threading over constants, as clang's does after inlining: a
+ * function that returns a constant on some path (`return true;` in an
+ * inlined parser) and a caller that tests it. `rX = K; goto L; … L: if rX
+ * op imm goto T` jumps straight to T or past the test; a test reached only
+ * by falling through from `rX = K` becomes a jump or nothing. Dead code
+ * removal then drops what no path needs.
+ */
+function threadConstants(code: Code, labelPos: number[]): boolean {
+  const refs = new Map<number, number>(); // slot → how many jumps target it
+  for (const e of code) if (e.label !== undefined) refs.set(labelPos[e.label]!, (refs.get(labelPos[e.label]!) ?? 0) + 1);
+  const labelAt = (pos: number): number => {
+    const l = labelPos.indexOf(pos);
+    if (l >= 0) return l;
+    labelPos.push(pos);
+    return labelPos.length - 1;
+  };
+  for (let p = 1; p < code.length; p++) {
+    const e = code[p]!;
+    if (e.pinned || e.insn.code !== (O.BPF_JMP | O.BPF_JA) || e.label === undefined || refs.has(p)) continue;
+    const j = labelPos[e.label]!;
+    const J = code[j];
+    if (!J || J.pinned || !isCondJump(J) || O.BPF_SRC(J.insn.code) !== O.BPF_K || j === p) continue;
+    const k = movConst(code, p - 1, J.insn.dst);
+    if (k === undefined) continue;
+    const taken = decide(J.insn.code, k, J.insn.imm);
+    if (taken === undefined) continue;
+    e.label = taken ? J.label! : labelAt(j + 1);
+    return true;
+  }
+  for (let j = 1; j < code.length; j++) {
+    const J = code[j]!;
+    if (J.pinned || !isCondJump(J) || O.BPF_SRC(J.insn.code) !== O.BPF_K || refs.has(j)) continue;
+    const k = movConst(code, j - 1, J.insn.dst);
+    if (k === undefined) continue;
+    const taken = decide(J.insn.code, k, J.insn.imm);
+    if (taken === undefined) continue;
+    if (taken) code[j] = { insn: { code: O.BPF_JMP | O.BPF_JA, dst: 0, src: 0, off: 0, imm: 0 }, span: J.span, label: J.label };
+    else remove(code, labelPos, j);
+    return true;
+  }
+  return false;
+}
+
 export function peephole(code: Code, labelPos: number[]): void {
   removeUnreachable(code, labelPos);
+  for (let round = 0; round < (code.length > 20_000 ? 20 : 200) && threadConstants(code, labelPos); round++) removeUnreachable(code, labelPos);
   for (let round = 0; round < 200; round++) if (!mergeTails(code, labelPos)) break;
   // Each round makes one change and recomputes liveness: enough rounds for every copy of a
   // normal program, capped so that a huge function stays linear-ish in compile time.

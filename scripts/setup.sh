@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Install what XDP Lab needs on a fresh Debian machine: Debian's chromium
-# (for Playwright), clang-19 and libbpf-dev (the reference compiler for the
-# differential tests), bpftool, then the npm packages from package-lock.json.
+# (for Playwright), clang-19, libbpf-dev and libxdp-dev (the reference compiler
+# and headers for the differential tests), bpftool, then the npm packages from package-lock.json.
 # System packages are only installed when missing; that step needs root.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -14,6 +14,10 @@ command -v clang-19 >/dev/null 2>&1 || need+=(clang-19 llvm-19)
 # clang -target bpf reads glibc's headers through -I/usr/include/x86_64-linux-gnu (string.h, sys/socket.h
 # via linux/if.h); without __x86_64__ they ask for gnu/stubs-32.h, which only the i386 multilib package has.
 [ -f /usr/include/x86_64-linux-gnu/gnu/stubs-32.h ] || need+=(libc6-dev-i386)
+# xdp-tools' BPF-side headers (<xdp/xdp_helpers.h>, <xdp/parsing_helpers.h>, …): libxdp-dev installs the
+# same headers/xdp/ folder as /usr/include/xdp, where clang and XDP Lab's CLI find them (bpf-examples'
+# xdp-synproxy includes <xdp/xdp_helpers.h>).
+[ -f /usr/include/xdp/xdp_helpers.h ] || need+=(libxdp-dev)
 command -v bpftool >/dev/null 2>&1 || [ -x /usr/sbin/bpftool ] || need+=(bpftool)
 if [ ${#need[@]} -gt 0 ]; then
   echo "setup: installing Debian packages: ${need[*]}"

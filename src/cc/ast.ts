@@ -68,9 +68,32 @@ export type Expr =
   | { k: 'cast'; e: Expr; ty: Type; implicit: boolean; span: Span }
   | { k: 'comma'; l: Expr; r: Expr; ty: Type; span: Span }
   | { k: 'stmtexpr'; body: Stmt[]; ty: Type; span: Span }
-  | { k: 'builtin'; name: string; args: Expr[]; ty: Type; span: Span }
+  /**
+   * A builtin. Inline assembly is two of them: `__asm` (args: the input
+   * operands, `asm` the template and constraints) emits the instructions and
+   * leaves each output operand in a register, and `__asm_out` (`asmOut`: the
+   * output's index) reads one of those registers back, as the right side of
+   * an assignment to the output's lvalue.
+   */
+  | { k: 'builtin'; name: string; args: Expr[]; ty: Type; span: Span; asm?: AsmInfo; asmOut?: number }
   /** An inlined call (built by codegen's inliner, never by the parser). */
   | { k: 'inline'; fn: Sym; args: Expr[]; ty: Type; span: Span };
+
+/** One operand of an inline asm statement: `[name] "constraint" (expr)`. */
+export interface AsmOperand {
+  name?: string;
+  constraint: string;
+  /** The implicit input of a "+r" output (tied to output `tied`; not numbered in the template). */
+  implicit?: boolean;
+}
+
+/** The template, operands and clobbers of `asm volatile("…" : outputs : inputs : clobbers)`. */
+export interface AsmInfo {
+  template: string;
+  outputs: AsmOperand[];
+  inputs: AsmOperand[];
+  clobbers: string[];
+}
 
 export type BinOp = '+' | '-' | '*' | '/' | '%' | '<<' | '>>' | '&' | '|' | '^' | '==' | '!=' | '<' | '>' | '<=' | '>=';
 export type AssignOp = '=' | '+=' | '-=' | '*=' | '/=' | '%=' | '<<=' | '>>=' | '&=' | '|=' | '^=';
@@ -105,7 +128,7 @@ export type Stmt =
   | { k: 'default'; span: Span }
   | { k: 'label'; name: string; span: Span }
   | { k: 'goto'; name: string; span: Span }
-  /** Inline assembly: `text` is the template; only the empty one (a compiler barrier) can be lowered. */
+  /** Inline assembly in a form that cannot be lowered (asm goto, an unparsable operand list): an error only where it is reached. */
   | { k: 'asm'; text: string; span: Span }
   | { k: 'empty'; span: Span };
 

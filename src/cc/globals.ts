@@ -8,6 +8,8 @@
  * addresses a variable with `lddw rX, map_value(section) + offset`
  * (BPF_PSEUDO_MAP_VALUE) and a `{kind: "value", offset}` relocation.
  *
+ * object.ts places the variables the functions name first, in declaration
+ * order (clang's layout); string literals follow as codegen meets them.
  * Sections are created in first-use order, so a program that uses no global
  * data gets no internal map, as with clang (which drops unused statics).
  */
@@ -48,7 +50,7 @@ export class GlobalData {
     return nonzero ? '.data' : '.bss';
   }
 
-  /** Where `sym` lives (laid out on first use); undefined for what has no storage here (extern). */
+  /** Where `sym` lives (laid out when first asked); undefined for what has no storage here (extern). */
   ref(sym: Sym, span: Span): { map: number; offset: number } | undefined {
     const known = this.placed.get(sym);
     if (known) return known;

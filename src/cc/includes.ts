@@ -56,12 +56,13 @@ export const VMLINUX_PATH = '<kernel BTF>/vmlinux.h';
 export function packageFor(name: string): string | undefined {
   const top = name.split('/')[0];
   if (top === 'bpf') return 'libbpf-dev';
+  if (top === 'xdp') return 'libxdp-dev';
   if (top === 'linux' || top === 'asm' || top === 'asm-generic') return 'linux-libc-dev';
   return undefined;
 }
 
 /** A header each package surely installs: its absence means the package is missing, not the file. */
-const PACKAGE_PROBE: Record<string, string> = { 'libbpf-dev': 'bpf/bpf_helpers.h', 'linux-libc-dev': 'linux/types.h' };
+const PACKAGE_PROBE: Record<string, string> = { 'libbpf-dev': 'bpf/bpf_helpers.h', 'libxdp-dev': 'xdp/xdp_helpers.h', 'linux-libc-dev': 'linux/types.h' };
 
 /** POSIX path normalisation that keeps leading '..' of relative paths. */
 export function normalizePath(p: string): string {

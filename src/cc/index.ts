@@ -50,6 +50,12 @@ export interface CompileOptions {
   readFile?: HeaderReader;
   /** The XDP program to make the entry when the file has several (default: the first). */
   entry?: string;
+  /**
+   * The first id `__builtin_btf_type_id` hands out (default 1). Type ids are build-specific
+   * (clang's come from its BTF); tests that compare builds vary this to find the bytes a
+   * program derives from them.
+   */
+  btfTypeIdBase?: number;
 }
 
 export interface CompileResult {
@@ -67,7 +73,7 @@ export function compileWorkspace(ws: Workspace, opts: CompileOptions = {}): Comp
   let spec: CompileResult['spec'];
   try {
     const pre = preprocessInto(ws, opts, diags);
-    if (pre) spec = compileInner(pre.tokens, pre.source, ws.main, diags, opts.optimize !== false, opts.entry);
+    if (pre) spec = compileInner(pre.tokens, pre.source, ws.main, diags, opts.optimize !== false, opts.entry, opts.btfTypeIdBase);
   } catch (e) {
     if (!(e instanceof CompileAbort)) {
       // Our bug, never the user's: report it as a diagnostic rather than throwing.
@@ -114,8 +120,8 @@ function preprocessInto(ws: Workspace, opts: CompileOptions, diags: DiagnosticBa
   return { tokens: pp.run(main.text, main.path, flags.includes, flags.imacros), source: main.text };
 }
 
-function compileInner(toks: Token[], source: string, file: string, diags: DiagnosticBag, optimize: boolean, entry?: string): CompileResult['spec'] {
-  const unit = new Parser(toks, diags).parseUnit();
+function compileInner(toks: Token[], source: string, file: string, diags: DiagnosticBag, optimize: boolean, entry?: string, btfTypeIdBase?: number): CompileResult['spec'] {
+  const unit = new Parser(toks, diags, btfTypeIdBase).parseUnit();
   if (diags.hasErrors) return undefined;
 
   return buildObject(unit, diags, { file, source, optimize, entry });

@@ -14,6 +14,7 @@ import type { EmittedInsn, ProgramContext } from './codegen/frame';
 import { FuncGen } from './codegen/stmt';
 import type { DiagnosticBag } from './diagnostics';
 import { GlobalData, foldableGlobals } from './globals';
+import { walkExprs } from './codegen/tree';
 import { describeType, readMapDef, type BtfInfo, type TypeDesc } from './maps';
 import { bytesToHex, encodeProgram } from '../isa/insn';
 import type { LineInfo, MapReloc, MapSpec, ProgramSpec } from '../isa/spec';
@@ -82,6 +83,11 @@ export function buildObject(unit: TranslationUnit, diags: DiagnosticBag, opts: O
 
   const globalData = new GlobalData(diags, mapSpecs.length);
   const foldable = foldableGlobals(unit.globals, unit.funcs);
+  // clang lays a data section out in declaration order, not in order of first use: place every
+  // global variable the functions name up front (the layout user space and the maps view see).
+  const named = new Set<Sym>();
+  for (const f of unit.funcs) if (f.body) walkExprs(f.body, (e) => { if (e.k === 'var' && e.sym.kind === 'var' && e.sym.global) named.add(e.sym); });
+  for (const g of unit.globals) if (named.has(g) && !foldable.has(g) && !maps.has(g) && g.kind === 'var') globalData.ref(g, g.span);
   const gens: FuncGen[] = [];
   const layouts: { prog: Sym; bodies: { sym: Sym; out: EmittedInsn[] }[] }[] = [];
   for (const prog of [entry, ...others]) {

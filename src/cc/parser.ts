@@ -7,7 +7,7 @@
  * every node. Errors recover at the next ';' or '}' so one run reports
  * several; no input makes it throw or loop.
  */
-import type { Attrs, Expr, Init, InitPart, Stmt, Sym, TranslationUnit } from './ast';
+import type { AsmInfo, AsmOperand, Attrs, Expr, Init, InitPart, Stmt, Sym, TranslationUnit } from './ast';
 import { nextSymId } from './ast';
 import { CompileAbort, type DiagnosticBag, type Span } from './diagnostics';
 import { parseNumber, type Token } from './lexer';
@@ -67,7 +67,7 @@ export class Parser {
   private defCount = 0;
   private pendingUnroll?: number | 'full' | 'none';
 
-  constructor(private toks: Token[], private diags: DiagnosticBag) {
+  constructor(private toks: Token[], private diags: DiagnosticBag, private btfTypeIdBase = 1) {
     this.sema = new Sema(diags);
   }
 
@@ -955,19 +955,7 @@ export class Parser {
           }
           return { k: 'return', e, span: this.spanFrom(start) };
         }
-        case 'asm': case '__asm__': case '__asm': {
-          // Kept as a statement: only lowering it is an error (functions never
-          // called, like x86's asm/swab.h helpers, never are); the empty
-          // template is a compiler barrier and lowers to nothing.
-          this.advance();
-          while (['volatile', '__volatile__', 'goto', 'inline', '__inline__'].includes(this.peek().text)) this.advance();
-          this.expect('(');
-          const text = this.peek().kind === 'str' ? this.stringLiteral().text : undefined;
-          let depth = 1;
-          while (depth > 0 && this.peek().kind !== 'eof') { const x = this.advance(); if (x.text === '(') depth++; else if (x.text === ')') depth--; }
-          this.expect(';');
-          return { k: 'asm', text: text ?? '?', span: this.spanFrom(start) };
-        }
+        case 'asm': case '__asm__': case '__asm': return this.asmStatement();
       }
       if (this.peek(1).text === ':' && this.peek(1).kind === 'punct' && !KEYWORDS.has(t.text)) {
         this.advance();
@@ -992,6 +980,69 @@ export class Parser {
     } finally {
       this.popScope();
     }
+  }
+
+  /**
+   * `asm [volatile] ("template" : outputs : inputs : clobbers);` — GNU C's
+   * extended asm, as clang's BPF target takes it. It becomes one expression
+   * statement: the `__asm` builtin (the inputs are its arguments), then one
+   * assignment per output from `__asm_out` — so every analysis sees the
+   * inputs read and the outputs written where the asm stands. Only lowering
+   * checks the template (x86 asm in a header's unused inline function is no
+   * error); `asm goto` stays an opaque statement, an error where it is reached.
+   */
+  private asmStatement(): Stmt {
+    const start = this.advance().span;
+    let isGoto = false;
+    while (['volatile', '__volatile__', 'goto', 'inline', '__inline__'].includes(this.peek().text)) if (this.advance().text === 'goto') isGoto = true;
+    this.expect('(');
+    const text = this.peek().kind === 'str' ? this.stringLiteral().text : undefined;
+    const skip = (): Stmt => {
+      let depth = 1;
+      while (depth > 0 && this.peek().kind !== 'eof') { const x = this.advance(); if (x.text === '(') depth++; else if (x.text === ')') depth--; }
+      this.expect(';');
+      return { k: 'asm', text: text ?? '?', span: this.spanFrom(start) };
+    };
+    if (text === undefined || isGoto) return skip();
+    const info: AsmInfo = { template: text, outputs: [], inputs: [], clobbers: [] };
+    const outs: Expr[] = [], ins: Expr[] = [];
+    const operand = (): { op: AsmOperand; e: Expr } => {
+      let name: string | undefined;
+      if (this.accept('[')) { name = this.advance().text; this.expect(']'); }
+      if (this.peek().kind !== 'str') this.expect('"constraint"', 'in asm operand');
+      const constraint = this.stringLiteral().text;
+      this.expect('(');
+      const e = this.expr();
+      this.expect(')');
+      return { op: name === undefined ? { constraint } : { name, constraint }, e };
+    };
+    for (let section = 0; section < 3 && this.accept(':'); section++) {
+      if (this.is(':') || this.is(')')) continue;
+      for (;;) {
+        if (section === 2) info.clobbers.push(this.stringLiteral().text);
+        else {
+          const { op, e } = operand();
+          if (section === 0) { info.outputs.push(op); outs.push(e); } else { info.inputs.push(op); ins.push(this.sema.rvalue(e)); }
+        }
+        if (!this.accept(',')) break;
+      }
+    }
+    if (this.is(':')) return skip();
+    this.expect(')');
+    this.expect(';');
+    const span = this.spanFrom(start);
+    // A "+r" output is also an input, tied to it (GNU C numbers it once, as an output).
+    info.outputs.forEach((o, i) => {
+      if (!o.constraint.startsWith('+')) return;
+      info.inputs.push({ constraint: String(i), implicit: true });
+      ins.push(this.sema.rvalue(outs[i]!));
+    });
+    let e: Expr = { k: 'builtin', name: '__asm', args: ins, ty: T.void, span, asm: info };
+    outs.forEach((l, i) => {
+      const a = this.sema.assign('=', l, { k: 'builtin', name: '__asm_out', args: [], ty: l.ty, span: l.span, asmOut: i }, l.span);
+      e = { k: 'comma', l: e, r: a, ty: a.ty, span };
+    });
+    return { k: 'expr', e, span };
   }
 
   // ---- expressions -----------------------------------------------------------------
@@ -1305,7 +1356,7 @@ export class Parser {
       case '__builtin_btf_type_id': {
         const key = typeName(argTy);
         let id = this.btfTypeIds.get(key);
-        if (id === undefined) { id = this.btfTypeIds.size + 1; this.btfTypeIds.set(key, id); }
+        if (id === undefined) { id = (this.btfTypeIdBase + this.btfTypeIds.size) >>> 0; this.btfTypeIds.set(key, id); }
         return s.num(BigInt(id), T.uint, span);
       }
       case '__builtin_preserve_type_info':
@@ -1379,7 +1430,15 @@ export class Parser {
     switch (name) {
       case '__builtin_constant_p':
         if (!need(1)) return s.num(0n, T.int, span);
-        return s.num(s.constValue(s.rvalue(args[0]!)) !== undefined ? 1n : 0n, T.int, span);
+        {
+          // Constant now: 1. A plain variable or parameter may become one after inlining, as in
+          // clang (`if (!__builtin_constant_p(len)) __throw_build_bug();` in a helper's body):
+          // codegen decides. Anything else (side effects, calls): 0, as clang answers too.
+          const a = s.rvalue(args[0]!);
+          if (s.constValue(a) !== undefined) return s.num(1n, T.int, span);
+          const pure = (x: Expr): boolean => x.k === 'var' || x.k === 'num' || ((x.k === 'cast' || x.k === 'unary') && pure(x.e)) || (x.k === 'binary' && pure(x.l) && pure(x.r));
+          return pure(a) && isInt(a.ty) ? { k: 'builtin', name, args: [a], ty: T.int, span } : s.num(0n, T.int, span);
+        }
       case '__builtin_expect':
         if (!need(2)) return s.num(0n, T.long, span);
         return s.cast(args[0]!, T.long, true);

@@ -7,8 +7,10 @@
  *    computes straight into rH;
  *  - forward: `rT = rS; use of rT` with rT dead afterwards uses rS;
  *  - dead code: pure instructions whose result is never read;
- *  - a conditional jump over an unconditional one becomes the inverse jump.
+ *  - a conditional jump over an unconditional one becomes the inverse jump;
+ *  - a test of a register just set to a constant is decided (jump threading).
  *
+ * Instructions written by inline asm (`pinned`) are never rewritten.
  * It works on label-addressed code (before jump offsets exist) and never
  * changes what memory is read or written, so what the verifier sees of
  * packet and map accesses stays as written.
@@ -145,7 +147,7 @@ function isCondJump(e: EmittedInsn): boolean {
 function mergeTails(code: Code, labelPos: number[]): boolean {
   const isTail = (i: number): boolean => {
     const a = code[i], b = code[i + 1];
-    if (!a || !b || b.insn.code !== (O.BPF_JMP | O.BPF_EXIT)) return false;
+    if (!a || !b || a.pinned || b.pinned || b.insn.code !== (O.BPF_JMP | O.BPF_EXIT)) return false;
     const c = a.insn.code;
     return (c === (O.BPF_ALU | O.BPF_MOV | O.BPF_K) || c === (O.BPF_ALU64 | O.BPF_MOV | O.BPF_K)) && a.insn.dst === 0 && !jumpedTo.has(i + 1);
   };
@@ -161,7 +163,7 @@ function mergeTails(code: Code, labelPos: number[]): boolean {
     const tailLabel = labelPos.findIndex((p) => p === f);
     let label = tailLabel;
     if (label < 0) { labelPos.push(f); label = labelPos.length - 1; }
-    if (prev && isCondJump(prev) && labelPos[prev.label!] === i + 2 && !jumpedTo.has(i) && INVERSE[O.BPF_OP(prev.insn.code)] !== undefined) {
+    if (prev && !prev.pinned && isCondJump(prev) && labelPos[prev.label!] === i + 2 && !jumpedTo.has(i) && INVERSE[O.BPF_OP(prev.insn.code)] !== undefined) {
       prev.insn.code = (prev.insn.code & ~0xf0) | INVERSE[O.BPF_OP(prev.insn.code)]!;
       prev.label = label;
       remove(code, labelPos, i);
@@ -213,8 +215,85 @@ export function compact(code: Code, labelPos: number[], kill: (i: number) => boo
   return true;
 }
 
+/** The outcome of `if (a op imm)` for a known a (JMP: 64-bit compare; JMP32: the low halves). */
+function decide(code: number, a: bigint, imm: number): boolean | undefined {
+  const is32 = O.BPF_CLASS(code) === O.BPF_JMP32;
+  const ua = is32 ? BigInt.asUintN(32, a) : BigInt.asUintN(64, a);
+  const ub = is32 ? BigInt.asUintN(32, BigInt(imm)) : BigInt.asUintN(64, BigInt(imm));
+  const sa = is32 ? BigInt.asIntN(32, a) : BigInt.asIntN(64, a);
+  const sb = BigInt(imm);
+  switch (O.BPF_OP(code)) {
+    case O.BPF_JEQ: return ua === ub;
+    case O.BPF_JNE: return ua !== ub;
+    case O.BPF_JGT: return ua > ub;
+    case O.BPF_JGE: return ua >= ub;
+    case O.BPF_JLT: return ua < ub;
+    case O.BPF_JLE: return ua <= ub;
+    case O.BPF_JSGT: return sa > sb;
+    case O.BPF_JSGE: return sa >= sb;
+    case O.BPF_JSLT: return sa < sb;
+    case O.BPF_JSLE: return sa <= sb;
+    case O.BPF_JSET: return (ua & ub) !== 0n;
+  }
+  return undefined;
+}
+
+/** The constant `rX = K` at i puts in rX (undefined for anything else). */
+function movConst(code: Code, i: number, r: number): bigint | undefined {
+  const e = code[i];
+  if (!e || e.pinned || isSecondSlot(code, i) || e.insn.dst !== r) return undefined;
+  if (e.insn.code === (O.BPF_ALU64 | O.BPF_MOV | O.BPF_K)) return BigInt(e.insn.imm);
+  if (e.insn.code === (O.BPF_ALU | O.BPF_MOV | O.BPF_K)) return BigInt.asUintN(32, BigInt(e.insn.imm));
+  return undefined;
+}
+
+/**
+ * Jump threading over constants, as clang's does after inlining: a
+ * function that returns a constant on some path (`return true;` in an
+ * inlined parser) and a caller that tests it. `rX = K; goto L; … L: if rX
+ * op imm goto T` jumps straight to T or past the test; a test reached only
+ * by falling through from `rX = K` becomes a jump or nothing. Dead code
+ * removal then drops what no path needs.
+ */
+function threadConstants(code: Code, labelPos: number[]): boolean {
+  const refs = new Map<number, number>(); // slot → how many jumps target it
+  for (const e of code) if (e.label !== undefined) refs.set(labelPos[e.label]!, (refs.get(labelPos[e.label]!) ?? 0) + 1);
+  const labelAt = (pos: number): number => {
+    const l = labelPos.indexOf(pos);
+    if (l >= 0) return l;
+    labelPos.push(pos);
+    return labelPos.length - 1;
+  };
+  for (let p = 1; p < code.length; p++) {
+    const e = code[p]!;
+    if (e.pinned || e.insn.code !== (O.BPF_JMP | O.BPF_JA) || e.label === undefined || refs.has(p)) continue;
+    const j = labelPos[e.label]!;
+    const J = code[j];
+    if (!J || J.pinned || !isCondJump(J) || O.BPF_SRC(J.insn.code) !== O.BPF_K || j === p) continue;
+    const k = movConst(code, p - 1, J.insn.dst);
+    if (k === undefined) continue;
+    const taken = decide(J.insn.code, k, J.insn.imm);
+    if (taken === undefined) continue;
+    e.label = taken ? J.label! : labelAt(j + 1);
+    return true;
+  }
+  for (let j = 1; j < code.length; j++) {
+    const J = code[j]!;
+    if (J.pinned || !isCondJump(J) || O.BPF_SRC(J.insn.code) !== O.BPF_K || refs.has(j)) continue;
+    const k = movConst(code, j - 1, J.insn.dst);
+    if (k === undefined) continue;
+    const taken = decide(J.insn.code, k, J.insn.imm);
+    if (taken === undefined) continue;
+    if (taken) code[j] = { insn: { code: O.BPF_JMP | O.BPF_JA, dst: 0, src: 0, off: 0, imm: 0 }, span: J.span, label: J.label };
+    else remove(code, labelPos, j);
+    return true;
+  }
+  return false;
+}
+
 export function peephole(code: Code, labelPos: number[]): void {
   removeUnreachable(code, labelPos);
+  for (let round = 0; round < (code.length > 20_000 ? 20 : 200) && threadConstants(code, labelPos); round++) removeUnreachable(code, labelPos);
   for (let round = 0; round < 200; round++) if (!mergeTails(code, labelPos)) break;
   // Each round makes one change and recomputes liveness: enough rounds for every copy of a
   // normal program, capped so that a huge function stays linear-ish in compile time.
@@ -228,10 +307,10 @@ export function peephole(code: Code, labelPos: number[]): void {
     let changed = false;
     for (let i = 0; i < code.length; i++) {
       const e = code[i]!;
-      if (isSecondSlot(code, i)) continue;
+      if (isSecondSlot(code, i) || e.pinned) continue;
       // `if c goto L1; goto L2; L1:` is `if !c goto L2`.
       const nx = code[i + 1];
-      if (isCondJump(e) && nx && nx.insn.code === (O.BPF_JMP | O.BPF_JA) && nx.label !== undefined && labelPos[e.label!] === i + 2 && !targets.has(i + 1) && INVERSE[O.BPF_OP(e.insn.code)] !== undefined) {
+      if (isCondJump(e) && nx && !nx.pinned && nx.insn.code === (O.BPF_JMP | O.BPF_JA) && nx.label !== undefined && labelPos[e.label!] === i + 2 && !targets.has(i + 1) && INVERSE[O.BPF_OP(e.insn.code)] !== undefined) {
         e.insn.code = (e.insn.code & ~0xf0) | INVERSE[O.BPF_OP(e.insn.code)]!;
         e.label = nx.label;
         remove(code, labelPos, i + 1);
@@ -272,6 +351,7 @@ export function peephole(code: Code, labelPos: number[]): void {
         while (j >= 0 && !targets.has(j + 1) && !isSecondSlot(code, j)) {
           const pu = useDef(code, j);
           const pe = code[j]!;
+          if (pe.pinned) break;
           if (pu.def !== bit(t) || !pu.pure && O.BPF_CLASS(pe.insn.code) !== O.BPF_LDX) break;
           const op = O.BPF_OP(pe.insn.code);
           const cls = O.BPF_CLASS(pe.insn.code);
@@ -309,7 +389,7 @@ export function peephole(code: Code, labelPos: number[]): void {
       }
       // Forward: rT = rS; next uses rT (not as destination) and rT dies there.
       const n = code[i + 1];
-      if (n && !targets.has(i + 1) && !isSecondSlot(code, i + 1) && (live[i + 1]! & bit(t === h ? -1 : h)) === 0) {
+      if (n && !n.pinned && !targets.has(i + 1) && !isSecondSlot(code, i + 1) && (live[i + 1]! & bit(t === h ? -1 : h)) === 0) {
         const nu = useDef(code, i + 1);
         const ni = n.insn;
         const cls = O.BPF_CLASS(ni.code);

@@ -13,7 +13,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { compileWorkspace, shellSplit, type CompileResult } from '../cc';
+import { compileWorkspace, shellSplit, type CompileOptions, type CompileResult } from '../cc';
 import type { ProgramSpec } from '../isa/spec';
 import { extractObject } from './bpf_elf';
 import { CLANG } from './clang';
@@ -43,7 +43,7 @@ export function flagWords(p: RealworldProgram): string[] {
 }
 
 /** XDP Lab's build: the folder is the workspace root, includes read from it. */
-export function buildOurs(p: RealworldProgram, dir = REALWORLD_DIR): CompileResult {
+export function buildOurs(p: RealworldProgram, dir = REALWORLD_DIR, opts: Pick<CompileOptions, 'btfTypeIdBase'> = {}): CompileResult {
   const read = (rel: string): string | undefined => {
     try {
       return readFileSync(path.resolve(dir, rel), 'utf8');
@@ -52,7 +52,7 @@ export function buildOurs(p: RealworldProgram, dir = REALWORLD_DIR): CompileResu
     }
   };
   const text = read(p.file) ?? '';
-  return compileWorkspace({ files: [{ path: p.file, text }], main: p.file, flags: flagWords(p) }, { readFile: read, systemHeaders: diskSystemHeaders });
+  return compileWorkspace({ files: [{ path: p.file, text }], main: p.file, flags: flagWords(p) }, { readFile: read, systemHeaders: diskSystemHeaders, ...opts });
 }
 
 export interface ClangBuild {

@@ -52,8 +52,8 @@ char _license[] SEC("license") = "GPL";
 `,
     runs: 1,
     retvals: [30 + 0x44],
-    // Laid out in first use: "XDP\0", then table.
-    sections: { '.rodata': '584450000a141e28' },
+    // Variables first, in declaration order (as clang lays out .data/.bss), then string literals as codegen meets them.
+    sections: { '.rodata': '0a141e2858445000' },
   },
   {
     name: 'memcmp expanded inline gives the sign of the first difference',

@@ -102,3 +102,28 @@ export function packetSet(): NamedPacket[] {
 export function toHex(b: number[]): string {
   return b.map((x) => x.toString(16).padStart(2, '0')).join('');
 }
+
+/** TCP with options (MSS, SACK permitted, timestamps, window scale): what SYN proxies and RTT monitors read. */
+function tcpWithOptions(sport: number, dport: number, flags: number, tsval: number, tsecr: number, data: number[] = []): number[] {
+  const opts = [2, 4, ...be16(1460), 4, 2, 8, 10, ...be32(tsval), ...be32(tsecr), 1, 3, 3, 7];
+  return [...be16(sport), ...be16(dport), ...be32(1000), ...be32(2000), (5 + opts.length / 4) << 4, flags, ...be16(8192), 0xab, 0xcd, 0, 0, ...opts, ...data];
+}
+
+/**
+ * Packets that reach deeper paths of real programs (issue 13's realworld
+ * folder): a DHCP request behind two VLAN tags (a DHCP relay), TCP
+ * handshakes and data with timestamp options both ways (RTT monitors, SYN
+ * proxies), and a full-size frame.
+ */
+export function realworldPackets(): NamedPacket[] {
+  const bootp = [1, 1, 6, 0, ...be32(0x3903f326), 0, 0, 0x80, 0, ...new Array<number>(16).fill(0), ...SRC, ...new Array<number>(10 + 64 + 128).fill(0), 0x63, 0x82, 0x53, 0x63, 53, 1, 1, 255];
+  return [
+    { name: 'qinq-dhcp-discover', bytes: [...eth(0x0800, [{ tpid: 0x88a8, tci: 5 }, { tpid: 0x8100, tci: 6 }]), ...ipv4(17, udp(68, 67, bootp), { src: 0, dst: 0xffffffff })] },
+    { name: 'ipv4-dhcp-discover', bytes: [...eth(0x0800), ...ipv4(17, udp(68, 67, bootp), { src: 0, dst: 0xffffffff })] },
+    { name: 'ipv4-tcp-syn-ts', bytes: [...eth(0x0800), ...ipv4(6, tcpWithOptions(40000, 80, 0x02, 0x11223344, 0))] },
+    { name: 'ipv4-tcp-synack-ts', bytes: [...eth(0x0800), ...ipv4(6, tcpWithOptions(80, 40000, 0x12, 0x55667788, 0x11223344), { src: 0x0a000002, dst: 0x0a000001 })] },
+    { name: 'ipv4-tcp-ack-ts', bytes: [...eth(0x0800), ...ipv4(6, tcpWithOptions(40000, 80, 0x10, 0x11223345, 0x55667788, payload(20)))] },
+    { name: 'ipv6-tcp-ack-ts', bytes: [...eth(0x86dd), ...ipv6(6, tcpWithOptions(50000, 443, 0x10, 0x01020304, 0x0a0b0c0d, payload(8)))] },
+    { name: 'ipv4-udp-1500', bytes: [...eth(0x0800), ...ipv4(17, udp(9, 9, payload(1472)))] },
+  ];
+}

@@ -15,7 +15,12 @@ export abstract class BuiltinGen extends ExprGen {
   protected override builtin(e: Expr & { k: 'builtin' }, discard: boolean): Val {
     const n = e.name;
     if (n === '__builtin_unreachable') return { k: 'imm', v: 0n };
-    if (n === '__builtin_trap') this.fail('__builtin_trap is not supported on BPF', e.span);
+    if (n === '__builtin_trap') {
+      // BPF has no trap: clang's error comes only if the call survives optimisation (see finish()).
+      this.emit(O.BPF_JMP | O.BPF_EXIT, 0, 0, 0, 0, { trap: true, pinned: true });
+      return { k: 'imm', v: 0n };
+    }
+    if (n === '__builtin_constant_p') return { k: 'imm', v: this.evalStatic(e.args[0]!) !== undefined ? 1n : 0n };
     if (n.startsWith('__builtin_bswap')) {
       const bits = n.endsWith('16') ? 16 : n.endsWith('32') ? 32 : 64;
       const r = this.owned(this.expr(e.args[0]!), e.ty);

@@ -9,10 +9,10 @@ import type { Expr, Stmt, Sym } from '../ast';
 import { T, isInt, isPtr, sizeOf, type Type } from '../types';
 import { MAX_INLINE_DEPTH, type Val, type Home, type InlineCtx } from './frame';
 import { savedHomesUsesReg, wrapInt, writes } from './tree';
-import { BuiltinGen } from './builtins';
+import { AsmGen } from './asm';
 import * as O from '../../isa/opcodes';
 
-export abstract class CallGen extends BuiltinGen {
+export abstract class CallGen extends AsmGen {
   protected abstract stmt(s: Stmt): void;
 
   // ---- calls -------------------------------------------------------------------------

@@ -327,6 +327,9 @@ export abstract class ExprGen extends FrameGen {
     const fsigned = from.k === 'int' && from.signed;
     if (ts === 8) {
       if (fs === 8) return v;
+      // A value known to fit in fewer bits than its signed type, already zero-extended to 64
+      // bits, is non-negative: sign extension would change nothing (a u8 offset promoted to int).
+      if (fsigned && v.zext && v.bits !== undefined && v.bits < fs * 8) return v;
       if (fsigned) {
         const r = this.owned(v, from);
         this.emit(O.BPF_ALU64 | O.BPF_LSH | O.BPF_K, r.r, 0, 0, 32);

@@ -20,6 +20,7 @@
  *   expr.ts     expression lowering: values, addressing, loads/stores,
  *               conversions, arithmetic, conditions, assignment
  *   builtins.ts __builtin_* and __sync_* lowering
+ *   asm.ts      inline assembly (operands, clobbers, the template assembled)
  *   calls.ts    helper and bpf-to-bpf calls; inlining
  *   stmt.ts     statement lowering and the function (FuncGen, used by index.ts)
  *   tree.ts     pure helpers over the typed tree
@@ -46,6 +47,10 @@ export interface EmittedInsn {
   map?: number;
   /** lddw of a map value address (BPF_PSEUDO_MAP_VALUE, global data): byte offset in the value. */
   valueOff?: number;
+  /** Written by inline asm: kept exactly as written (the peephole pass leaves it alone). */
+  pinned?: boolean;
+  /** `__builtin_trap()`: an error if it is still reachable once dead code is gone (clang's rule). */
+  trap?: boolean;
 }
 
 export interface MapRef {
@@ -174,9 +179,12 @@ export abstract class FrameGen {
     // in the program's size), until removing some makes no other one a `ja +0`.
     const isJa0 = (i: number): boolean => {
       const e = this.out[i]!;
-      return e.label !== undefined && e.insn.code === (O.BPF_JMP | O.BPF_JA) && this.labelPos[e.label] === i + 1;
+      return e.label !== undefined && !e.pinned && e.insn.code === (O.BPF_JMP | O.BPF_JA) && this.labelPos[e.label] === i + 1;
     };
     while (compact(this.out, this.labelPos, isJa0)) { /* removing some can make others `ja +0` */ }
+    // clang rejects a trap only where optimisation leaves it (the default of a switch on a
+    // constant, `if (!__builtin_constant_p(len)) __builtin_trap();` after inlining are fine).
+    for (const e of this.out) if (e.trap) this.diags.error('cc-trap', "A call to built-in function 'abort' is not supported.", e.span);
     this.out.forEach((e, i) => {
       if (e.label !== undefined) {
         const target = this.labelPos[e.label]!;
@@ -392,6 +400,7 @@ export abstract class FrameGen {
         const r = this.evalStatic(e.r, depth + 1);
         return r === undefined ? undefined : evalBinary(e.op, l, r, e.l.ty, e.ty);
       }
+      case 'builtin': return e.name === '__builtin_constant_p' ? (this.evalStatic(e.args[0]!, depth + 1) !== undefined ? 1n : 0n) : undefined;
       default: return undefined;
     }
   }

@@ -11,6 +11,7 @@ import { Notice } from './Notice';
 import { Splitter } from './Splitter';
 import { LessonsPane } from './lessons/LessonsPane';
 import { ExplainBar } from './explain/ExplainBar';
+import { ShortcutsDialog } from './ShortcutsDialog';
 import { useApp } from '../store';
 
 /**
@@ -50,6 +51,7 @@ export function App() {
           <Panes />
         </section>
       </main>
+      <ShortcutsDialog />
     </div>
   );
 }

@@ -37,7 +37,7 @@ export function App() {
     <div className="app" data-testid="app">
       <Header />
       <Notice />
-      <main className="workspace">
+      <main className="workspace" id="workspace">
         <section className={`editor-pane${lessonsOpen ? ' with-lessons' : ''}`} aria-label="Program editor">
           {lessonsOpen && <LessonsPane />}
           <ExplainBar />
@@ -45,6 +45,7 @@ export function App() {
             <Editor />
           </Suspense>
         </section>
+        <Splitter target="workspace" orientation="vertical" />
         <section className="right" id="right" aria-label="Simulation and analysis">
           <SimView />
           <Splitter target="right" />

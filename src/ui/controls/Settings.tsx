@@ -67,6 +67,12 @@ export function Settings() {
     setError(null);
     return n;
   };
+  /** A refused value is not left in its field: the field goes back to the running machine's value and the reason is shown. */
+  const refusedKeeps = async (field: HTMLInputElement, running: number, reply: Promise<string | null>) => {
+    const reason = await reply;
+    setError(reason);
+    if (reason) field.value = String(running);
+  };
   return (
     <details className="settings" data-testid="settings">
       <summary>Traffic &amp; driver settings</summary>
@@ -79,11 +85,11 @@ export function Settings() {
         </label>
         <label>Rate (pps)
           <input type="number" defaultValue={traffic.ratePps} min={1} max={100_000_000} data-testid="rate"
-            onBlur={(e) => { const n = num(e.target.value, 1, 100_000_000, 'Rate'); if (n !== null && n !== traffic.ratePps) void configure({ traffic: { ratePps: n } }); }} />
+            onBlur={(e) => { const n = num(e.target.value, 1, 100_000_000, 'Rate'); if (n === null) e.target.value = String(traffic.ratePps); else if (n !== traffic.ratePps) void refusedKeeps(e.target, traffic.ratePps, configure({ traffic: { ratePps: n } })); }} />
         </label>
         <label>Frame size (B)
           <input type="number" defaultValue={traffic.frameSize} min={60} max={9000} data-testid="frame-size"
-            onBlur={(e) => { const n = num(e.target.value, 60, 9000, 'Frame size'); if (n !== null && n !== traffic.frameSize) void configure({ traffic: { frameSize: n } }); }} />
+            onBlur={(e) => { const n = num(e.target.value, 60, 9000, 'Frame size'); if (n === null) e.target.value = String(traffic.frameSize); else if (n !== traffic.frameSize) void refusedKeeps(e.target, traffic.frameSize, configure({ traffic: { frameSize: n } })); }} />
         </label>
         <label>Mix
           <select value={mixName(traffic.mix)} data-testid="mix" onChange={(e) => void configure({ traffic: { mix: MIXES[e.target.value] } })}>
@@ -144,7 +150,7 @@ export function Settings() {
         </label>
         <label>MTU
           <input type="number" defaultValue={driver.mtu} min={68} max={9000} data-testid="mtu"
-            onBlur={(e) => { const n = num(e.target.value, 68, 9000, 'MTU'); if (n !== null && n !== driver.mtu) void configure({ driver: { mtu: n } }); }} />
+            onBlur={(e) => { const n = num(e.target.value, 68, 9000, 'MTU'); if (n === null) e.target.value = String(driver.mtu); else if (n !== driver.mtu) void refusedKeeps(e.target, driver.mtu, configure({ driver: { mtu: n } })); }} />
         </label>
       </fieldset>
       {error && <p className="field-error" role="alert" data-testid="settings-error">{error}</p>}

@@ -7,7 +7,7 @@ import { useEffect, useRef } from 'react';
 import { monaco } from './monaco';
 import { registerHeaderCompletion } from './completion';
 import { markMilestone, setSource } from '../controller';
-import { monacoTheme } from '../theme';
+import { defineMonacoThemes, monacoTheme } from '../theme';
 import { setApp, useApp } from '../../store';
 import { bindTabFocusMode } from '../tabFocus';
 import type { Diagnostic } from '../../engine';
@@ -43,6 +43,7 @@ export function Editor() {
 
   useEffect(() => {
     registerHeaderCompletion();
+    defineMonacoThemes(monaco);
     const e = monaco.editor.create(host.current!, {
       value: useApp.getState().source,
       language: 'c',

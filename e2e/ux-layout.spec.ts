@@ -70,3 +70,33 @@ test('an out-of-range MTU is refused and not left in the field', async ({ page }
   await expect(page.getByTestId('settings-error')).toContainText('MTU must be between');
   await expect(mtu).toHaveValue(before);
 });
+
+test('refusals are shown beside the settings with a one-click nearest accepted setting', async ({ page }) => {
+  const lab = new LabPage(page);
+  await lab.open('/');
+  await expect(page.getByTestId('attached')).toContainText('XDP:');
+  await page.getByTestId('settings').evaluate((d) => ((d as HTMLDetailsElement).open = true));
+  // An MTU XDP cannot take: the reason and the largest MTU the driver accepts, one click away.
+  const mtu = page.getByTestId('mtu');
+  await mtu.fill('9000');
+  await mtu.blur();
+  const offer = page.getByTestId('settings-fix').or(page.getByTestId('detach-fix'));
+  await expect(offer).toHaveText(/^Use MTU \d+$/);
+  const n = Number((await offer.textContent())!.replace(/\D/g, ''));
+  expect(n).toBeGreaterThan(1000);
+  expect(n).toBeLessThan(9000);
+  await offer.click();
+  await expect(mtu).toHaveValue(String(n));
+  await expect(page.getByTestId('attached')).toContainText('XDP:');
+  await expect(page.getByTestId('attached')).not.toContainText('no XDP program');
+  // mlx4 has no generic XDP modelled: choosing it in generic mode offers native mode.
+  await page.getByTestId('nic').selectOption('vmxnet3');
+  await page.getByTestId('xdp-mode').selectOption('generic');
+  await expect(page.getByTestId('xdp-mode')).toHaveValue('generic');
+  await page.getByTestId('nic').selectOption('mlx4');
+  await expect(page.getByTestId('settings-error')).toContainText('generic');
+  await page.getByTestId('settings-fix').click();
+  await expect(page.getByTestId('nic')).toHaveValue('mlx4');
+  await expect(page.getByTestId('xdp-mode')).toHaveValue('native');
+  await expect(page.getByTestId('settings-error')).toBeHidden();
+});

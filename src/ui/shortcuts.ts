@@ -18,7 +18,7 @@ export interface Shortcut {
   run(): void;
 }
 
-const TAB_ORDER: PaneTab[] = ['disasm', 'verifier', 'inspector', 'maps', 'console'];
+const TAB_ORDER: PaneTab[] = ['disasm', 'verifier', 'inspector', 'maps', 'console', 'cfg'];
 
 export const SHORTCUTS: Shortcut[] = [
   { code: 'KeyR', keys: 'Alt+R', what: 'run / pause', run: () => void toggleRun() },

@@ -56,6 +56,9 @@ test('usable by keyboard: Alt shortcuts work from inside the editor, arrow keys 
   await expect(page.getByTestId('tab-verifier')).toHaveAttribute('aria-selected', 'true');
   await page.getByTestId('tab-verifier').focus();
   await page.keyboard.press('ArrowRight');
+  await expect(page.getByTestId('tab-cfg')).toHaveAttribute('aria-selected', 'true');
+  await expect(page.getByTestId('tab-cfg')).toBeFocused();
+  await page.keyboard.press('ArrowRight');
   await expect(page.getByTestId('tab-inspector')).toHaveAttribute('aria-selected', 'true');
   await expect(page.getByTestId('tab-inspector')).toBeFocused();
   await page.keyboard.press('End');

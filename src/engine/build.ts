@@ -95,7 +95,7 @@ function runVerify(tc: Toolchain, parsed: ParsedSpec, lineOf: Record<number, num
       line, col: 1, endLine: line, endCol: 1000,
     });
   }
-  return { status: 'ok', accepted: v.accepted, log: v.log, error: v.error, errorPc: v.errorPc, states: v.states, processed: v.processed };
+  return { status: 'ok', accepted: v.accepted, log: v.log, error: v.error, errorPc: v.errorPc, errorPath: v.errorPath, states: v.states, processed: v.processed };
 }
 
 /** The C line of a slot: its own line_info, else the nearest earlier one. */

@@ -58,7 +58,7 @@ export const landedToolchain: Toolchain = {
   verify: (parsed) => {
     const v = verifyProgram(parsed, { logLevel: 2, states: 'first' });
     const states = (v.firstStates ?? []).map(stateView);
-    return { accepted: v.accepted, log: v.log, error: v.error, errorPc: v.errorPc, states, processed: v.insnsProcessed };
+    return { accepted: v.accepted, log: v.log, error: v.error, errorPc: v.errorPc, errorPath: v.errorPath, states, processed: v.insnsProcessed };
   },
   compile: (source) => {
     const r = compileWorkspace(singleFileWorkspace(source, FILE));

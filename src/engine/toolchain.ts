@@ -22,6 +22,8 @@ export interface VerifyOutput {
   log: string;
   error?: string;
   errorPc?: number;
+  /** The pcs of the path that led to the error, first to last (the CFG view highlights it). */
+  errorPath?: number[];
   states: InsnState[];
   processed?: number;
 }

@@ -53,6 +53,8 @@ export interface VerifyInfo {
   log: string;
   error?: string;
   errorPc?: number;
+  /** The pcs of the path that led to the error, first to last. */
+  errorPath?: number[];
   /** Per-instruction abstract states, when the verifier reports them. */
   states: InsnState[];
   /** Instructions processed, as the kernel reports it. */

@@ -11,7 +11,7 @@ import { create } from 'zustand';
 import type { BuildResult, Example, SimSnapshot, Speed } from '../engine';
 
 export type Theme = 'light' | 'dark';
-export type PaneTab = 'disasm' | 'verifier' | 'inspector' | 'maps' | 'console';
+export type PaneTab = 'disasm' | 'verifier' | 'cfg' | 'inspector' | 'maps' | 'console';
 
 export interface EngineSlice {
   engineStatus: 'starting' | 'ready' | 'restarting';

@@ -11,6 +11,7 @@ import { Notice } from './Notice';
 import { Splitter } from './Splitter';
 import { LessonsPane } from './lessons/LessonsPane';
 import { ExplainBar } from './explain/ExplainBar';
+import { ShortcutsDialog } from './ShortcutsDialog';
 import { useApp } from '../store';
 
 /**
@@ -36,7 +37,7 @@ export function App() {
     <div className="app" data-testid="app">
       <Header />
       <Notice />
-      <main className="workspace">
+      <main className="workspace" id="workspace">
         <section className={`editor-pane${lessonsOpen ? ' with-lessons' : ''}`} aria-label="Program editor">
           {lessonsOpen && <LessonsPane />}
           <ExplainBar />
@@ -44,12 +45,14 @@ export function App() {
             <Editor />
           </Suspense>
         </section>
+        <Splitter target="workspace" orientation="vertical" />
         <section className="right" id="right" aria-label="Simulation and analysis">
           <SimView />
           <Splitter target="right" />
           <Panes />
         </section>
       </main>
+      <ShortcutsDialog />
     </div>
   );
 }

@@ -1,9 +1,11 @@
-/** Title, examples menu, lessons toggle, build status, theme toggle. */
+/** Title, examples menu, lessons toggle, build status, Tab mode, shortcut list, share, theme toggle. */
 import { loadExample } from './controller';
 import { toggleTheme } from './theme';
 import { setApp, useApp } from '../store';
 import { BuildStatus } from './BuildStatus';
 import { ShareButton } from './ShareButton';
+import { toggleTabMovesFocus, useTabFocus } from './tabFocus';
+import { showShortcutHelp } from './shortcuts';
 
 export function Header() {
   const examples = useApp((s) => s.examples);
@@ -11,6 +13,7 @@ export function Header() {
   const theme = useApp((s) => s.theme);
   const status = useApp((s) => s.engineStatus);
   const lessonsOpen = useApp((s) => s.lessonsOpen);
+  const tabMovesFocus = useTabFocus((s) => s.movesFocus);
   return (
     <header className="header">
       <h1 className="title">XDP Lab</h1>
@@ -29,6 +32,13 @@ export function Header() {
       <BuildStatus />
       <span className="spacer" />
       <span className={`engine-status ${status}`} data-testid="engine-status">engine: {status}</span>
+      <button data-testid="tab-mode" aria-pressed={tabMovesFocus} onClick={toggleTabMovesFocus}
+        title="What Tab does in the editor: insert a tab, or move focus to the next control (Ctrl+M)">
+        Tab {tabMovesFocus ? 'moves focus' : 'indents'} <kbd>Ctrl+M</kbd>
+      </button>
+      <button data-testid="shortcuts-open" onClick={() => showShortcutHelp(true)} title="Keyboard shortcuts (?)" aria-haspopup="dialog">
+        Keys <kbd>?</kbd>
+      </button>
       <ShareButton />
       <button data-testid="theme-toggle" onClick={toggleTheme} aria-label="Toggle light and dark theme">
         {theme === 'dark' ? '☀ Light' : '☾ Dark'}

@@ -226,7 +226,7 @@ export abstract class XdpPageDriver implements NicDriver, NapiDriver, RxDma {
    */
   xdp_set(prog: XdpHook | null): AttachResult {
     if (prog && mlx4EffMtu(this.mtu) > FRAG_SZ0) {
-      return { ok: false, message: `mlx4_en: cannot set XDP: MTU ${this.mtu} needs more than one rx fragment (largest MTU with XDP: ${FRAG_SZ0 - mlx4EffMtu(0)})` };
+      return { ok: false, message: `${this.modname()}: cannot set XDP: MTU ${this.mtu} needs more than one rx fragment (largest MTU with XDP: ${FRAG_SZ0 - mlx4EffMtu(0)})` };
     }
     const had = this.prog !== null;
     if (had === (prog !== null)) {
@@ -240,11 +240,16 @@ export abstract class XdpPageDriver implements NicDriver, NapiDriver, RxDma {
     return { ok: true, restarted: true };
   }
 
+  /** The kernel module that prints this driver's messages (the refusals name the driver the user chose). */
+  private modname(): string {
+    return this.kind === 'mlx4' ? 'mlx4_en' : 'i40e';
+  }
+
   /** mlx4_en_change_mtu: refused while XDP runs if the frame would need fragments. */
   change_mtu(mtu: number): MtuResult {
-    if (!Number.isInteger(mtu) || mtu < 68 || mtu > 9600) return { ok: false, message: `mlx4_en: bad MTU size ${mtu}` };
+    if (!Number.isInteger(mtu) || mtu < 68 || mtu > 9600) return { ok: false, message: `${this.modname()}: bad MTU size ${mtu}` };
     if (this.prog && mlx4EffMtu(mtu) > FRAG_SZ0) {
-      return { ok: false, message: `mlx4_en: MTU ${mtu} requires multiple rx fragments but XDP is running (largest: ${FRAG_SZ0 - mlx4EffMtu(0)})` };
+      return { ok: false, message: `${this.modname()}: MTU ${mtu} requires multiple rx fragments but XDP is running (largest: ${FRAG_SZ0 - mlx4EffMtu(0)})` };
     }
     this.stop_port();
     this.mtu = mtu;

@@ -11,6 +11,7 @@ import { useApp } from '../../store';
 import { configure, loadPcap } from '../simControl';
 import { TRAFFIC_PROFILE_LABELS, type NicModel, type RedirectSetup, type SimSettings } from '../../engine/simTypes';
 import { HARDWARE_PROFILES, type HardwareProfile } from '../../sim/hw';
+import { nearestAccepted, type Fix } from './refusal';
 
 const RING_SIZES = [64, 128, 256, 512, 1024, 2048, 4096, 8192];
 const QUEUES = [1, 2, 4, 8];
@@ -46,11 +47,19 @@ function profilesFor(nic: NicModel): HardwareProfile[] {
 
 export function Settings() {
   const settings = useApp((s) => s.sim?.settings);
-  const [error, setError] = useState<string | null>(null);
+  const [error, setErrorText] = useState<string | null>(null);
+  const [fix, setFix] = useState<Fix | null>(null);
+  const attached = useApp((s) => s.sim?.attached);
   if (!settings) return null;
+  const setError = (reason: string | null, asked: Partial<SimSettings['driver']> = {}) => {
+    setErrorText(reason);
+    setFix(reason ? nearestAccepted(reason, asked) : null);
+  };
+  // The program was detached because of a setting (an MTU XDP cannot take): say so beside the MTU, with the way back.
+  const detachFix = attached && !attached.ok ? nearestAccepted(attached.reason, {}) : null;
   const { traffic, driver } = settings;
   /** Apply a driver change; a refusal (the simulator's reason) is shown here and the controls keep the running machine's values. */
-  const setDriver = async (patch: Partial<SimSettings['driver']>) => setError(await configure({ driver: patch }));
+  const setDriver = async (patch: Partial<SimSettings['driver']>) => setError(await configure({ driver: patch }), patch);
   const chooseNic = (nic: NicModel) => {
     const fits = profilesFor(nic);
     const model = fits.some((p) => p.name === driver.model) ? driver.model : fits[0]?.name ?? driver.model;
@@ -67,6 +76,12 @@ export function Settings() {
     setError(null);
     return n;
   };
+  /** A refused value is not left in its field: the field goes back to the running machine's value and the reason is shown. */
+  const refusedKeeps = async (field: HTMLInputElement, running: number, reply: Promise<string | null>) => {
+    const reason = await reply;
+    setError(reason, field.dataset.testid === 'mtu' ? { mtu: Number(field.value) } : {});
+    if (reason) field.value = String(running);
+  };
   return (
     <details className="settings" data-testid="settings">
       <summary>Traffic &amp; driver settings</summary>
@@ -78,12 +93,12 @@ export function Settings() {
           </select>
         </label>
         <label>Rate (pps)
-          <input type="number" defaultValue={traffic.ratePps} min={1} max={100_000_000} data-testid="rate"
-            onBlur={(e) => { const n = num(e.target.value, 1, 100_000_000, 'Rate'); if (n !== null && n !== traffic.ratePps) void configure({ traffic: { ratePps: n } }); }} />
+          <input type="number" key={traffic.ratePps} defaultValue={traffic.ratePps} min={1} max={100_000_000} data-testid="rate"
+            onBlur={(e) => { const n = num(e.target.value, 1, 100_000_000, 'Rate'); if (n === null) e.target.value = String(traffic.ratePps); else if (n !== traffic.ratePps) void refusedKeeps(e.target, traffic.ratePps, configure({ traffic: { ratePps: n } })); }} />
         </label>
         <label>Frame size (B)
-          <input type="number" defaultValue={traffic.frameSize} min={60} max={9000} data-testid="frame-size"
-            onBlur={(e) => { const n = num(e.target.value, 60, 9000, 'Frame size'); if (n !== null && n !== traffic.frameSize) void configure({ traffic: { frameSize: n } }); }} />
+          <input type="number" key={traffic.frameSize} defaultValue={traffic.frameSize} min={60} max={9000} data-testid="frame-size"
+            onBlur={(e) => { const n = num(e.target.value, 60, 9000, 'Frame size'); if (n === null) e.target.value = String(traffic.frameSize); else if (n !== traffic.frameSize) void refusedKeeps(e.target, traffic.frameSize, configure({ traffic: { frameSize: n } })); }} />
         </label>
         <label>Mix
           <select value={mixName(traffic.mix)} data-testid="mix" onChange={(e) => void configure({ traffic: { mix: MIXES[e.target.value] } })}>
@@ -143,11 +158,22 @@ export function Settings() {
           page cache
         </label>
         <label>MTU
-          <input type="number" defaultValue={driver.mtu} min={68} max={9000} data-testid="mtu"
-            onBlur={(e) => { const n = num(e.target.value, 68, 9000, 'MTU'); if (n !== null && n !== driver.mtu) void configure({ driver: { mtu: n } }); }} />
+          <input type="number" key={driver.mtu} defaultValue={driver.mtu} min={68} max={9000} data-testid="mtu"
+            onBlur={(e) => { const n = num(e.target.value, 68, 9000, 'MTU'); if (n === null) e.target.value = String(driver.mtu); else if (n !== driver.mtu) void refusedKeeps(e.target, driver.mtu, configure({ driver: { mtu: n } })); }} />
         </label>
+        {detachFix && (
+          <p className="field-warning" role="status" data-testid="detach-warning">
+            XDP detached: {attached && !attached.ok ? attached.reason : ''}{' '}
+            <button data-testid="detach-fix" onClick={() => void setDriver(detachFix.patch)}>{detachFix.label}</button>
+          </p>
+        )}
       </fieldset>
-      {error && <p className="field-error" role="alert" data-testid="settings-error">{error}</p>}
+      {error && (
+        <p className="field-error" role="alert" data-testid="settings-error">
+          {error}{' '}
+          {fix && <button data-testid="settings-fix" onClick={() => void setDriver(fix.patch)}>{fix.label}</button>}
+        </p>
+      )}
     </details>
   );
 }

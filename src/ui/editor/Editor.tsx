@@ -7,8 +7,9 @@ import { useEffect, useRef } from 'react';
 import { monaco } from './monaco';
 import { registerHeaderCompletion } from './completion';
 import { markMilestone, setSource } from '../controller';
-import { monacoTheme } from '../theme';
+import { defineMonacoThemes, monacoTheme } from '../theme';
 import { setApp, useApp } from '../../store';
+import { bindTabFocusMode } from '../tabFocus';
 import type { Diagnostic } from '../../engine';
 
 const OWNER = 'xdp-lab';
@@ -42,6 +43,7 @@ export function Editor() {
 
   useEffect(() => {
     registerHeaderCompletion();
+    defineMonacoThemes(monaco);
     const e = monaco.editor.create(host.current!, {
       value: useApp.getState().source,
       language: 'c',
@@ -56,6 +58,7 @@ export function Editor() {
       ariaLabel: 'XDP program source (C)',
     });
     ed.current = e;
+    const unbindTab = bindTabFocusMode(e);
     decos.current = e.createDecorationsCollection();
     // For e2e tests: the C line currently linked to the selected instruction.
     (window as unknown as { __xdpLab: Record<string, unknown> }).__xdpLab.linkedLine = () => decos.current?.getRanges()[0]?.startLineNumber ?? null;
@@ -69,6 +72,7 @@ export function Editor() {
       if (ev.reason === R.Explicit || ev.reason === R.NotSet) setApp({ selectedLine: ev.position.lineNumber, selectedPc: null });
     });
     return () => {
+      unbindTab();
       sub.dispose();
       cur.dispose();
       e.dispose();

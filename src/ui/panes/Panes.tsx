@@ -7,10 +7,12 @@ import { VerifierPane } from './VerifierPane';
 import { ConsolePane } from './ConsolePane';
 import { MapsPane } from './MapsPane';
 import { PacketPane } from './PacketPane';
+import { CfgPane } from './CfgPane';
 
 const TABS: { id: PaneTab; label: string }[] = [
   { id: 'disasm', label: 'Disassembly' },
   { id: 'verifier', label: 'Verifier' },
+  { id: 'cfg', label: 'CFG' },
   { id: 'inspector', label: 'Packet' },
   { id: 'maps', label: 'Maps' },
   { id: 'console', label: 'Console' },
@@ -39,6 +41,7 @@ export function Panes() {
       <div className="pane-body" role="tabpanel" id="pane-body" aria-labelledby={`tab-${tab}`}>
         {tab === 'disasm' && <DisasmPane />}
         {tab === 'verifier' && <VerifierPane />}
+        {tab === 'cfg' && <CfgPane />}
         {tab === 'inspector' && <PacketPane />}
         {tab === 'maps' && <MapsPane />}
         {tab === 'console' && <ConsolePane />}

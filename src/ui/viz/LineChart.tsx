@@ -8,7 +8,22 @@ import { memo, useEffect, useRef } from 'react';
 import type { SeriesPoint } from '../../engine';
 import { fmtRate, fmtTime } from './format';
 
-const M = { l: 44, r: 6, t: 6, b: 18 };
+// The top margin holds the key, so it is never drawn over the lines.
+const M = { l: 44, r: 6, t: 18, b: 18 };
+
+/**
+ * A tick formatter that leaves a label out when it would repeat the one
+ * before it (a near-empty series after reset rounds every tick to "0 ns").
+ */
+function distinct(fmt: (v: number) => string): (d: unknown, i: number) => string {
+  let prev = '';
+  return (d, i) => {
+    const s = fmt(Number(d));
+    if (i > 0 && s === prev) return '';
+    prev = s;
+    return s;
+  };
+}
 
 export const LineChart = memo(function LineChart({ series, width = 300, height = 120 }: { series: SeriesPoint[]; width?: number; height?: number }) {
   const xAxis = useRef<SVGGElement>(null);
@@ -20,8 +35,8 @@ export const LineChart = memo(function LineChart({ series, width = 300, height =
   const pps = line<SeriesPoint>().x((p) => x(p.t)).y((p) => y(p.pps))(series) ?? '';
   const drops = line<SeriesPoint>().x((p) => x(p.t)).y((p) => y(p.dropPps))(series) ?? '';
   useEffect(() => {
-    if (xAxis.current) select(xAxis.current).call(axisBottom(x).ticks(4).tickFormat((d) => fmtTime(Number(d))));
-    if (yAxis.current) select(yAxis.current).call(axisLeft(y).ticks(4).tickFormat((d) => fmtRate(Number(d)).replace('pps', '')));
+    if (xAxis.current) select(xAxis.current).call(axisBottom(x).ticks(Math.max(2, Math.floor(width / 90))).tickFormat(distinct((d) => fmtTime(d))));
+    if (yAxis.current) select(yAxis.current).call(axisLeft(y).ticks(4).tickFormat(distinct((d) => fmtRate(d).replace('pps', ''))));
   });
   return (
     <svg className="chart" width={width} height={height} data-testid="pps-chart" role="img" aria-label="Packets per second and drops over time">
@@ -31,8 +46,8 @@ export const LineChart = memo(function LineChart({ series, width = 300, height =
       </g>
       <path d={pps} className="series-pps" />
       <path d={drops} className="series-drop" />
-      <text x={M.l + 4} y={M.t + 10} className="chart-key pps">pps</text>
-      <text x={M.l + 34} y={M.t + 10} className="chart-key drop">drop/s</text>
+      <text x={M.l + 4} y={12} className="chart-key pps">pps</text>
+      <text x={M.l + 34} y={12} className="chart-key drop">drop/s</text>
     </svg>
   );
 });

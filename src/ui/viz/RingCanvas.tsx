@@ -9,6 +9,7 @@ import { memo, useEffect, useRef, useState } from 'react';
 import type { RingView } from '../../engine';
 import { slotColors } from './palette';
 
+// The hands on the canvas; the pointer names below take the same hues per theme from app.css (.ptr-N), readable on either background.
 const POINTER_COLORS = ['#cf222e', '#1f883d', '#9a6700', '#0550ae'];
 
 export const RingCanvas = memo(function RingCanvas({ ring, size = 136 }: { ring: RingView; size?: number }) {
@@ -81,7 +82,7 @@ export const RingCanvas = memo(function RingCanvas({ ring, size = 136 }: { ring:
         <strong>{ring.label}</strong>
         <span className="ring-pointers">
           {ring.pointers.map((p, k) => (
-            <span key={p.name} data-testid={`ring-${ring.id}-${p.name}`} style={{ color: POINTER_COLORS[k % POINTER_COLORS.length] }}>
+            <span key={p.name} data-testid={`ring-${ring.id}-${p.name}`} className={`ptr-${k % POINTER_COLORS.length}`}>
               {p.name} {p.index}
             </span>
           ))}

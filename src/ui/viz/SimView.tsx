@@ -39,7 +39,7 @@ const Rings = memo(function Rings() {
   if (!rings) return null;
   return (
     <div className="rings">
-      {rings.map((r) => <RingCanvas key={r.id} ring={r} />)}
+      {rings.map((r) => <RingCanvas key={r.id} ring={r} size={112} />)}
       <Legend rings={rings} />
     </div>
   );

@@ -17,6 +17,8 @@ import type { SimSettings } from '../engine/simTypes';
 import { checkExample, checkSettings, checkWorkspace, MAX_WORKSPACE_BYTES } from './schema';
 
 export const SHARE_VERSION = 2;
+/** Every warning about the link's settings starts so (the app then keeps the learner's settings). */
+export const SETTINGS_WARNING_PREFIX = 'settings: ';
 /** The payload text itself (URLs this long already fail in some browsers and servers). */
 export const MAX_PAYLOAD_CHARS = 2 * 1024 * 1024;
 /** Inflated JSON: the workspace limit plus room for JSON escapes and settings. */
@@ -96,7 +98,7 @@ function decode(payload: string): DecodedShareLink {
   if (r.settings !== undefined) {
     const s = checkSettings(r.settings);
     settings = s.settings;
-    warnings.push(...s.warnings);
+    warnings.push(...s.warnings.map((w) => `${SETTINGS_WARNING_PREFIX}${w}`));
   }
   return { ok: true, version: r.v === 1 ? 1 : 2, workspace, example, settings, warnings };
 }

@@ -6,15 +6,16 @@
 import type { Attach, Example } from './toolchain';
 import type { PacketDetail } from './inspect';
 import type { BuildResult } from './types';
+import type { Workspace } from '../cc/workspace';
 import type { SimReply } from './simSession';
 import type { MapView, SimSettings, SimSnapshot, StepUnit } from './simTypes';
 
 export interface EngineApi {
   hello(): { examples: Example[] };
-  /** Compile, verify, and attach to the simulated NIC if the verifier accepts. */
-  build(source: string): BuildResult;
+  /** Compile, verify, and attach to the simulated NIC if the verifier accepts. A string is a one-file workspace. */
+  build(program: string | Workspace): BuildResult;
   /** Compile and verify only; the answer says what to attach (see attach). */
-  check(source: string): { result: BuildResult; attach: Attach };
+  check(program: string | Workspace): { result: BuildResult; attach: Attach };
   /** Attach a checked program to the simulated NIC (or detach, saying why); the machine restarts. */
   attach(attach: Attach): SimReply;
   simSnapshot(): SimReply;

@@ -12,8 +12,8 @@ export function createEngine(tc: Toolchain): EngineApi & { session: Session } {
   return {
     session,
     hello: () => ({ examples: [...session.examples()] }),
-    build: (source) => session.build(source),
-    check: (source) => session.check(source),
+    build: (program) => session.build(program),
+    check: (program) => session.check(program),
     attach: (a) => sim.attach(a),
     simSnapshot: () => sim.snapshot(),
     simStep: (unit, count) => sim.step(unit, count),

@@ -9,6 +9,7 @@ import { SimSession } from './simSession';
 import type { Attach, Example, Toolchain } from './toolchain';
 import type { BuildResult } from './types';
 import type { ParsedSpec } from '../isa';
+import { singleFileWorkspace, type Workspace } from '../cc/workspace';
 
 export class Session {
   private seq = 0;
@@ -30,8 +31,8 @@ export class Session {
    * one it rejects is not (the kernel would refuse to load it), so the NIC
    * runs without XDP until the program is fixed.
    */
-  build(source: string): BuildResult {
-    const { result, attach } = this.check(source);
+  build(program: string | Workspace): BuildResult {
+    const { result, attach } = this.check(program);
     this.sim.attach(attach);
     return result;
   }
@@ -41,8 +42,9 @@ export class Session {
    * The app runs this in a separate build worker, so a compiler or verifier
    * that takes too long can be stopped without stopping the simulation.
    */
-  check(source: string): { result: BuildResult; attach: Attach } {
-    const { result, parsed } = runBuild(this.tc, ++this.seq, source);
+  check(program: string | Workspace): { result: BuildResult; attach: Attach } {
+    const ws = typeof program === 'string' ? singleFileWorkspace(program) : program;
+    const { result, parsed } = runBuild(this.tc, ++this.seq, ws);
     this.lastBuild = result;
     this.program = parsed;
     return { result, attach: this.attachable() && parsed ? { program: parsed } : { reason: detachReason(result) } };

@@ -13,23 +13,28 @@ import { readPcap } from '../net';
 import { DriverSim } from './simAdapter';
 import { loadProgram } from './vmHook';
 import type { FirstStateText } from '../verifier';
-import { compileWorkspace, singleFileWorkspace, verifyProgram } from './pipeline';
+import { compileWorkspace, singleFileWorkspace, verifyProgram, type Workspace } from './pipeline';
 import type { Toolchain } from './toolchain';
 import type { Diagnostic, InsnState } from './types';
 
 const FILE = 'prog.c';
 
-/** A compiler diagnostic on the user's file keeps its span; one from a header is shown on line 1, naming where it came from. */
-export function toDiagnostic(d: CcDiagnostic): Diagnostic {
+/**
+ * A compiler diagnostic in a workspace file keeps its span and names the file
+ * (the main file's need not); one from a system header is shown on the main
+ * file's line 1, naming where it came from.
+ */
+export function toDiagnostic(d: CcDiagnostic, ws: Workspace = singleFileWorkspace('', FILE)): Diagnostic {
   const severity = d.severity === 'note' ? 'info' : d.severity;
-  const inFile = d.span.file === FILE && d.span.line > 0;
+  const inFile = ws.files.some((f) => f.path === d.span.file) && d.span.line > 0;
   if (!inFile) {
     const where = d.span.line > 0 ? `${d.span.file}:${d.span.line}:${d.span.col}: ` : '';
     return { stage: 'compiler', severity, code: d.code, message: `${where}${d.message}`, line: 1, col: 1, endLine: 1, endCol: 1 };
   }
   const endLine = Math.max(d.span.line, d.span.endLine || d.span.line);
   const endCol = endLine === d.span.line ? Math.max(d.span.col + 1, d.span.endCol || d.span.col + 1) : d.span.endCol || 1;
-  return { stage: 'compiler', severity, code: d.code, message: d.message, line: d.span.line, col: Math.max(1, d.span.col), endLine, endCol };
+  const file = d.span.file === ws.main ? {} : { file: d.span.file };
+  return { stage: 'compiler', severity, code: d.code, ...file, message: d.message, line: d.span.line, col: Math.max(1, d.span.col), endLine, endCol };
 }
 
 /** llvm-objdump -d text per slot (the second lddw slot gets ''). */
@@ -60,9 +65,9 @@ export const landedToolchain: Toolchain = {
     const states = (v.firstStates ?? []).map(stateView);
     return { accepted: v.accepted, log: v.log, error: v.error, errorPc: v.errorPc, errorPath: v.errorPath, states, processed: v.insnsProcessed };
   },
-  compile: (source) => {
-    const r = compileWorkspace(singleFileWorkspace(source, FILE));
-    return { spec: r.spec ?? null, diagnostics: r.diagnostics.map(toDiagnostic) };
+  compile: (ws) => {
+    const r = compileWorkspace(ws);
+    return { spec: r.spec ?? null, diagnostics: r.diagnostics.map((d) => toDiagnostic(d, ws)) };
   },
   disassemble,
   examples: EXAMPLES.map((e) => ({ name: e.id, title: e.title, source: e.source, ...(e.setup ? { setup: e.setup } : {}) })),

@@ -11,6 +11,7 @@ import type { Diagnostic, InsnState } from './types';
 import type { MapView, SimSettings, SimSnapshot, StepUnit } from './simTypes';
 import type { PacketDetail } from './inspect';
 import type { ExampleSetup } from '../examples';
+import type { Workspace } from '../cc/workspace';
 
 export interface CompileOutput {
   spec: ProgramSpec | null;
@@ -37,7 +38,7 @@ export interface Example {
 }
 
 export interface Toolchain {
-  compile: (source: string) => CompileOutput;
+  compile: (ws: Workspace) => CompileOutput;
   /** One kernel-syntax line per slot (the second lddw slot may be ''). */
   disassemble: (insns: readonly Insn[]) => string[];
   verify: (parsed: ParsedSpec) => VerifyOutput;

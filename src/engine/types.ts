@@ -3,10 +3,13 @@
  * the worker boundary unchanged. Nothing here holds behaviour; the UI renders
  * these and the store mirrors them.
  */
+import type { Workspace } from '../cc/workspace';
 
 /** A source-anchored message (DESIGN.md convention 3). Lines and columns are 1-based. */
 export interface Diagnostic {
   stage: 'compiler' | 'verifier' | 'engine';
+  /** The workspace file it is in (absent: the main file). */
+  file?: string;
   severity: 'error' | 'warning' | 'info';
   message: string;
   code?: string;
@@ -18,7 +21,7 @@ export interface Diagnostic {
 
 /** One line of the llvm-objdump -S style listing: a C line, or one instruction slot. */
 export type DisasmLine =
-  | { kind: 'source'; line: number; text: string }
+  | { kind: 'source'; line: number; text: string; file?: string }
   | { kind: 'insn'; pc: number; hex: string; text: string; line?: number }
   | { kind: 'label'; pc: number; text: string };
 
@@ -45,6 +48,8 @@ export interface CompileInfo {
   maps: { name: string; type: string; key_size: number; value_size: number; max_entries: number }[];
   /** Slot → 1-based C line, from line_info. */
   lineOf: Record<number, number>;
+  /** Slot → workspace file, for slots whose line is in a file other than the main one. */
+  fileOf?: Record<number, string>;
 }
 
 export interface VerifyInfo {
@@ -65,7 +70,10 @@ export interface VerifyInfo {
 export interface BuildResult {
   /** Monotonic build number; the UI ignores results older than what it shows. */
   seq: number;
+  /** The main file's text. */
   source: string;
+  /** The workspace that was built (absent in results made by hand). */
+  workspace?: Workspace;
   diagnostics: Diagnostic[];
   compile: StageResult<CompileInfo>;
   disasm: StageResult<{ lines: DisasmLine[] }>;

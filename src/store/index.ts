@@ -9,6 +9,7 @@
  */
 import { create } from 'zustand';
 import type { BuildResult, Example, SimSnapshot, Speed } from '../engine';
+import type { Workspace } from '../cc/workspace';
 
 export type Theme = 'light' | 'dark';
 export type PaneTab = 'disasm' | 'verifier' | 'cfg' | 'inspector' | 'maps' | 'console';
@@ -18,9 +19,22 @@ export interface EngineSlice {
   examples: Example[];
   /** A message for the user (restart, bad share link, …), dismissable. */
   notice: string | null;
+  /** Buttons offered with one notice (shown only while that notice is). */
+  noticeActions: { for: string; actions: NoticeAction[] } | null;
+}
+
+export interface NoticeAction {
+  label: string;
+  testid: string;
+  run: () => void;
 }
 
 export interface ProgramSlice {
+  /** The program: files, the main one, build flags. */
+  workspace: Workspace;
+  /** The file shown in the editor. */
+  activeFile: string;
+  /** The main file's text (what single-file views such as lessons and explanations read). */
   source: string;
   exampleName: string | null;
   build: BuildResult | null;
@@ -53,6 +67,9 @@ export const initialState: AppState = {
   engineStatus: 'starting',
   examples: [],
   notice: null,
+  noticeActions: null,
+  workspace: { files: [], main: 'prog.c', flags: [] },
+  activeFile: 'prog.c',
   source: '',
   exampleName: null,
   build: null,
@@ -72,6 +89,16 @@ export const initialState: AppState = {
 export const useApp = create<AppState>()(() => ({ ...initialState }));
 
 export const setApp = (p: Partial<AppState>): void => useApp.setState(p);
+
+/** Show a notice with buttons (the buttons go when the notice changes). */
+export function showNotice(text: string, actions: NoticeAction[] = []): void {
+  useApp.setState({ notice: text, noticeActions: actions.length ? { for: text, actions } : null });
+}
+
+/** The main file's text of a workspace ('' when it has none). */
+export function mainText(ws: Workspace): string {
+  return ws.files.find((f) => f.path === ws.main)?.text ?? '';
+}
 
 /* ---- once-per-frame merging of worker traffic ---- */
 

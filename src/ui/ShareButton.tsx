@@ -1,4 +1,4 @@
-/** Makes a share link for the current program and settings, copies it, and shows it. */
+/** Makes a share link for the current workspace and settings, copies it, and shows it. */
 import { useState } from 'react';
 import { shareLink } from './persist';
 
@@ -6,7 +6,7 @@ export function ShareButton() {
   const [link, setLink] = useState<string | null>(null);
   const [copied, setCopied] = useState(false);
   const make = async () => {
-    const url = await shareLink();
+    const url = shareLink();
     setLink(url);
     try {
       await navigator.clipboard.writeText(url);

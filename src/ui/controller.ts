@@ -1,11 +1,13 @@
 /**
- * The UI's one link to the engine: owns the EngineClient, sends the program
- * as it is typed, and folds worker answers into the store. React
+ * The UI's one link to the engine: owns the EngineClient, sends the
+ * workspace (files, main file, flags) as it is edited, and folds worker
+ * answers into the store. React
  * components call these functions; they never talk to the worker directly.
  */
 import { EngineClient } from '../worker/client';
 import EngineWorker from '../worker/worker.ts?worker';
-import { appendConsole, mergeFromWorker, setApp, useApp } from '../store';
+import { appendConsole, mainText, mergeFromWorker, setApp, useApp } from '../store';
+import { singleFileWorkspace, type Workspace } from '../cc/workspace';
 import type { BuildResult, SimSettings } from '../engine';
 import { DEFAULT_SETTINGS } from '../engine/simTypes';
 
@@ -33,7 +35,7 @@ export function markMilestone(kind: Milestone, source: string, seq: number): voi
 }
 
 let inFlight = false;
-let queued: string | null = null;
+let queued: Workspace | null = null;
 
 export function engine(): EngineClient {
   if (!client) throw new Error('engine not started');
@@ -80,8 +82,8 @@ async function helloAndBuild(): Promise<void> {
   const hello = await c.call('hello');
   const st = useApp.getState();
   const patch: Parameters<typeof setApp>[0] = { engineStatus: 'ready', examples: hello.examples };
-  if (!st.source && hello.examples.length) {
-    patch.source = hello.examples[0].source;
+  if (st.workspace.files.length === 0 && hello.examples.length) {
+    Object.assign(patch, workspacePatch(singleFileWorkspace(hello.examples[0].source)));
     patch.exampleName = hello.examples[0].name;
   }
   setApp(patch);
@@ -104,16 +106,34 @@ async function helloAndBuild(): Promise<void> {
  * costs at most one build per build time, not one per key.
  */
 export function setSource(source: string): void {
-  setApp({ source, exampleName: null });
+  setFileText(useApp.getState().workspace.main, source);
+}
+
+/** One file's text changed (the editor's active tab, a fix, an exercise's starter code). */
+export function setFileText(path: string, text: string): void {
+  const ws = useApp.getState().workspace;
+  const files = ws.files.some((f) => f.path === path) ? ws.files.map((f) => (f.path === path ? { path, text } : f)) : [...ws.files, { path, text }];
+  setWorkspace({ ...ws, files });
+}
+
+/** The store's fields for a workspace (the active file kept when it still exists). */
+function workspacePatch(ws: Workspace): { workspace: Workspace; source: string; activeFile: string } {
+  const active = useApp.getState().activeFile;
+  return { workspace: ws, source: mainText(ws), activeFile: ws.files.some((f) => f.path === active) ? active : ws.main };
+}
+
+/** The workspace changed (an edit, files added, renamed or removed, a new main file or flags): rebuild now. */
+export function setWorkspace(ws: Workspace, opts: { example?: string | null } = {}): void {
+  setApp({ ...workspacePatch(ws), exampleName: opts.example ?? null });
   if (debounce) clearTimeout(debounce);
   debounce = null;
-  void build(source);
+  void build(ws);
 }
 
 export function loadExample(name: string): void {
   const ex = useApp.getState().examples.find((e) => e.name === name);
   if (!ex) return;
-  setApp({ source: ex.source, exampleName: ex.name, selectedPc: null, selectedLine: null });
+  setApp({ ...workspacePatch(singleFileWorkspace(ex.source)), exampleName: ex.name, selectedPc: null, selectedLine: null });
   // The machine the example was written for (no setup: the default machine), then the program on it.
   const d = DEFAULT_SETTINGS.driver;
   const s = ex.setup ?? {};
@@ -129,27 +149,28 @@ function requestBuild(delay: number): void {
   if (debounce) clearTimeout(debounce);
   debounce = setTimeout(() => {
     debounce = null;
-    void build(useApp.getState().source);
+    void build(useApp.getState().workspace);
   }, delay);
 }
 
 /** At most one build in flight; while it runs only the newest source waits. */
-async function build(source: string): Promise<void> {
+async function build(ws: Workspace): Promise<void> {
   if (inFlight) {
-    queued = source;
+    queued = ws;
     return;
   }
+  const source = mainText(ws);
   inFlight = true;
   setApp({ building: true });
   try {
     const b = buildClient!;
     await b.ready();
     markMilestone('requested', source, -1);
-    const { result, attach } = await b.call('check', source);
+    const { result, attach } = await b.call('check', ws);
     markMilestone('answered', source, result.seq);
     // A result for text that has changed since is dropped unseen: the newer
     // build is already queued, and rendering this one would only delay it.
-    if (useApp.getState().source === source) {
+    if (useApp.getState().workspace === ws) {
       mergeFromWorker({ build: result });
       // Not awaited: the next build need not wait for the simulation to
       // take this program. The engine worker handles attaches in order; if
@@ -161,7 +182,7 @@ async function build(source: string): Promise<void> {
     }
   } catch (e) {
     const message = (e as Error).message;
-    mergeFromWorker({ build: stoppedBuild(source, message) });
+    mergeFromWorker({ build: stoppedBuild(ws, message) });
   } finally {
     inFlight = false;
     const next = queued;
@@ -172,7 +193,7 @@ async function build(source: string): Promise<void> {
 }
 
 /** What the panes show for a build that was stopped (timeout, crash): honest, and nothing attached. */
-function stoppedBuild(source: string, message: string): BuildResult {
+function stoppedBuild(ws: Workspace, message: string): BuildResult {
   const failed = { status: 'failed' as const, message: `build stopped: ${message}` };
-  return { seq: -1, source, diagnostics: [], compile: failed, disasm: failed, verify: failed };
+  return { seq: -1, source: mainText(ws), workspace: ws, diagnostics: [], compile: failed, disasm: failed, verify: failed };
 }

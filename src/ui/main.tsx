@@ -3,9 +3,9 @@
  * is even parsed (Monaco is most of the bundle), so compiling the default
  * example overlaps with loading the UI.
  */
-import { startEngine } from './controller';
+import { setWorkspace, startEngine } from './controller';
 import { initTheme } from './theme';
-import { setApp, useApp } from '../store';
+import { mainText, setApp, useApp } from '../store';
 import { setRunning } from './simControl';
 import type { Speed } from '../engine/api';
 import { applyBootNotice, resolveBoot, startAutosave } from './persist';
@@ -18,17 +18,18 @@ initTheme();
 // full text lives in Monaco's model; the DOM holds only the visible lines).
 (window as unknown as { __xdpLab: unknown }).__xdpLab = {
   source: () => useApp.getState().source,
+  workspace: () => useApp.getState().workspace,
   state: () => useApp.getState(),
   setSpeed: (s: Speed) => setRunning(true, s),
 };
 
 void (async () => {
-  const boot = await resolveBoot();
-  setApp({ source: boot.source ?? '', exampleName: boot.source ? boot.example : null });
+  const boot = resolveBoot();
+  if (boot.workspace) setApp({ workspace: boot.workspace, activeFile: boot.workspace.main, source: mainText(boot.workspace), exampleName: boot.example });
   // ?speed=N opens with traffic at N events per second (a slower start for demos and tests).
   const speed = Number(new URLSearchParams(location.search).get('speed'));
   if (Number.isFinite(speed) && speed >= 1) setApp({ speed: Math.floor(speed) });
-  applyBootNotice(boot);
+  applyBootNotice(boot, (s) => setWorkspace(s.workspace, { example: s.example }));
   startAutosave();
   installShortcuts();
   let painted!: () => void;

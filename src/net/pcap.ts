@@ -50,6 +50,8 @@ export function readPcap(bytes: Uint8Array): { records: PcapRecord[]; nanosecond
     const inclLen = dv.getUint32(off + 8, little);
     const origLen = dv.getUint32(off + 12, little);
     if (!ns && frac >= 1_000_000) throw new PcapError(`record ${records.length + 1}: microsecond field ${frac} out of range`);
+    // Found by the pcap fuzz target: a nanosecond field past a second made nsec ≥ 1e9.
+    if (ns && frac >= 1_000_000_000) throw new PcapError(`record ${records.length + 1}: nanosecond field ${frac} out of range`);
     if (off + 16 + inclLen > bytes.length) throw new PcapError(`record ${records.length + 1} is truncated: ${inclLen} bytes announced, ${bytes.length - off - 16} present`);
     const nsec = ns ? frac : frac * 1000;
     records.push({ sec, nsec, tsNs: sec * 1e9 + nsec, data: bytes.slice(off + 16, off + 16 + inclLen), origLen });

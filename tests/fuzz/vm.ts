@@ -6,16 +6,15 @@
  * escaping the VM is a crash, any difference in retval, packet bytes,
  * executed count, fault or maps a mismatch, runs slower than HANG_MS a
  * hang. Failing inputs are written to tests/fuzz/regressions/vm/ as JSON
- * ({seed, mutate, budget, insns}), which tests/unit/vm-fuzz-regressions.test.ts
+ * ({seed, mutate, budget, insns}), which tests/fuzz/fuzz.test.ts
  * replays on every test run.
  *
- *   npx tsx tests/fuzz/vm.ts --seconds 600 [--seed N]   (exit 1 on any failure)
- *   import { fuzzVm } from './vm'                        (a runner with a time budget)
+ * The runner's target is tests/fuzz/targets/vm.ts:
+ *   npm run fuzz -- --seconds 600 --target vm
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
-import { bytesToHex, encodeProgram, parseSpec, type Insn } from '../../src/isa';
+import { fileURLToPath } from 'node:url';
+import { bytesToHex, encodeProgram, parseSpec, type Insn, type ProgramSpec } from '../../src/isa';
 import { createVm, testRunFrame, type XdpVm } from '../../src/vm';
 import { generate, packet, rng } from '../differential/vm-random-gen';
 
@@ -28,19 +27,10 @@ export interface VmFuzzInput {
   mutate: boolean;
   budget: number;
   insns: string;
-}
-
-export interface VmFuzzReport {
-  target: 'vm';
-  seconds: number;
-  inputs: number;
-  /** Inputs the JIT translated (the verifier accepted them). */
-  jitted: number;
-  runs: number;
-  crashes: number;
-  mismatches: number;
-  hangs: number;
-  failures: { input: VmFuzzInput; kind: 'crash' | 'mismatch' | 'hang'; detail: string }[];
+  /** A whole program spec (maps included) instead of bare insns: a corpus program, maybe mutated. */
+  spec?: ProgramSpec;
+  /** The frames to run (hex); absent: three random 192-byte frames from the seed. */
+  packets?: string[];
 }
 
 function mutate(insns: Insn[], r: () => number): Insn[] {
@@ -80,7 +70,7 @@ export function checkVmInput(input: VmFuzzInput): { jitted: boolean; failure?: {
   let jitted = false;
   let runMs = 0;
   try {
-    const parsed = parseSpec({ insns: input.insns });
+    const parsed = parseSpec(input.spec ? { ...input.spec, insns: input.insns } : { insns: input.insns });
     if ('error' in parsed) return { jitted }; // not a program (the spec parser refused it): nothing to run
     const mk = (engine: 'jit' | 'interp'): XdpVm => {
       const vm = createVm(parsed, { engine, budget: input.budget });
@@ -90,9 +80,10 @@ export function checkVmInput(input: VmFuzzInput): { jitted: boolean; failure?: {
     const vms = [mk('jit'), mk('interp')] as const;
     jitted = vms[0].jitUnavailable === undefined;
     const pr = rng(input.seed * 7 + 1);
+    const packets = input.packets ?? [packet(pr), packet(pr), packet(pr)];
     const t0 = Date.now();
-    for (let p = 0; p < 3; p++) {
-      const pkt = Buffer.from(packet(pr), 'hex');
+    for (let p = 0; p < packets.length; p++) {
+      const pkt = Buffer.from(packets[p]!, 'hex');
       const [a, b] = vms.map((vm) => {
         const frame = testRunFrame(pkt);
         const r = vm.runXdp(frame);
@@ -107,49 +98,4 @@ export function checkVmInput(input: VmFuzzInput): { jitted: boolean; failure?: {
   // A hang is in the runs (both engines, 3 packets; the budget bounds them), not in the verification before.
   if (runMs > HANG_MS) return { jitted, failure: { kind: 'hang', detail: `${runMs} ms of runs` } };
   return { jitted };
-}
-
-/** Fuzz for `seconds` (wall clock), keeping every failing input under REGRESSION_DIR. */
-export function fuzzVm(opts: { seconds: number; seed?: number; save?: boolean }): VmFuzzReport {
-  const start = Date.now();
-  const rep: VmFuzzReport = { target: 'vm', seconds: 0, inputs: 0, jitted: 0, runs: 0, crashes: 0, mismatches: 0, hangs: 0, failures: [] };
-  let seed = opts.seed ?? (start % 1_000_000_000);
-  while (Date.now() - start < opts.seconds * 1000) {
-    const input = vmFuzzInput(seed++);
-    const res = checkVmInput(input);
-    const bad = res.failure;
-    rep.inputs++;
-    rep.runs += 3;
-    if (res.jitted) rep.jitted++;
-    if (bad) {
-      if (bad.kind === 'crash') rep.crashes++;
-      else if (bad.kind === 'mismatch') rep.mismatches++;
-      else rep.hangs++;
-      rep.failures.push({ input, kind: bad.kind, detail: bad.detail });
-      if (opts.save !== false) {
-        mkdirSync(REGRESSION_DIR, { recursive: true });
-        writeFileSync(path.join(REGRESSION_DIR, `seed-${input.seed}.json`), JSON.stringify(input, null, 1) + '\n');
-      }
-    }
-  }
-  rep.seconds = (Date.now() - start) / 1000;
-  return rep;
-}
-
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  const args = process.argv.slice(2);
-  const opt = (name: string): string | undefined => {
-    const i = args.indexOf(name);
-    return i >= 0 ? args[i + 1] : undefined;
-  };
-  const seconds = Number(opt('--seconds') ?? 60);
-  const seedArg = opt('--seed');
-  if (!Number.isFinite(seconds) || seconds <= 0 || (seedArg !== undefined && !Number.isInteger(Number(seedArg)))) {
-    process.stderr.write('usage: tsx tests/fuzz/vm.ts [--seconds N] [--seed N]\n');
-    process.exit(2);
-  }
-  const rep = fuzzVm({ seconds, seed: seedArg === undefined ? undefined : Number(seedArg) });
-  process.stdout.write(`vm fuzz: ${rep.inputs} inputs (${rep.jitted} translated by the JIT), ${rep.runs} runs in ${rep.seconds.toFixed(0)} s: ${rep.crashes} uncaught exceptions, ${rep.mismatches} JIT/interpreter mismatches, ${rep.hangs} hangs\n`);
-  for (const f of rep.failures.slice(0, 5)) process.stdout.write(`  ${f.kind} seed ${f.input.seed}: ${f.detail.split('\n')[0]}\n`);
-  process.exit(rep.failures.length ? 1 : 0);
 }

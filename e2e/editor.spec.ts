@@ -14,7 +14,7 @@ test('a compile error shows as a marker on its line, and fixing it clears it', a
   await lab.setSource(bad);
   await expect.poll(async () => (await lab.markers()).filter((m) => m.severity === 'Error').map((m) => m.line)).toEqual([at + 1]);
   const [m] = await lab.markers();
-  expect(m.message).toMatch(/this_is_not_declared/);
+  expect(m?.message).toMatch(/this_is_not_declared/);
   await expect(lab.buildStatus).toHaveClass(/error/);
   await lab.gotoLine(at + 1); // Monaco renders only the lines in view
   await expect(lab.editor.locator('.squiggly-error').first()).toBeVisible();

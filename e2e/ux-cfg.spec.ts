@@ -50,6 +50,7 @@ test('the CFG of a rejected program highlights the failing path; a block shows i
   // The entry block and the block of the failing instruction are on the path; the early returns are not.
   expect(onPath.some((b) => b.start === 0)).toBe(true);
   const failing = blocks.filter((b) => b.start <= errorPc!).sort((a, b) => b.start - a.start)[0];
+  if (!failing) throw new Error(`no block holds the failing pc ${errorPc}`);
   expect(failing.onPath).toBe(true);
   expect(off.length).toBeGreaterThan(0);
   // An early return (the bounds check's XDP_PASS, the XDP_DROP) lies before the failing instruction but off its path.

@@ -30,7 +30,7 @@ test('a verifier error is marked on its line in the kernel\'s words; fixing it r
   await lab.setSource(HEAD + TAIL); // no bounds check before eth->h_proto (line 11)
   await expect.poll(async () => (await lab.markers()).filter((m) => m.source === 'verifier').map((m) => m.line)).toEqual([11]);
   const [m] = (await lab.markers()).filter((x) => x.source === 'verifier');
-  expect(m.message).toMatch(/^invalid access to packet, off=12 size=2, R\d\(id=0,off=12,r=0\)$/);
+  expect(m?.message).toMatch(/^invalid access to packet, off=12 size=2, R\d\(id=0,off=12,r=0\)$/);
   await expect(lab.buildStatus).toContainText('rejected by the verifier');
   await expect(page.getByTestId('attached')).toContainText('the verifier rejected the program');
   await lab.tab('verifier').click();

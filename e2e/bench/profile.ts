@@ -78,7 +78,7 @@ async function main(): Promise<void> {
       const n = byId.get(id)!;
       const f = n.callFrame;
       const key = `${f.functionName || '(anonymous)'} ${f.url.split('/').pop()}:${f.lineNumber}`;
-      const dt = profile.timeDeltas[i] / 1000;
+      const dt = profile.timeDeltas[i]! / 1000;
       total += dt;
       self.set(key, (self.get(key) ?? 0) + dt);
     });

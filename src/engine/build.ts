@@ -76,7 +76,7 @@ function listing(tc: Toolchain, parsed: ParsedSpec, ws: Workspace, lineOf: Recor
   let lastLine = 0;
   let lastFile = ws.main;
   parsed.insns.forEach((insn, pc) => {
-    if (pc > 0 && parsed.insns[pc - 1].code === 0x18) return; // second lddw slot
+    if (pc > 0 && parsed.insns[pc - 1]!.code === 0x18) return; // second lddw slot
     const fn = funcs.get(pc);
     if (fn) lines.push({ kind: 'label', pc, text: `${fn}:` });
     const line = lineOf[pc];
@@ -115,7 +115,7 @@ function runVerify(tc: Toolchain, parsed: ParsedSpec, lineOf: Record<number, num
 /** The C line of a slot: its own line_info, else the nearest earlier one. */
 export function lineOfPc(lineOf: Record<number, number>, pc: number | undefined): number {
   if (pc === undefined) return 1;
-  for (let p = pc; p >= 0; p--) if (lineOf[p] !== undefined) return lineOf[p];
+  for (let p = pc; p >= 0; p--) { const l = lineOf[p]; if (l !== undefined) return l; }
   return 1;
 }
 

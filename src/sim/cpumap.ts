@@ -63,7 +63,7 @@ export class CpumapTarget {
   bq_flush_to_queue(cpu: Cpu, r: RxRing): void {
     const q = this.bq[r.index]!;
     if (q.n === 0) return;
-    this.flushHist[q.n]++;
+    this.flushHist[q.n] = (this.flushHist[q.n] ?? 0) + 1;
     this.m.charge(cpu, S.cpumap_flush, q.n);
     for (let k = 0; k < q.n; k++) this.consume(r, q.pages[k]!, true);
     q.n = 0;

@@ -177,7 +177,7 @@ export class DevmapTarget {
     m.charge(cpu, S.devmap_xmit);
     this.flushes++;
     if (this.flushSizes.length < 1024) this.flushSizes.push(q.n);
-    this.flushHist[q.n]++;
+    this.flushHist[q.n] = (this.flushHist[q.n] ?? 0) + 1;
     let n = q.n;
     if (this.opts.devProg && this.opts.runProgAtFlush) {
       let kept = 0;

@@ -83,8 +83,8 @@ async function helloAndBuild(): Promise<void> {
   const st = useApp.getState();
   const patch: Parameters<typeof setApp>[0] = { engineStatus: 'ready', examples: hello.examples };
   if (st.workspace.files.length === 0 && hello.examples.length) {
-    Object.assign(patch, workspacePatch(singleFileWorkspace(hello.examples[0].source)));
-    patch.exampleName = hello.examples[0].name;
+    Object.assign(patch, workspacePatch(singleFileWorkspace(hello.examples[0]!.source)));
+    patch.exampleName = hello.examples[0]!.name;
   }
   setApp(patch);
   const settings = useApp.getState().sim?.settings ?? bootSettings;

@@ -83,7 +83,7 @@ export function conformanceHelpers(): Map<number, HelperFn> {
   });
   h.set(1, (m, pc) => {
     const b = m.bytesAt(pc, 1, m.regNum(2), true);
-    for (let i = 0; i < b.length; i++) b[i] ^= 42;
+    for (let i = 0; i < b.length; i++) b[i]! ^= 42;
     m.setReg(0, 0);
   });
   h.set(2, (m) => m.setReg(0, 0));

@@ -17,10 +17,10 @@ describe('buildCfg', () => {
   it('splits at jump targets and after jumps, with both edges of a branch', () => {
     const cfg = buildCfg(INSNS, LOG);
     expect(cfg.blocks.map((b) => [b.start, b.end])).toEqual([[0, 1], [2, 3], [4, 4], [5, 5]]);
-    expect(cfg.blocks[0].succs.sort()).toEqual([1, 2]);
-    expect(cfg.blocks[1].succs).toEqual([3]); // goto: no fall-through
-    expect(cfg.blocks[2].succs).toEqual([3]);
-    expect(cfg.blocks[3].succs).toEqual([]);
+    expect(cfg.blocks[0]!.succs.sort()).toEqual([1, 2]);
+    expect(cfg.blocks[1]!.succs).toEqual([3]); // goto: no fall-through
+    expect(cfg.blocks[2]!.succs).toEqual([3]);
+    expect(cfg.blocks[3]!.succs).toEqual([]);
     expect(cfg.edges).toHaveLength(4);
     expect(cfg.width).toBeGreaterThan(0);
   });

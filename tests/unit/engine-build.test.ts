@@ -67,7 +67,7 @@ describe('engine build', () => {
     const tc: Toolchain = { ...landedToolchain, compile: () => ({ spec: spec({ insns: 'b70000' }), diagnostics: [] }) };
     const r = createEngine(tc).build('src');
     expect(r.compile.status).toBe('failed');
-    expect(r.diagnostics[0].message).toMatch(/^compiler produced an invalid program: spec.insns/);
+    expect(r.diagnostics[0]!.message).toMatch(/^compiler produced an invalid program: spec.insns/);
   });
 
   // The app asks the verifier only for the first visit's state before each

@@ -56,7 +56,7 @@ describe('packet inspector', () => {
 
   it('says why when nothing ran yet', () => {
     const e = createEngine(landedToolchain);
-    e.build(e.hello().examples[0].source);
+    e.build(e.hello().examples[0]!.source);
     expect(e.inspectPacket(null)).toEqual({ error: 'no packet has been handled yet: run or step the simulation first' });
     expect(e.inspectPacket(123456)).toEqual({ error: 'packet #123456 is not in the recent trace (the last 20,000 events are kept)' });
   });

@@ -16,7 +16,7 @@ describe('engine over the landed toolchain', () => {
 
   it('compiles xdp1 and lists its disassembly with the C lines between', () => {
     const e = engine();
-    const src = e.hello().examples[0].source;
+    const src = e.hello().examples[0]!.source;
     const b = e.build(src);
     expect(b.compile.status).toBe('ok');
     expect(b.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
@@ -41,14 +41,14 @@ describe('engine over the landed toolchain', () => {
 
   it('runs xdp1 on the simulated NIC: every packet dropped and counted per protocol in its map', () => {
     const e = engine();
-    e.build(e.hello().examples[0].source);
+    e.build(e.hello().examples[0]!.source);
     const r = e.simStep('event', 20_000);
     expect(r.ok).toBe(true);
     if (!r.ok) return;
     const s = r.snapshot;
     expect(s.packets).toBeGreaterThan(100);
     expect(s.rings.map((x) => x.kind)).toEqual(['rx', 'tx']);
-    expect(s.rings[0].slots).toHaveLength(128);
+    expect(s.rings[0]!.slots).toHaveLength(128);
     expect(s.series.length).toBeGreaterThan(2);
     expect(s.attached).toEqual({ ok: true, name: 'xdp_prog1' });
     // xdp1 drops everything: every packet the program saw is an XDP_DROP.
@@ -57,9 +57,9 @@ describe('engine over the landed toolchain', () => {
     expect(s.actions.find((x) => x.name === 'PASS')!.value).toBe(0);
     // …and counts them per IP protocol in its map (UDP is 17).
     const maps = e.mapsRead();
-    expect(maps.ok && maps.maps[0].name).toBe('rxcnt');
+    expect(maps.ok && maps.maps[0]!.name).toBe('rxcnt');
     if (!maps.ok) return;
-    const udp = maps.maps[0].entries.find((x) => x.key === '11000000')!;
+    const udp = maps.maps[0]!.entries.find((x) => x.key === '11000000')!;
     expect(udp).toBeTruthy();
     const perCpu = udp.value.map((h) => Number(new DataView(Uint8Array.from(h.match(/../g)!.map((b) => parseInt(b, 16))).buffer).getBigInt64(0, true)));
     expect(perCpu.reduce((a, b) => a + b, 0)).toBe(drop);
@@ -67,7 +67,7 @@ describe('engine over the landed toolchain', () => {
 
   it('xdp2 bounces UDP back out: XDP_TX counts and the tx ring fills and drains', () => {
     const e = engine();
-    const b = e.build(e.hello().examples[1].source);
+    const b = e.build(e.hello().examples[1]!.source);
     expect(b.verify).toMatchObject({ status: 'ok', accepted: true });
     const r = e.simStep('event', 20_000);
     if (!r.ok) throw new Error(r.reason);
@@ -94,11 +94,11 @@ describe('engine over the landed toolchain', () => {
 
   it('steps back exactly: one event back equals running one event less', () => {
     const a = engine();
-    a.build(a.hello().examples[0].source);
+    a.build(a.hello().examples[0]!.source);
     a.simStep('event', 500);
     const back = a.simStepBack();
     const b = engine();
-    b.build(b.hello().examples[0].source);
+    b.build(b.hello().examples[0]!.source);
     const fwd = b.simStep('event', 499);
     expect(back.ok && fwd.ok).toBe(true);
     if (!back.ok || !fwd.ok) return;

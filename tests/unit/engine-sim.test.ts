@@ -121,7 +121,7 @@ describe('worker run loop', () => {
       const end = t + ms;
       while (queue.length) {
         queue.sort((a, b) => a.at - b.at);
-        if (queue[0].at > end) break;
+        if (queue[0]!.at > end) break;
         const q = queue.shift()!;
         t = Math.max(t, q.at);
         q.fn();

@@ -47,10 +47,10 @@ describe('packet builders and decoder', () => {
 
   it('a corrupted byte fails the L4 checksum and the IPv4 header checksum', () => {
     const p = buildPacket({ l4: 'udp', frameLen: 100 });
-    p[60] ^= 0xff;
+    p[60]! ^= 0xff;
     expect(decodePacket(p).udp?.csumOk).toBe(false);
     const q = buildPacket({ l4: 'tcp' });
-    q[22] ^= 1; // TTL
+    q[22]! ^= 1; // TTL
     expect(decodePacket(q).ipv4?.csumOk).toBe(false);
   });
 

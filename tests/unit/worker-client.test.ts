@@ -51,7 +51,7 @@ describe('EngineClient', () => {
     const { c } = client();
     await c.ready();
     const hello = await c.call('hello');
-    expect(hello.examples[0].name).toBeTruthy();
+    expect(hello.examples[0]!.name).toBeTruthy();
     const b = await c.call('build', 'int x;');
     expect(b.seq).toBe(1);
   });
@@ -59,11 +59,11 @@ describe('EngineClient', () => {
   it('replaces a crashed worker and fails its pending calls with the reason', async () => {
     const { c, workers, restarts } = client();
     await c.ready();
-    workers[0].silent = true;
+    workers[0]!.silent = true;
     const pending = c.call('build', 'x');
-    workers[0].crash('out of memory');
+    workers[0]!.crash('out of memory');
     await expect(pending).rejects.toThrow('the engine crashed (out of memory)');
-    expect(workers[0].terminated).toBe(true);
+    expect(workers[0]!.terminated).toBe(true);
     expect(workers).toHaveLength(2);
     expect(restarts).toEqual(['the engine crashed (out of memory)']);
     await c.ready();
@@ -73,7 +73,7 @@ describe('EngineClient', () => {
   it('restarts a worker that stops answering', async () => {
     const { c, workers, restarts } = client(30);
     await c.ready();
-    workers[0].silent = true;
+    workers[0]!.silent = true;
     await expect(c.call('hello')).rejects.toThrow("the engine did not answer 'hello' within 0.03 s");
     expect(restarts).toHaveLength(1);
     await c.ready();

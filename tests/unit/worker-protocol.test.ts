@@ -16,7 +16,7 @@ describe('worker dispatch', () => {
     if (!res.ok) return;
     const r = res.result as ReturnType<typeof engine.hello>;
     expect(r.examples.length).toBeGreaterThan(0);
-    expect(r.examples[0].source).toContain('SEC("xdp")');
+    expect(r.examples[0]!.source).toContain('SEC("xdp")');
   });
 
   it('turns an engine exception into an error response, not a dead worker', () => {

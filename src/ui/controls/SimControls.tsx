@@ -26,7 +26,7 @@ export function SimControls() {
       <label className="speed">
         <span>Speed</span>
         <input type="range" min={0} max={SPEEDS.length - 1} step={1} value={idx} data-testid="speed"
-          aria-valuetext={speedLabel(SPEEDS[idx])} onChange={(e) => void setSpeed(SPEEDS[Number(e.target.value)])} />
+          aria-valuetext={speedLabel(SPEEDS[idx]!)} onChange={(e) => void setSpeed(SPEEDS[Number(e.target.value)] ?? SPEEDS[idx]!)} />
         <output data-testid="speed-label">{speedLabel(speed)}</output>
       </label>
       <span className="step-group" role="group" aria-label="Step">

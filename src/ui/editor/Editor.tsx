@@ -170,6 +170,6 @@ export function Editor() {
 }
 
 function lineFor(lineOf: Record<number, number>, fileOf: Record<number, string> | undefined, pc: number): { line: number; file?: string } | null {
-  for (let p = pc; p >= 0; p--) if (lineOf[p] !== undefined) return { line: lineOf[p], file: fileOf?.[p] };
+  for (let p = pc; p >= 0; p--) { const l = lineOf[p]; if (l !== undefined) return { line: l, file: fileOf?.[p] }; }
   return null;
 }

@@ -25,7 +25,7 @@ export function Panes() {
     const next = e.key === 'ArrowRight' ? (i + 1) % TABS.length : e.key === 'ArrowLeft' ? (i + TABS.length - 1) % TABS.length : e.key === 'Home' ? 0 : e.key === 'End' ? TABS.length - 1 : -1;
     if (next < 0) return;
     e.preventDefault();
-    setApp({ tab: TABS[next].id });
+    setApp({ tab: TABS[next]!.id });
     (e.currentTarget.children[next] as HTMLElement | undefined)?.focus();
   };
   return (

@@ -50,14 +50,15 @@ export function buildCfg(insns: { pc: number; text: string }[], log: string, err
   const last = pcs.at(-1) ?? -1;
   const target = (pc: number): number | null => {
     const m = JUMP.exec(text.get(pc) ?? '');
-    if (!m) return null;
-    const body = m[1].slice(1);
-    const off = (m[1][0] === '-' ? -1 : 1) * (body.startsWith('0x') ? parseInt(body, 16) : Number(body));
+    const arg = m?.[1];
+    if (!arg) return null;
+    const body = arg.slice(1);
+    const off = (arg[0] === '-' ? -1 : 1) * (body.startsWith('0x') ? parseInt(body, 16) : Number(body));
     return pc + 1 + off;
   };
   const isExit = (pc: number) => /^exit\b/.test(text.get(pc) ?? '');
   const isUncond = (pc: number) => /^goto\b/.test(text.get(pc) ?? '');
-  const leaders = new Set<number>(pcs.length ? [pcs[0]] : []);
+  const leaders = new Set<number>(pcs.slice(0, 1));
   for (const pc of pcs) {
     const t = target(pc);
     if (t !== null) {
@@ -112,8 +113,8 @@ export function buildCfg(insns: { pc: number; text: string }[], log: string, err
   const steps = new Set<string>();
   for (let i = 0; i + 1 < errorPath.length; i++) steps.add(`${errorPath[i]}>${errorPath[i + 1]}`);
   const edges: CfgEdge[] = g.edges().map((e) => {
-    const from = blocks[Number(e.v)];
-    const to = blocks[Number(e.w)];
+    const from = blocks[Number(e.v)]!;
+    const to = blocks[Number(e.w)]!;
     return { from: from.id, to: to.id, onErrorPath: steps.has(`${from.end}>${to.start}`), points: g.edge(e).points ?? [] };
   });
   const gg = g.graph();

@@ -8,7 +8,7 @@ export const Legend = memo(function Legend({ rings }: { rings: RingView[] }) {
   for (const r of rings) {
     const colors = slotColors(r.legend);
     r.legend.forEach((l, i) => {
-      if (!seen.has(l.label)) seen.set(l.label, { label: l.label, color: colors[i], owner: l.owner });
+      if (!seen.has(l.label)) seen.set(l.label, { label: l.label, color: colors[i]!, owner: l.owner });
     });
   }
   return (

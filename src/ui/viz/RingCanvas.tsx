@@ -65,7 +65,7 @@ export const RingCanvas = memo(function RingCanvas({ ring, size = 136 }: { ring:
     }
     ring.pointers.forEach((p, k) => {
       const a = (p.index % n) * step + step / 2 - Math.PI / 2;
-      const color = POINTER_COLORS[k % POINTER_COLORS.length];
+      const color = POINTER_COLORS[k % POINTER_COLORS.length]!;
       ctx.strokeStyle = color;
       ctx.lineWidth = 2;
       ctx.beginPath();

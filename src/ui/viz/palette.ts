@@ -13,7 +13,7 @@ export function slotColors(legend: readonly SlotLegend[]): string[] {
   const used = { hw: 0, sw: 0, none: 0 };
   return legend.map((l) => {
     const pal = l.owner === 'hw' ? HW : l.owner === 'sw' ? SW : NONE;
-    return pal[used[l.owner]++ % pal.length];
+    return pal[used[l.owner]++ % pal.length]!;
   });
 }
 

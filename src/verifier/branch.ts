@@ -21,7 +21,7 @@ import {
   type Reg,
   type RegType,
 } from './reg';
-import { regBoundsSync, regInvariantViolation } from './scalar';
+import { regBoundsSync, regInvariantViolation, scalarAlu } from './scalar';
 import {
   tnumAnd,
   tnumConst,
@@ -350,7 +350,14 @@ function syncLinkedRegs(s: VState, known: Reg): void {
   if (known.type !== 'scalar' || !known.id) return;
   forEachReg(s, (r) => {
     if (r !== known && r.type === 'scalar' && r.id === known.id) {
-      Object.assign(r, known, { precise: r.precise || known.precise });
+      const off = r.off;
+      Object.assign(r, known, { precise: r.precise || known.precise, off });
+      // r = known + (r.off - known.off), in 64-bit arithmetic (both deltas are 64-bit adds).
+      if (off !== known.off) {
+        scalarAlu(O.BPF_ADD, false, r, knownScalar(BigInt(off) - BigInt(known.off)));
+        r.id = known.id;
+        r.off = off;
+      }
     }
   });
 }

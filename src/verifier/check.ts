@@ -6,7 +6,7 @@
  * programs whose paths never converge.
  */
 import * as O from '../isa/opcodes';
-import { checkAluOp } from './alu';
+import { checkAluOp, maybeForkScalars } from './alu';
 import { checkCondJmpOp } from './branch';
 import { checkExitFields, checkFuncCall, checkHelperCall, prepareFuncExit } from './call';
 import { Reject, type Env } from './env';
@@ -170,9 +170,17 @@ export function doCheck(env: Env): void {
       let pathEnded = false;
       switch (cls) {
         case O.BPF_ALU:
-        case O.BPF_ALU64:
+        case O.BPF_ALU64: {
+          const fork = maybeForkScalars(env, insn);
+          if (fork) {
+            if (env.pending.length >= BPF_COMPLEXITY_LIMIT_JMP_SEQ) env.reject(`The sequence of ${env.pending.length} jumps is too complex.`);
+            if (fork.parent) fork.parent.branches++;
+            // The forked side resumes at this instruction (re-running it with its own value).
+            env.pending.push({ state: fork, insnIdx: idx, prevInsnIdx: idx, logPos: env.log.pos, pathLen: env.path.length });
+          }
           checkAluOp(env, insn);
           break;
+        }
         case O.BPF_LDX: {
           checkRegArg(env, insn.src, 'src');
           checkRegArg(env, insn.dst, 'dst_no_mark');

@@ -260,7 +260,11 @@ function regWidth(r: Reg): number {
 }
 
 function assignScalarIdBeforeMov(env: Env, r: Reg): void {
-  if (r.type === 'scalar' && !r.id && !tnumIsConst(r.varOff)) r.id = ++env.idGen;
+  if (r.type === 'scalar' && !r.id && !tnumIsConst(r.varOff)) {
+    r.id = ++env.idGen;
+    // A fresh link starts with no delta (off on a linked scalar is its BPF_ADD_CONST delta).
+    r.off = 0;
+  }
 }
 export { assignScalarIdBeforeMov };
 

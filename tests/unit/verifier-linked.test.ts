@@ -1,0 +1,125 @@
+/**
+ * Verifier precision features taken from the kernel, each with a case the
+ * kernel accepts and a near twin that must still be rejected (so the
+ * precision can never turn into an unsound accept):
+ * - linked scalars with a constant delta (BPF_ADD_CONST / sync_linked_regs),
+ * - forking a 0-or--1 register before AND/OR (maybe_fork_scalars),
+ * - helper arguments now checked: bpf_spin_lock / bpf_timer need map BTF,
+ *   bpf_strtol's result pointer (ARG_PTR_TO_LONG), bpf_snprintf's argument order.
+ */
+import { describe, expect, it } from 'vitest';
+import { assemble } from '../../src/isa/asm';
+import { bytesToHex, encodeProgram } from '../../src/isa/insn';
+import { parseSpec, type ProgramSpec } from '../../src/isa/spec';
+import { verify } from '../../src/verifier';
+
+function run(text: string, extra: Partial<ProgramSpec> = {}) {
+  const a = assemble(text);
+  if (a.errors.length) throw new Error(a.errors[0]!.message);
+  const p = parseSpec({ prog_type: 'xdp', insns: bytesToHex(encodeProgram(a.insns)), ...extra });
+  if ('error' in p) throw new Error(p.error);
+  return verify(p);
+}
+
+describe('linked scalars with a delta', () => {
+  // r1 = r0 - 4 >= 0 means r0 >= 4: the r0 == 0 path (and its division by zero) is dead.
+  const neg = (cond: string) => `call 7
+r0 &= 0xff
+r1 = r0
+r1 += -4
+if r1 s< 0 goto +2
+${cond}
+r0 /= 0
+r0 = 0
+exit`;
+  it('carries a bound learned on the copy back to the original, shifted by the delta', () => {
+    expect(run(neg('if r0 != 0 goto +1')).accepted).toBe(true);
+  });
+  it('still rejects the path where the original can be non-zero', () => {
+    const r = run(neg('if r0 == 4 goto +1'));
+    expect(r.accepted).toBe(false);
+    expect(r.error).toContain('div by zero');
+  });
+  // r1 = r0 + 4 <= 4 means r0 == 0 (r0 is 0..255).
+  const pos = (cond: string) => `call 7
+r0 &= 0xff
+r1 = r0
+r1 += 4
+if r1 > 4 goto +2
+${cond}
+r0 /= 0
+r0 = 0
+exit`;
+  it('shifts in the right direction', () => {
+    expect(run(pos('if r0 == 0 goto +1')).accepted).toBe(true);
+    expect(run(pos('if r0 != 0 goto +1')).accepted).toBe(false);
+  });
+  it('a second delta breaks the link', () => {
+    const r = run(`call 7
+r0 &= 0xff
+r1 = r0
+r1 += -4
+r1 += -4
+if r1 s< 0 goto +2
+if r0 != 0 goto +1
+r0 /= 0
+r0 = 0
+exit`);
+    expect(r.accepted).toBe(false);
+  });
+});
+
+describe('maybe_fork_scalars', () => {
+  const prog = (k: number) => `call 7
+w2 = w0
+w2 s>>= 31
+w2 &= -134
+if w2 s> -1 goto +2
+if w2 != ${k} goto +1
+w0 /= 0
+w0 = 0
+exit`;
+  it('splits a 0-or--1 register before AND, so "0 or K" stays exact', () => {
+    expect(run(prog(-136)).accepted).toBe(true);
+  });
+  it('the K side is still explored', () => {
+    const r = run(prog(-134));
+    expect(r.accepted).toBe(false);
+    expect(r.error).toContain('div by zero');
+  });
+});
+
+describe('helper arguments', () => {
+  const lookup = `r1 = 0
+*(u32 *)(r10 -4) = r1
+r2 = r10
+r2 += -4
+r1 = 0 ll
+call 1
+if r0 == 0 goto +3
+r1 = r0
+call 93
+r0 = 0
+exit`;
+  it('bpf_spin_lock needs the map to carry BTF, which XDP Lab maps never do', () => {
+    const r = run(lookup, { maps: [{ type: 'array', key_size: 4, value_size: 8, max_entries: 1 }], map_relocs: [{ insn: 4, map: 0 }] });
+    expect(r.accepted).toBe(false);
+    expect(r.error).toBe("map '' has to have BTF in order to use bpf_spin_lock");
+  });
+  it('bpf_strtol writes 8 aligned bytes through its fourth argument', () => {
+    const base = (off: number) => `r1 = 0x3834
+*(u64 *)(r10 -8) = r1
+r1 = r10
+r1 += -8
+r2 = 3
+r3 = 0
+r4 = r10
+r4 += ${off}
+call 105
+r0 = 0
+exit`;
+    expect(run(base(-16)).accepted).toBe(true);
+    expect(run(base(-4)).error).toBe('invalid write to stack R4 off=-4 size=8');
+    expect(run(base(-20)).error).toBe('misaligned stack access off 0+-20+0 size 8');
+  });
+});

@@ -65,8 +65,9 @@ function regsafe(o: Reg, c: Reg, idmap: IdMap, exact: boolean): boolean {
   switch (o.type) {
     case 'scalar':
       // A linked scalar's delta (off) is part of what the id promises.
-      // (Old's link is a constraint cur must meet; an unlinked old scalar constrains nothing.)
-      if (o.id && (!c.id || o.off !== c.off)) return false;
+      // (The id map makes old's links hold in cur; a cur scalar with no id gets a fresh one, so an
+      // old id seen once constrains nothing, and twice fails the map.)
+      if (o.id && c.id && o.off !== c.off) return false;
       return idmap.checkScalar(o.id, c.id) && rangeWithin(o, c) && tnumIn(o.varOff, c.varOff);
     case 'map_value':
       return o.off === c.off && o.map === c.map && rangeWithin(o, c) && tnumIn(o.varOff, c.varOff) && idmap.check(o.id, c.id);

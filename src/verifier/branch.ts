@@ -78,7 +78,7 @@ const isRegConst = (r: Reg, is32: boolean): boolean =>
 const regConstValue = (r: Reg, is32: boolean): bigint => (is32 ? u32(r.varOff.value) : r.varOff.value);
 
 /** Pointers that can never be NULL (reg_not_null). */
-const regNotNull = (r: Reg): boolean => r.type === 'map_value' || r.type === 'xdp_sock';
+const regNotNull = (r: Reg): boolean => r.type === 'map_value' || r.type === 'xdp_sock' || r.type === 'sock' || r.type === 'sock_common';
 
 function isPktPtrBranchTaken(dst: Reg, src: Reg, op: number): number {
   let pkt: Reg;
@@ -435,10 +435,14 @@ function tryMatchPktPointers(insn: Insn, dst: Reg, src: Reg, thisS: VState, othe
 /** mark_ptr_or_null_regs: after `if (p == 0)`, every copy of p learns. */
 /** mark_ptr_or_null_reg: a non-null xskmap lookup result is the socket itself. */
 function nonNullType(r: Reg, maps: Env['maps']): RegType {
+  if (r.type === 'sock_or_null') return 'sock';
+  if (r.type === 'sock_common_or_null') return 'sock_common';
   return r.type === 'xdp_sock_or_null' || maps[r.map]?.type === 'xskmap' ? 'xdp_sock' : 'map_value';
 }
 
 function markPtrOrNullRegs(s: VState, id: number, isNull: boolean, maps: Env['maps']): void {
+  // A reference that turned out null was never taken: drop it (release_reference_state).
+  if (isNull && s.refs?.length) s.refs = s.refs.filter((ref) => ref.id !== id);
   forEachReg(s, (r) => {
     if (!mayBeNull(r.type) || r.id !== id) return;
     if (isNull) {

@@ -58,7 +58,7 @@ function compatibleTypes(k: ArgKind): { types: readonly RegType[]; text: string 
     case 'ARG_PTR_TO_RINGBUF_MEM':
       return { types: [], text: 'ringbuf_mem' };
     case 'ARG_PTR_TO_BTF_ID_SOCK_COMMON':
-      return { types: ['xdp_sock'], text: SOCK_TYPES };
+      return { types: ['xdp_sock', 'sock', 'sock_common'], text: SOCK_TYPES };
     case 'ARG_PTR_TO_BTF_ID':
       return { types: [], text: 'ptr_, trusted_ptr_, rcu_ptr_' };
     case 'ARG_PTR_TO_PERCPU_BTF_ID':
@@ -84,6 +84,8 @@ interface CallMeta {
   accessSize: number;
   regno: number;
   constMapKey: bigint | null;
+  /** The reference a release argument hands back (meta.ref_obj_id). */
+  refObjId: number;
 }
 
 /** check_stack_range_initialized: helper access to [off, off+size) of the stack. */
@@ -301,6 +303,15 @@ function checkFuncArg(env: Env, arg: number, fn: HelperProto, meta: CallMeta): v
       return;
     case 'ARG_PTR_TO_CONST_STR':
       return checkRegConstStr(env, reg, regno);
+    case 'ARG_PTR_TO_BTF_ID_SOCK_COMMON':
+      if (fn.id === BPF_FUNC_sk_release) {
+        // OBJ_RELEASE: only a pointer that holds an acquired reference can be released.
+        if (!reg.refObjId) env.reject(`R${regno} must be referenced when passed to release function`);
+        meta.refObjId = reg.refObjId;
+        return;
+      }
+      env.reject(`helper ${helperDisplayName(fn.id)}#${fn.id} argument ${regno} (${k}) is not modelled by XDP Lab`);
+      return;
     case 'ARG_PTR_TO_CTX':
       return;
     default:
@@ -348,15 +359,17 @@ export function checkHelperCall(env: Env, insn: Insn): void {
   const fn = helperById(id);
   if (!fn) env.reject(`program of this type cannot use helper ${helperDisplayName(id)}#${id}`);
   if (fn.refusal) env.reject(fn.refusal);
-  const meta: CallMeta = { map: -1, rawMode: false, accessSize: 0, regno: -1, constMapKey: null };
+  const meta: CallMeta = { map: -1, rawMode: false, accessSize: 0, regno: -1, constMapKey: null, refObjId: 0 };
   for (let i = 0; i < 5; i++) checkFuncArg(env, i, fn, meta);
   recordFuncMap(env, meta.map, fn);
+  if (id === 12) checkReferenceLeak(env, 'tail_call');
   if (fn.unmodelled) {
     env.reject(`helper ${helperDisplayName(id)}#${id} needs state XDP Lab does not model (references, callbacks or BTF objects)`);
   }
   for (let i = 0; i < meta.accessSize; i++) {
     checkMemAccess(env, { regno: meta.regno, off: i, size: 1, t: 'write', valueRegno: -1 });
   }
+  if (meta.refObjId) releaseReference(env, meta.refObjId, fn);
   const regs = env.regs;
   for (let r = 1; r <= 5; r++) {
     regs[r] = notInit();
@@ -371,6 +384,15 @@ export function checkHelperCall(env: Env, insn: Insn): void {
     case 'RET_VOID':
       regs[0] = notInit();
       break;
+    case 'RET_PTR_TO_SOCKET_OR_NULL': {
+      // A maybe-null pointer gets an id for the null check, then acquire_reference a new one
+      // that both the pointer and the reference carry (the kernel's ids advance by two).
+      ++env.idGen;
+      const refId = ++env.idGen;
+      regs[0] = pointer(id === BPF_FUNC_skc_lookup_tcp ? 'sock_common_or_null' : 'sock_or_null', { id: refId, refObjId: refId });
+      (env.cur.refs ??= []).push({ id: refId, insn: env.insnIdx });
+      break;
+    }
     case 'RET_PTR_TO_MAP_VALUE_OR_NULL': {
       const m = env.maps[meta.map]!;
       const elide =
@@ -394,6 +416,31 @@ export function checkHelperCall(env: Env, insn: Insn): void {
   checkMapFuncCompatibility(env, meta.map, fn);
   if (fn.changesPktData) clearAllPktPointers(env);
   void mayBeNull;
+}
+
+const BPF_FUNC_sk_release = 86;
+const BPF_FUNC_skc_lookup_tcp = 99;
+
+/** check_reference_leak (+ check_resource_leak's last line): no acquired reference may outlive the program. */
+export function checkReferenceLeak(env: Env, prefix: string): void {
+  const refs = env.cur.refs;
+  if (!refs?.length) return;
+  for (const r of refs) env.verboseErr(`Unreleased reference id=${r.id} alloc_insn=${r.insn}`);
+  env.verboseErr(`${prefix} would lead to reference leak`);
+  throw env.rejectSilently();
+}
+
+/** release_reference: drop the reference and invalidate every copy of the pointer (mark_reg_invalid). */
+function releaseReference(env: Env, refObjId: number, fn: HelperProto): void {
+  const refs = env.cur.refs ?? [];
+  const i = refs.findIndex((r) => r.id === refObjId);
+  if (i < 0) env.reject(`func ${helperDisplayName(fn.id)}#${fn.id} reference has not been acquired before`);
+  refs.splice(i, 1);
+  forEachReg(env.cur, (r) => {
+    if (r.refObjId !== refObjId) return;
+    if (env.allowPtrLeaks) markUnknown(r);
+    else Object.assign(r, notInit());
+  });
 }
 
 export const MAX_CALL_FRAMES = 8;

@@ -81,6 +81,12 @@ export function checkPtrAlignment(env: Env, reg: Reg, off: number, size: number,
       break;
     case 'xdp_sock':
       desc = 'xdp_sock ';
+      break;
+    case 'sock':
+      desc = 'sock ';
+      break;
+    case 'sock_common':
+      desc = 'sock_common ';
       strict = true;
       break;
     default:
@@ -505,6 +511,14 @@ export function checkMemAccess(env: Env, a: MemAccess): void {
       if (t === 'read' && valueRegno >= 0) markUnknown(env.regs[valueRegno]!);
       break;
     }
+    case 'sock':
+    case 'sock_common': {
+      if (t === 'write') env.reject(`R${regno} cannot write into ${reg.type}`);
+      // check_sock_access; sign-extending loads are not among the converted accesses (kept refused).
+      if (!sockIsValidAccess(reg.type, off, size) || a.signExtend) env.reject(`R${regno} invalid ${reg.type} access off=${off} size=${size}`);
+      if (valueRegno >= 0) markUnknown(env.regs[valueRegno]!);
+      break;
+    }
     default:
       env.reject(`R${regno} invalid mem access '${reg.type}'`);
   }
@@ -519,3 +533,21 @@ export function checkMemAccess(env: Env, a: MemAccess): void {
 }
 
 export { STACK_INVALID, STACK_MISC, STACK_SPILL, STACK_ZERO, slotOf };
+
+/**
+ * bpf_sock_is_valid_access / bpf_sock_common_is_valid_access: reads of
+ * struct bpf_sock (uapi layout: bound_dev_if 0, family 4, type 8, protocol 12,
+ * mark 16, priority 20, src_ip4 24, src_ip6 28..43, src_port 44, dst_port 48
+ * (__be16, then 2 bytes of padding), dst_ip4 52, dst_ip6 56..71, state 72,
+ * rx_queue_mapping 76; 80 bytes). A sock_common has no type..priority.
+ */
+function sockIsValidAccess(type: 'sock' | 'sock_common', off: number, size: number): boolean {
+  if (type === 'sock_common' && off >= 8 && off < 24) return false;
+  if (off < 0 || off >= 80 || off % size !== 0) return false;
+  const narrowOk = (fieldSize: number): boolean => size <= fieldSize && (size & (size - 1)) === 0;
+  if (off === 72 || off === 4 || off === 8 || off === 12 || off === 44 || off === 76) return narrowOk(4);
+  if ((off >= 24 && off < 28) || (off >= 28 && off < 44) || (off >= 52 && off < 56) || (off >= 56 && off < 72)) return narrowOk(4);
+  if (off >= 48 && off < 50) return narrowOk(size === 4 ? 4 : 2);
+  if (off >= 50 && off < 52) return false;
+  return size === 4;
+}

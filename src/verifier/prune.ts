@@ -54,7 +54,7 @@ function regsExact(o: Reg, c: Reg, idmap: IdMap): boolean {
     o.varOff.value === c.varOff.value && o.varOff.mask === c.varOff.mask &&
     o.umin === c.umin && o.umax === c.umax && o.smin === c.smin && o.smax === c.smax &&
     o.u32min === c.u32min && o.u32max === c.u32max && o.s32min === c.s32min && o.s32max === c.s32max &&
-    idmap.check(o.id, c.id)
+    idmap.check(o.id, c.id) && idmap.check(o.refObjId, c.refObjId)
   );
 }
 
@@ -134,6 +134,11 @@ export function statesEqual(env: Env, o: VState, c: VState, insnIdx: number, exa
     const live = top ? env.liveRegs[insnIdx]! : 0x3ff;
     if (!funcStatesEqual(of, cf, live, idmap, exact)) return false;
   }
+  // refsafe: the same references held, under the same id map.
+  const or = o.refs ?? [];
+  const cr = c.refs ?? [];
+  if (or.length !== cr.length) return false;
+  for (let i = 0; i < or.length; i++) if (!idmap.check(or[i]!.id, cr[i]!.id)) return false;
   return true;
 }
 

@@ -123,3 +123,71 @@ exit`;
     expect(run(base(-20)).error).toBe('misaligned stack access off 0+-20+0 size 8');
   });
 });
+
+describe('socket references (bpf_sk_lookup_tcp / bpf_sk_release)', () => {
+  // A tuple of 36 zero bytes on the stack, then the lookup; `tail` decides what happens to r0.
+  const lookup = (tail: string) => `r6 = r1
+r2 = 0
+*(u64 *)(r10 -8) = r2
+*(u64 *)(r10 -16) = r2
+*(u64 *)(r10 -24) = r2
+*(u64 *)(r10 -32) = r2
+*(u64 *)(r10 -40) = r2
+r2 = r10
+r2 += -40
+r3 = 36
+r4 = 0
+r5 = 0
+call 84
+${tail}`;
+  it('accepts a checked lookup that is released', () => {
+    const r = run(lookup(`if r0 == 0 goto +2
+r1 = r0
+call 86
+r0 = 2
+exit`));
+    expect(r.error).toBeUndefined();
+    expect(r.accepted).toBe(true);
+  });
+  it('rejects a reference that is never released', () => {
+    const r = run(lookup(`r0 = 2
+exit`));
+    expect(r.accepted).toBe(false);
+    expect(r.error).toBe('Unreleased reference id=2 alloc_insn=12');
+  });
+  it('rejects releasing before the null check, and releasing twice', () => {
+    expect(run(lookup(`r1 = r0
+call 86
+r0 = 2
+exit`)).error).toBe('R1 type=sock_or_null expected=sock_common, sock, tcp_sock, xdp_sock, ptr_, trusted_ptr_');
+    expect(run(lookup(`if r0 == 0 goto +4
+r7 = r0
+r1 = r0
+call 86
+r1 = r7
+call 86
+r0 = 2
+exit`)).error).toBe('R1 type=scalar expected=sock_common, sock, tcp_sock, xdp_sock, ptr_, trusted_ptr_');
+  });
+  it('reads socket fields but never writes them', () => {
+    const read = run(lookup(`if r0 == 0 goto +4
+r2 = *(u32 *)(r0 +4)
+r1 = r0
+call 86
+r0 = 2
+exit`));
+    expect(read.accepted).toBe(true);
+    expect(run(lookup(`if r0 == 0 goto +4
+*(u32 *)(r0 +4) = r6
+r1 = r0
+call 86
+r0 = 2
+exit`)).error).toBe('R0 cannot write into sock');
+    expect(run(lookup(`if r0 == 0 goto +4
+r2 = *(u64 *)(r0 +0)
+r1 = r0
+call 86
+r0 = 2
+exit`)).error).toBe('R0 invalid sock access off=0 size=8');
+  });
+});

@@ -511,6 +511,12 @@ export function checkMemAccess(env: Env, a: MemAccess): void {
       if (t === 'read' && valueRegno >= 0) markUnknown(env.regs[valueRegno]!);
       break;
     }
+    case 'xdp_sock':
+      // bpf_xdp_sock_is_valid_access: struct bpf_xdp_sock is one __u32, queue_id.
+      if (t === 'write') env.reject(`R${regno} cannot write into ${reg.type}`);
+      if (off !== 0 || size !== 4 || a.signExtend) env.reject(`R${regno} invalid ${reg.type} access off=${off} size=${size}`);
+      if (valueRegno >= 0) markUnknown(env.regs[valueRegno]!);
+      break;
     case 'sock':
     case 'sock_common': {
       if (t === 'write') env.reject(`R${regno} cannot write into ${reg.type}`);

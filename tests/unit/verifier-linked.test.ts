@@ -191,3 +191,26 @@ r0 = 2
 exit`)).error).toBe('R0 invalid sock access off=0 size=8');
   });
 });
+
+describe('xdp_sock reads', () => {
+  const xsk = (load: string) => `r1 = 0
+*(u32 *)(r10 -8) = r1
+r2 = r10
+r2 += -8
+r1 = 0 ll
+call 1
+if r0 != 0 goto +1
+exit
+${load}
+r0 = 0
+exit`;
+  const maps = { maps: [{ type: 'xskmap' as const, key_size: 4, value_size: 4, max_entries: 1 }], map_relocs: [{ insn: 4, map: 0 }] };
+  it('reads queue_id, the one field of struct bpf_xdp_sock', () => {
+    expect(run(xsk('r0 = *(u32 *)(r0 +0)'), maps).accepted).toBe(true);
+  });
+  it('refuses other offsets, sizes and writes', () => {
+    expect(run(xsk('r0 = *(u32 *)(r0 +4)'), maps).error).toBe('R0 invalid xdp_sock access off=4 size=4');
+    expect(run(xsk('r0 = *(u64 *)(r0 +0)'), maps).error).toBe('R0 invalid xdp_sock access off=0 size=8');
+    expect(run(xsk('*(u32 *)(r0 +0) = 0'), maps).error).toBe('R0 cannot write into xdp_sock');
+  });
+});

@@ -31,7 +31,7 @@ import {
   scalarAlu,
   zext32To64,
 } from './scalar';
-import { tnumAdd, tnumConst, tnumIsConst, tnumSub, tnumWithSubreg, U64_MAX, s64 } from './tnum';
+import { tnumAdd, tnumConst, tnumIsConst, tnumSub, tnumSubregIsConst, tnumWithSubreg, U32_MAX, U64_MAX, s64 } from './tnum';
 import { cloneState, curFrame, type VState } from './state';
 import { checkRegArg } from './regarg';
 
@@ -241,14 +241,30 @@ function adjustRegMinMaxVals(env: Env, insn: Insn): void {
   // (sync_linked_regs). Only 64-bit adds and subtracts of a constant that fits s32, and only once:
   // a second delta on the same register breaks the link. Here a non-zero off on a scalar with an
   // id is the BPF_ADD_CONST mark; += 0 leaves the link exact, which is the same thing.
+  //
+  // In 32 bits (BPF_ADD_CONST32: w1 = w0; w1 += 4) only when the base fits in 32 bits (dst has no
+  // delta yet, so it is the base itself, and umax <= U32_MAX): then every link of the group is
+  // zext(lo32(base) + its off), the plain ones with off 0, and bounds move between them by a
+  // 32-bit add. A group never mixes the two kinds usefully: sync skips a 32-bit/64-bit pair.
   let linkOff = 0;
   let keepId = false;
-  if (env.allowPtrLeaks && !alu32 && (op === O.BPF_ADD || op === O.BPF_SUB) && dst.id && !dst.off && tnumIsConst(src.varOff)) {
-    let v = s64(src.varOff.value);
-    if (op === O.BPF_SUB) v = -v;
-    if (v >= S32_MIN && v <= S32_MAX) {
-      keepId = true;
-      linkOff = Number(v);
+  let add32 = false;
+  if (env.allowPtrLeaks && (op === O.BPF_ADD || op === O.BPF_SUB) && dst.id && !dst.off) {
+    if (!alu32 && tnumIsConst(src.varOff)) {
+      let v = s64(src.varOff.value);
+      if (op === O.BPF_SUB) v = -v;
+      if (v >= S32_MIN && v <= S32_MAX) {
+        keepId = true;
+        linkOff = Number(v);
+      }
+    } else if (alu32 && tnumSubregIsConst(src.varOff) && dst.umax <= U32_MAX) {
+      let v = BigInt.asIntN(32, src.varOff.value);
+      if (op === O.BPF_SUB) v = -v;
+      if (v >= S32_MIN && v <= S32_MAX) {
+        keepId = true;
+        linkOff = Number(v);
+        add32 = linkOff !== 0;
+      }
     }
   }
   const id = dst.id;
@@ -256,6 +272,7 @@ function adjustRegMinMaxVals(env: Env, insn: Insn): void {
   // Otherwise the result is a new value: break links with registers it was copied from.
   dst.id = keepId ? id : 0;
   dst.off = keepId ? linkOff : 0;
+  dst.add32 = add32;
 }
 
 function bswap(v: bigint, bytes: number): bigint {

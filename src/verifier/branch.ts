@@ -351,12 +351,18 @@ function syncLinkedRegs(s: VState, known: Reg): void {
   forEachReg(s, (r) => {
     if (r !== known && r.type === 'scalar' && r.id === known.id) {
       const off = r.off;
-      Object.assign(r, known, { precise: r.precise || known.precise, off });
-      // r = known + (r.off - known.off), in 64-bit arithmetic (both deltas are 64-bit adds).
+      const add32 = r.add32;
+      const in32 = add32 || known.add32;
+      // A 32-bit link and a 64-bit one say nothing exact about each other: leave r as it is.
+      if (in32 && ((add32 && known.off && !known.add32) || (known.add32 && off && !add32))) return;
+      Object.assign(r, known, { precise: r.precise || known.precise, off, add32 });
+      // r = known + (r.off - known.off): in 64 bits for 64-bit links, else in 32 bits, zero-extended
+      // (the base fits in 32 bits, so each member is zext(lo32(base) + off)).
       if (off !== known.off) {
-        scalarAlu(O.BPF_ADD, false, r, knownScalar(BigInt(off) - BigInt(known.off)));
+        scalarAlu(O.BPF_ADD, in32, r, knownScalar(BigInt(off) - BigInt(known.off)));
         r.id = known.id;
         r.off = off;
+        r.add32 = add32;
       }
     }
   });

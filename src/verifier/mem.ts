@@ -270,6 +270,7 @@ function assignScalarIdBeforeMov(env: Env, r: Reg): void {
     r.id = ++env.idGen;
     // A fresh link starts with no delta (off on a linked scalar is its BPF_ADD_CONST delta).
     r.off = 0;
+    r.add32 = false;
   }
 }
 export { assignScalarIdBeforeMov };

@@ -50,7 +50,7 @@ const rangeWithin = (o: Reg, c: Reg): boolean =>
 
 function regsExact(o: Reg, c: Reg, idmap: IdMap): boolean {
   return (
-    o.type === c.type && o.off === c.off && o.range === c.range && o.map === c.map && o.frameno === c.frameno &&
+    o.type === c.type && o.off === c.off && o.add32 === c.add32 && o.range === c.range && o.map === c.map && o.frameno === c.frameno &&
     o.varOff.value === c.varOff.value && o.varOff.mask === c.varOff.mask &&
     o.umin === c.umin && o.umax === c.umax && o.smin === c.smin && o.smax === c.smax &&
     o.u32min === c.u32min && o.u32max === c.u32max && o.s32min === c.s32min && o.s32max === c.s32max &&
@@ -67,7 +67,7 @@ function regsafe(o: Reg, c: Reg, idmap: IdMap, exact: boolean): boolean {
       // A linked scalar's delta (off) is part of what the id promises.
       // (The id map makes old's links hold in cur; a cur scalar with no id gets a fresh one, so an
       // old id seen once constrains nothing, and twice fails the map.)
-      if (o.id && c.id && o.off !== c.off) return false;
+      if (o.id && c.id && (o.off !== c.off || o.add32 !== c.add32)) return false;
       return idmap.checkScalar(o.id, c.id) && rangeWithin(o, c) && tnumIn(o.varOff, c.varOff);
     case 'map_value':
       return o.off === c.off && o.map === c.map && rangeWithin(o, c) && tnumIn(o.varOff, c.varOff) && idmap.check(o.id, c.id);

@@ -72,6 +72,8 @@ export interface Reg {
   precise: boolean;
   /** The acquired reference this pointer holds (ref_obj_id), 0 for none. */
   refObjId: number;
+  /** A linked scalar's delta (off) was added in 32 bits: value = zext(lo32(base) + off) (BPF_ADD_CONST32). */
+  add32: boolean;
 }
 
 export function notInit(): Reg {
@@ -93,6 +95,7 @@ export function notInit(): Reg {
     frameno: 0,
     precise: false,
     refObjId: 0,
+    add32: false,
   };
 }
 
@@ -143,6 +146,7 @@ export const copyReg = (r: Reg): Reg => ({
   frameno: r.frameno,
   precise: r.precise,
   refObjId: r.refObjId,
+  add32: r.add32,
 });
 
 export const isPointer = (r: Reg): boolean => r.type !== 'scalar' && r.type !== 'not_init';

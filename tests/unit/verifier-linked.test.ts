@@ -214,3 +214,37 @@ exit`;
     expect(run(xsk('*(u32 *)(r0 +0) = 0'), maps).error).toBe('R0 cannot write into xdp_sock');
   });
 });
+
+describe('linked scalars with a 32-bit delta', () => {
+  const prog = (first: string, add: string, cond: string) => `call 7
+${first}
+w1 = w0
+${add}
+if w1 s< 0 goto +2
+${cond}
+r0 /= 0
+r0 = 0
+exit`;
+  it('w1 = w0; w1 += -4; w1 s>= 0 means w0 >= 4', () => {
+    expect(run(prog('w0 &= 0xff', 'w1 += -4', 'if w0 != 0 goto +1')).accepted).toBe(true);
+    expect(run(prog('w0 &= 0xff', 'w1 -= 4', 'if w0 != 0 goto +1')).accepted).toBe(true);
+    expect(run(prog('w0 &= 0xff', 'w1 += -4', 'if w0 != 4 goto +1')).accepted).toBe(false);
+  });
+  it('no link when the base may not fit in 32 bits', () => {
+    // r0 is 0..255 or 2^32 + 0..255: linking w1 to it would wrongly clear r0's upper half.
+    const r = run(`call 7
+r2 = 0x1000000ff ll
+r0 &= r2
+r1 = r0
+w1 += -4
+if w1 s< 0 goto +4
+r3 = r0
+r3 >>= 32
+if r3 == 0 goto +1
+r0 /= 0
+r0 = 0
+exit`);
+    expect(r.accepted).toBe(false);
+    expect(r.error).toContain('div by zero');
+  });
+});

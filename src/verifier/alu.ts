@@ -117,6 +117,7 @@ function adjustPtrMinMaxVals(env: Env, insn: Insn, ptr: Reg, offReg: Reg, dstIsO
   switch (ptr.type) {
     case 'ctx':
     case 'map_value':
+    case 'ringbuf_mem':
     case 'fp':
     case 'pkt_meta':
     case 'pkt':

@@ -78,7 +78,8 @@ const isRegConst = (r: Reg, is32: boolean): boolean =>
 const regConstValue = (r: Reg, is32: boolean): bigint => (is32 ? u32(r.varOff.value) : r.varOff.value);
 
 /** Pointers that can never be NULL (reg_not_null). */
-const regNotNull = (r: Reg): boolean => r.type === 'map_value' || r.type === 'xdp_sock' || r.type === 'sock' || r.type === 'sock_common';
+const regNotNull = (r: Reg): boolean =>
+  r.type === 'map_value' || r.type === 'xdp_sock' || r.type === 'sock' || r.type === 'sock_common' || r.type === 'ringbuf_mem';
 
 function isPktPtrBranchTaken(dst: Reg, src: Reg, op: number): number {
   let pkt: Reg;
@@ -443,6 +444,7 @@ function tryMatchPktPointers(insn: Insn, dst: Reg, src: Reg, thisS: VState, othe
 function nonNullType(r: Reg, maps: Env['maps']): RegType {
   if (r.type === 'sock_or_null') return 'sock';
   if (r.type === 'sock_common_or_null') return 'sock_common';
+  if (r.type === 'ringbuf_mem_or_null') return 'ringbuf_mem';
   return r.type === 'xdp_sock_or_null' || maps[r.map]?.type === 'xskmap' ? 'xdp_sock' : 'map_value';
 }
 

@@ -43,7 +43,7 @@ function compatibleTypes(k: ArgKind): { types: readonly RegType[]; text: string 
     case 'ARG_PTR_TO_UNINIT_MEM':
     case 'ARG_PTR_TO_FIXED_SIZE_MEM_U32':
     case 'ARG_PTR_TO_LONG':
-      return { types: ['fp', 'pkt', 'pkt_meta', 'map_value'], text: MEM_TYPES };
+      return { types: ['fp', 'pkt', 'pkt_meta', 'map_value', 'ringbuf_mem'], text: MEM_TYPES };
     case 'ARG_CONST_SIZE':
     case 'ARG_CONST_SIZE_OR_ZERO':
     case 'ARG_CONST_ALLOC_SIZE_OR_ZERO':
@@ -56,7 +56,7 @@ function compatibleTypes(k: ArgKind): { types: readonly RegType[]; text: string 
     case 'ARG_PTR_TO_CONST_STR':
       return { types: ['map_value'], text: 'map_value' };
     case 'ARG_PTR_TO_RINGBUF_MEM':
-      return { types: [], text: 'ringbuf_mem' };
+      return { types: ['ringbuf_mem'], text: 'ringbuf_mem' };
     case 'ARG_PTR_TO_BTF_ID_SOCK_COMMON':
       return { types: ['xdp_sock', 'sock', 'sock_common'], text: SOCK_TYPES };
     case 'ARG_PTR_TO_BTF_ID':
@@ -86,6 +86,8 @@ interface CallMeta {
   constMapKey: bigint | null;
   /** The reference a release argument hands back (meta.ref_obj_id). */
   refObjId: number;
+  /** ARG_CONST_ALLOC_SIZE_OR_ZERO's value (meta.mem_size). */
+  memSize: number;
 }
 
 /** check_stack_range_initialized: helper access to [off, off+size) of the stack. */
@@ -160,6 +162,8 @@ function checkHelperMemAccess(env: Env, regno: number, size: number, write: bool
       checkMapAccessType(env, reg.map, reg.off, size, write ? 'write' : 'read');
       return checkMapAccess(env, regno, reg.off, size, zeroOk);
     }
+    case 'ringbuf_mem':
+      return checkMapAccess(env, regno, reg.off, size, zeroOk);
     case 'fp':
       return checkStackRangeInitialized(env, regno, reg.off, size, zeroOk, write, meta);
     default:
@@ -303,6 +307,18 @@ function checkFuncArg(env: Env, arg: number, fn: HelperProto, meta: CallMeta): v
       return;
     case 'ARG_PTR_TO_CONST_STR':
       return checkRegConstStr(env, reg, regno);
+    case 'ARG_CONST_ALLOC_SIZE_OR_ZERO':
+      if (!tnumIsConst(reg.varOff)) env.reject(`R${regno} is not a known constant'`);
+      meta.memSize = Number(reg.varOff.value);
+      return;
+    case 'ARG_PTR_TO_RINGBUF_MEM':
+      // OBJ_RELEASE (bpf_ringbuf_submit / discard): the pointer as reserved, unmoved.
+      if (reg.off !== 0 || !tnumIsConst(reg.varOff) || reg.varOff.value !== 0n) {
+        env.reject(`R${regno} must have zero offset when passed to release func or trusted arg to kfunc`);
+      }
+      if (!reg.refObjId) env.reject(`R${regno} must be referenced when passed to release function`);
+      meta.refObjId = reg.refObjId;
+      return;
     case 'ARG_PTR_TO_BTF_ID_SOCK_COMMON':
       if (fn.id === BPF_FUNC_sk_release) {
         // OBJ_RELEASE: only a pointer that holds an acquired reference can be released.
@@ -359,7 +375,7 @@ export function checkHelperCall(env: Env, insn: Insn): void {
   const fn = helperById(id);
   if (!fn) env.reject(`program of this type cannot use helper ${helperDisplayName(id)}#${id}`);
   if (fn.refusal) env.reject(fn.refusal);
-  const meta: CallMeta = { map: -1, rawMode: false, accessSize: 0, regno: -1, constMapKey: null, refObjId: 0 };
+  const meta: CallMeta = { map: -1, rawMode: false, accessSize: 0, regno: -1, constMapKey: null, refObjId: 0, memSize: 0 };
   for (let i = 0; i < 5; i++) checkFuncArg(env, i, fn, meta);
   recordFuncMap(env, meta.map, fn);
   if (id === 12) checkReferenceLeak(env, 'tail_call');
@@ -384,6 +400,13 @@ export function checkHelperCall(env: Env, insn: Insn): void {
     case 'RET_VOID':
       regs[0] = notInit();
       break;
+    case 'RET_PTR_TO_RINGBUF_MEM_OR_NULL': {
+      ++env.idGen;
+      const refId = ++env.idGen;
+      regs[0] = pointer('ringbuf_mem_or_null', { id: refId, refObjId: refId, range: meta.memSize });
+      (env.cur.refs ??= []).push({ id: refId, insn: env.insnIdx });
+      break;
+    }
     case 'RET_PTR_TO_SOCKET_OR_NULL': {
       // A maybe-null pointer gets an id for the null check, then acquire_reference a new one
       // that both the pointer and the reference carry (the kernel's ids advance by two).

@@ -140,7 +140,8 @@ export function checkPacketAccess(env: Env, regno: number, off: number, size: nu
 /** check_mem_region_access for map values (fixed off already folded in). */
 export function checkMapAccess(env: Env, regno: number, off: number, size: number, zeroOk: boolean): void {
   const reg = env.regs[regno]!;
-  const memSize = env.maps[reg.map]!.value_size;
+  // The same region check serves ringbuf memory, whose size the pointer carries.
+  const memSize = reg.type === 'ringbuf_mem' ? reg.range : env.maps[reg.map]!.value_size;
   const o = BigInt(off);
   if (reg.smin < 0n && (reg.smin === S64_MIN || o + reg.smin !== BigInt.asIntN(32, o + reg.smin) || reg.smin + o < 0n)) {
     env.reject(`R${regno} min value is negative, either use unsigned index or do a if (index >=0) check.`);
@@ -512,6 +513,13 @@ export function checkMemAccess(env: Env, a: MemAccess): void {
       if (t === 'read' && valueRegno >= 0) markUnknown(env.regs[valueRegno]!);
       break;
     }
+    case 'ringbuf_mem':
+      if (t === 'write' && valueRegno >= 0 && isPointer(env.regs[valueRegno]!) && !env.allowPtrLeaks) {
+        env.reject(`R${valueRegno} leaks addr into mem`);
+      }
+      checkMapAccess(env, regno, off, size, false);
+      if (t === 'read' && valueRegno >= 0) markUnknown(env.regs[valueRegno]!);
+      break;
     case 'xdp_sock':
       // bpf_xdp_sock_is_valid_access: struct bpf_xdp_sock is one __u32, queue_id.
       if (t === 'write') env.reject(`R${regno} cannot write into ${reg.type}`);

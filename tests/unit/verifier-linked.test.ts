@@ -248,3 +248,37 @@ exit`);
     expect(r.error).toContain('div by zero');
   });
 });
+
+describe('ringbuf references (bpf_ringbuf_reserve / submit / discard)', () => {
+  const maps = { maps: [{ type: 'ringbuf' as const, key_size: 0, value_size: 0, max_entries: 4096 }], map_relocs: [{ insn: 0, map: 0 }] };
+  const rb = (body: string) => `r1 = 0 ll
+r2 = 8
+r3 = 0
+call 131
+if r0 == 0 goto +${body.split('\n').length}
+${body}
+r0 = 2
+exit`;
+  it('writes inside the reserved size, then submits', () => {
+    const r = run(rb(`r1 = 7
+*(u64 *)(r0 +0) = r1
+r1 = r0
+r2 = 0
+call 132`), maps);
+    expect(r.error).toBeUndefined();
+    expect(r.accepted).toBe(true);
+  });
+  it('refuses a write past the reserved size, a leak and a moved pointer', () => {
+    expect(run(rb(`r1 = 7
+*(u64 *)(r0 +8) = r1
+r1 = r0
+r2 = 0
+call 133`), maps).error).toBe('invalid access to memory, mem_size=8 off=8 size=8');
+    expect(run(rb(`r1 = 7
+*(u64 *)(r0 +0) = r1`), maps).error).toBe('Unreleased reference id=2 alloc_insn=4');
+    expect(run(rb(`r1 = r0
+r1 += 8
+r2 = 0
+call 132`), maps).error).toBe('R1 must have zero offset when passed to release func or trusted arg to kfunc');
+  });
+});

@@ -347,9 +347,9 @@ function checkStackWriteVarOff(env: Env, f: Frame, ptrRegno: number, off: number
       env.reject(`uninit stack in range of var-offset write prohibited for !root; insn ${env.insnIdx}, off: ${i}`);
     }
     sl.types[byte] = nt;
-    if (sl.types[7] !== STACK_SPILL) {
-      for (let j = 0; j < 8; j++) if (sl.types[j] === STACK_SPILL) sl.types[j] = STACK_MISC;
-    }
+    // The spilled register is gone (not_init above): none of its bytes may still read as a spill,
+    // or a later narrow fill would find STACK_SPILL over a not_init register.
+    for (let j = 0; j < 8; j++) if (sl.types[j] === STACK_SPILL) sl.types[j] = STACK_MISC;
     env.markStackScratched(spi);
   }
 }

@@ -13,11 +13,14 @@ import {
   isPktPointer,
   isPointer,
   knownScalar,
+  markKnown,
   mark32Unbounded,
   markUnknown,
   mayBeNull,
   S64_MAX,
   S64_MIN,
+  S32_MAX,
+  S32_MIN,
   type Reg,
   type RegType,
 } from './reg';
@@ -28,7 +31,8 @@ import {
   scalarAlu,
   zext32To64,
 } from './scalar';
-import { tnumAdd, tnumIsConst, tnumSub, U64_MAX, s64 } from './tnum';
+import { tnumAdd, tnumConst, tnumIsConst, tnumSub, tnumSubregIsConst, tnumWithSubreg, U32_MAX, U64_MAX, s64 } from './tnum';
+import { cloneState, curFrame, type VState } from './state';
 import { checkRegArg } from './regarg';
 
 const ALU_STR = ['+=', '-=', '*=', '/=', '|=', '&=', '<<=', '>>=', 'neg', '%=', '^=', '=', 's>>=', 'endian'];
@@ -113,6 +117,7 @@ function adjustPtrMinMaxVals(env: Env, insn: Insn, ptr: Reg, offReg: Reg, dstIsO
   switch (ptr.type) {
     case 'ctx':
     case 'map_value':
+    case 'ringbuf_mem':
     case 'fp':
     case 'pkt_meta':
     case 'pkt':
@@ -232,9 +237,43 @@ function adjustRegMinMaxVals(env: Env, insn: Insn): void {
     markUnknown(dst);
     return;
   }
+  // Linked scalars with a constant delta (the kernel's BPF_ADD_CONST): after r1 = r0; r1 += 4,
+  // r1 keeps r0's id and off = 4, so a bound learned on either later moves to the other
+  // (sync_linked_regs). Only 64-bit adds and subtracts of a constant that fits s32, and only once:
+  // a second delta on the same register breaks the link. Here a non-zero off on a scalar with an
+  // id is the BPF_ADD_CONST mark; += 0 leaves the link exact, which is the same thing.
+  //
+  // In 32 bits (BPF_ADD_CONST32: w1 = w0; w1 += 4) only when the base fits in 32 bits (dst has no
+  // delta yet, so it is the base itself, and umax <= U32_MAX): then every link of the group is
+  // zext(lo32(base) + its off), the plain ones with off 0, and bounds move between them by a
+  // 32-bit add. A group never mixes the two kinds usefully: sync skips a 32-bit/64-bit pair.
+  let linkOff = 0;
+  let keepId = false;
+  let add32 = false;
+  if (env.allowPtrLeaks && (op === O.BPF_ADD || op === O.BPF_SUB) && dst.id && !dst.off) {
+    if (!alu32 && tnumIsConst(src.varOff)) {
+      let v = s64(src.varOff.value);
+      if (op === O.BPF_SUB) v = -v;
+      if (v >= S32_MIN && v <= S32_MAX) {
+        keepId = true;
+        linkOff = Number(v);
+      }
+    } else if (alu32 && tnumSubregIsConst(src.varOff) && dst.umax <= U32_MAX) {
+      let v = BigInt.asIntN(32, src.varOff.value);
+      if (op === O.BPF_SUB) v = -v;
+      if (v >= S32_MIN && v <= S32_MAX) {
+        keepId = true;
+        linkOff = Number(v);
+        add32 = linkOff !== 0;
+      }
+    }
+  }
+  const id = dst.id;
   scalarAlu(op, alu32, dst, src);
-  // The result is a new value: break links with registers it was copied from.
-  dst.id = 0;
+  // Otherwise the result is a new value: break links with registers it was copied from.
+  dst.id = keepId ? id : 0;
+  dst.off = keepId ? linkOff : 0;
+  dst.add32 = add32;
 }
 
 function bswap(v: bigint, bytes: number): bigint {
@@ -377,3 +416,42 @@ export function checkAluOp(env: Env, insn: Insn): void {
 }
 
 export { zext32To64 };
+
+/**
+ * maybe_fork_scalars: `w2 s>>= 31; w2 &= K` (LLVM's select-by-sign-mask) leaves a register that is
+ * exactly 0 or -1 before the AND/OR; a range cannot say "0 or K" afterwards, so the kernel splits
+ * the path: this one goes on with the register -1, the returned state redoes the instruction with 0.
+ * The two values are all the range holds, so nothing is lost (sound) and each side is exact.
+ */
+export function maybeForkScalars(env: Env, insn: Insn): VState | null {
+  const op = O.BPF_OP(insn.code);
+  if (op !== O.BPF_AND && op !== O.BPF_OR) return null;
+  const dst = env.regs[insn.dst];
+  if (!dst || dst.type !== 'scalar') return null;
+  if (O.BPF_SRC(insn.code) === O.BPF_X) {
+    const src = env.regs[insn.src];
+    if (!src || src.type !== 'scalar' || !tnumIsConst(src.varOff)) return null;
+  }
+  let alu32: boolean;
+  if (dst.smin === -1n && dst.smax === 0n) alu32 = false;
+  else if (dst.s32min === -1n && dst.s32max === 0n) alu32 = true;
+  else return null;
+  const branch = cloneState(env.cur);
+  const other = curFrame(branch).regs[insn.dst]!;
+  const mark = (r: Reg, v: bigint): void => {
+    if (alu32) {
+      // __mark_reg32_known: only the low half becomes known.
+      r.varOff = tnumWithSubreg(r.varOff, tnumConst(v & 0xffffffffn));
+      r.s32min = r.s32max = BigInt.asIntN(32, v);
+      r.u32min = r.u32max = BigInt.asUintN(32, v);
+      regBoundsSync(r);
+    } else {
+      markKnown(r, v);
+      r.id = 0;
+      r.off = 0;
+    }
+  };
+  mark(other, 0n);
+  mark(dst, -1n);
+  return branch;
+}

@@ -21,7 +21,7 @@ import {
   type Reg,
   type RegType,
 } from './reg';
-import { regBoundsSync, regInvariantViolation } from './scalar';
+import { regBoundsSync, regInvariantViolation, scalarAlu } from './scalar';
 import {
   tnumAnd,
   tnumConst,
@@ -78,7 +78,8 @@ const isRegConst = (r: Reg, is32: boolean): boolean =>
 const regConstValue = (r: Reg, is32: boolean): bigint => (is32 ? u32(r.varOff.value) : r.varOff.value);
 
 /** Pointers that can never be NULL (reg_not_null). */
-const regNotNull = (r: Reg): boolean => r.type === 'map_value' || r.type === 'xdp_sock';
+const regNotNull = (r: Reg): boolean =>
+  r.type === 'map_value' || r.type === 'xdp_sock' || r.type === 'sock' || r.type === 'sock_common' || r.type === 'ringbuf_mem';
 
 function isPktPtrBranchTaken(dst: Reg, src: Reg, op: number): number {
   let pkt: Reg;
@@ -350,7 +351,20 @@ function syncLinkedRegs(s: VState, known: Reg): void {
   if (known.type !== 'scalar' || !known.id) return;
   forEachReg(s, (r) => {
     if (r !== known && r.type === 'scalar' && r.id === known.id) {
-      Object.assign(r, known, { precise: r.precise || known.precise });
+      const off = r.off;
+      const add32 = r.add32;
+      const in32 = add32 || known.add32;
+      // A 32-bit link and a 64-bit one say nothing exact about each other: leave r as it is.
+      if (in32 && ((add32 && known.off && !known.add32) || (known.add32 && off && !add32))) return;
+      Object.assign(r, known, { precise: r.precise || known.precise, off, add32 });
+      // r = known + (r.off - known.off): in 64 bits for 64-bit links, else in 32 bits, zero-extended
+      // (the base fits in 32 bits, so each member is zext(lo32(base) + off)).
+      if (off !== known.off) {
+        scalarAlu(O.BPF_ADD, in32, r, knownScalar(BigInt(off) - BigInt(known.off)));
+        r.id = known.id;
+        r.off = off;
+        r.add32 = add32;
+      }
     }
   });
 }
@@ -428,10 +442,15 @@ function tryMatchPktPointers(insn: Insn, dst: Reg, src: Reg, thisS: VState, othe
 /** mark_ptr_or_null_regs: after `if (p == 0)`, every copy of p learns. */
 /** mark_ptr_or_null_reg: a non-null xskmap lookup result is the socket itself. */
 function nonNullType(r: Reg, maps: Env['maps']): RegType {
+  if (r.type === 'sock_or_null') return 'sock';
+  if (r.type === 'sock_common_or_null') return 'sock_common';
+  if (r.type === 'ringbuf_mem_or_null') return 'ringbuf_mem';
   return r.type === 'xdp_sock_or_null' || maps[r.map]?.type === 'xskmap' ? 'xdp_sock' : 'map_value';
 }
 
 function markPtrOrNullRegs(s: VState, id: number, isNull: boolean, maps: Env['maps']): void {
+  // A reference that turned out null was never taken: drop it (release_reference_state).
+  if (isNull && s.refs?.length) s.refs = s.refs.filter((ref) => ref.id !== id);
   forEachReg(s, (r) => {
     if (!mayBeNull(r.type) || r.id !== id) return;
     if (isNull) {

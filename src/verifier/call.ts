@@ -43,7 +43,7 @@ function compatibleTypes(k: ArgKind): { types: readonly RegType[]; text: string 
     case 'ARG_PTR_TO_UNINIT_MEM':
     case 'ARG_PTR_TO_FIXED_SIZE_MEM_U32':
     case 'ARG_PTR_TO_LONG':
-      return { types: ['fp', 'pkt', 'pkt_meta', 'map_value'], text: MEM_TYPES };
+      return { types: ['fp', 'pkt', 'pkt_meta', 'map_value', 'ringbuf_mem'], text: MEM_TYPES };
     case 'ARG_CONST_SIZE':
     case 'ARG_CONST_SIZE_OR_ZERO':
     case 'ARG_CONST_ALLOC_SIZE_OR_ZERO':
@@ -56,9 +56,9 @@ function compatibleTypes(k: ArgKind): { types: readonly RegType[]; text: string 
     case 'ARG_PTR_TO_CONST_STR':
       return { types: ['map_value'], text: 'map_value' };
     case 'ARG_PTR_TO_RINGBUF_MEM':
-      return { types: [], text: 'ringbuf_mem' };
+      return { types: ['ringbuf_mem'], text: 'ringbuf_mem' };
     case 'ARG_PTR_TO_BTF_ID_SOCK_COMMON':
-      return { types: ['xdp_sock'], text: SOCK_TYPES };
+      return { types: ['xdp_sock', 'sock', 'sock_common'], text: SOCK_TYPES };
     case 'ARG_PTR_TO_BTF_ID':
       return { types: [], text: 'ptr_, trusted_ptr_, rcu_ptr_' };
     case 'ARG_PTR_TO_PERCPU_BTF_ID':
@@ -84,6 +84,10 @@ interface CallMeta {
   accessSize: number;
   regno: number;
   constMapKey: bigint | null;
+  /** The reference a release argument hands back (meta.ref_obj_id). */
+  refObjId: number;
+  /** ARG_CONST_ALLOC_SIZE_OR_ZERO's value (meta.mem_size). */
+  memSize: number;
 }
 
 /** check_stack_range_initialized: helper access to [off, off+size) of the stack. */
@@ -158,6 +162,8 @@ function checkHelperMemAccess(env: Env, regno: number, size: number, write: bool
       checkMapAccessType(env, reg.map, reg.off, size, write ? 'write' : 'read');
       return checkMapAccess(env, regno, reg.off, size, zeroOk);
     }
+    case 'ringbuf_mem':
+      return checkMapAccess(env, regno, reg.off, size, zeroOk);
     case 'fp':
       return checkStackRangeInitialized(env, regno, reg.off, size, zeroOk, write, meta);
     default:
@@ -197,6 +203,32 @@ function constantMapKey(env: Env, key: Reg, keySize: number): bigint | null {
   if (spill !== keySize) return null;
   if (!tnumIsConst(sl.spilled.varOff)) return null;
   return sl.spilled.varOff.value;
+}
+
+const BPF_F_RDONLY_PROG = 1 << 7;
+
+/** check_reg_const_str: a string in a frozen read-only map, zero-terminated. */
+function checkRegConstStr(env: Env, reg: Reg, regno: number): void {
+  const m = env.maps[reg.map]!;
+  // bpf_map_is_rdonly: BPF_F_RDONLY_PROG and frozen (libbpf freezes .rodata).
+  if (!((m.flags ?? 0) & BPF_F_RDONLY_PROG) || !m.freeze) env.reject(`R${regno} does not point to a readonly map'`);
+  if (!tnumIsConst(reg.varOff)) env.reject(`R${regno} is not a constant address'`);
+  if (m.type !== 'array') env.reject('no direct value access support for this map type');
+  checkMapAccess(env, regno, reg.off, m.value_size - reg.off, false);
+  const mapOff = reg.off + Number(reg.varOff.value);
+  const value = m.init?.find((e) => /^0*$/.test(e.key))?.value ?? '';
+  let terminated = false;
+  for (let i = mapOff; i < m.value_size; i++) {
+    const hex = value.slice(2 * i, 2 * i + 2);
+    // Bytes the initial value does not cover are zero.
+    if (hex === '' || parseInt(hex, 16) === 0) {
+      terminated = true;
+      break;
+    }
+  }
+  if (!terminated) env.reject('string is not zero-terminated');
+  // What the helper does with the string (bpf_snprintf's format checks) is checked after the
+  // arguments; helpers whose string use is not modelled are marked unmodelled in the table.
 }
 
 function checkFuncArg(env: Env, arg: number, fn: HelperProto, meta: CallMeta): void {
@@ -252,6 +284,50 @@ function checkFuncArg(env: Env, arg: number, fn: HelperProto, meta: CallMeta): v
       checkMemSizeReg(env, regno, k === 'ARG_CONST_SIZE_OR_ZERO', prev === 'ARG_PTR_TO_UNINIT_MEM', meta);
       return;
     }
+    case 'ARG_PTR_TO_LONG':
+      // ARG_PTR_TO_FIXED_SIZE_MEM | MEM_UNINIT | MEM_WRITE | MEM_ALIGNED, arg_size = sizeof(s64).
+      meta.rawMode = true;
+      checkHelperMemAccess(env, regno, 8, true, false, meta);
+      checkPtrAlignment(env, reg, 0, 8, true);
+      return;
+    case 'ARG_PTR_TO_SPIN_LOCK':
+      // process_spin_lock: the lock's place comes from the map's BTF, and XDP Lab maps (like the
+      // oracle's) carry none, so every call stops here. The kernel prints map->name, never set here.
+      if (!tnumIsConst(reg.varOff)) {
+        env.reject(`R${regno} doesn't have constant offset. bpf_spin_lock has to be at the constant offset`);
+      }
+      env.reject(`map '' has to have BTF in order to use bpf_spin_lock`);
+      return;
+    case 'ARG_PTR_TO_TIMER':
+      // process_timer_func -> check_map_field_pointer: the same BTF requirement as bpf_spin_lock.
+      if (!tnumIsConst(reg.varOff)) {
+        env.reject(`R${regno} doesn't have constant offset. bpf_timer has to be at the constant offset`);
+      }
+      env.reject(`map '' has to have BTF in order to use bpf_timer`);
+      return;
+    case 'ARG_PTR_TO_CONST_STR':
+      return checkRegConstStr(env, reg, regno);
+    case 'ARG_CONST_ALLOC_SIZE_OR_ZERO':
+      if (!tnumIsConst(reg.varOff)) env.reject(`R${regno} is not a known constant'`);
+      meta.memSize = Number(reg.varOff.value);
+      return;
+    case 'ARG_PTR_TO_RINGBUF_MEM':
+      // OBJ_RELEASE (bpf_ringbuf_submit / discard): the pointer as reserved, unmoved.
+      if (reg.off !== 0 || !tnumIsConst(reg.varOff) || reg.varOff.value !== 0n) {
+        env.reject(`R${regno} must have zero offset when passed to release func or trusted arg to kfunc`);
+      }
+      if (!reg.refObjId) env.reject(`R${regno} must be referenced when passed to release function`);
+      meta.refObjId = reg.refObjId;
+      return;
+    case 'ARG_PTR_TO_BTF_ID_SOCK_COMMON':
+      if (fn.id === BPF_FUNC_sk_release) {
+        // OBJ_RELEASE: only a pointer that holds an acquired reference can be released.
+        if (!reg.refObjId) env.reject(`R${regno} must be referenced when passed to release function`);
+        meta.refObjId = reg.refObjId;
+        return;
+      }
+      env.reject(`helper ${helperDisplayName(fn.id)}#${fn.id} argument ${regno} (${k}) is not modelled by XDP Lab`);
+      return;
     case 'ARG_PTR_TO_CTX':
       return;
     default:
@@ -299,15 +375,17 @@ export function checkHelperCall(env: Env, insn: Insn): void {
   const fn = helperById(id);
   if (!fn) env.reject(`program of this type cannot use helper ${helperDisplayName(id)}#${id}`);
   if (fn.refusal) env.reject(fn.refusal);
-  const meta: CallMeta = { map: -1, rawMode: false, accessSize: 0, regno: -1, constMapKey: null };
+  const meta: CallMeta = { map: -1, rawMode: false, accessSize: 0, regno: -1, constMapKey: null, refObjId: 0, memSize: 0 };
   for (let i = 0; i < 5; i++) checkFuncArg(env, i, fn, meta);
   recordFuncMap(env, meta.map, fn);
+  if (id === 12) checkReferenceLeak(env, 'tail_call');
   if (fn.unmodelled) {
     env.reject(`helper ${helperDisplayName(id)}#${id} needs state XDP Lab does not model (references, callbacks or BTF objects)`);
   }
   for (let i = 0; i < meta.accessSize; i++) {
     checkMemAccess(env, { regno: meta.regno, off: i, size: 1, t: 'write', valueRegno: -1 });
   }
+  if (meta.refObjId) releaseReference(env, meta.refObjId, fn);
   const regs = env.regs;
   for (let r = 1; r <= 5; r++) {
     regs[r] = notInit();
@@ -322,6 +400,22 @@ export function checkHelperCall(env: Env, insn: Insn): void {
     case 'RET_VOID':
       regs[0] = notInit();
       break;
+    case 'RET_PTR_TO_RINGBUF_MEM_OR_NULL': {
+      ++env.idGen;
+      const refId = ++env.idGen;
+      regs[0] = pointer('ringbuf_mem_or_null', { id: refId, refObjId: refId, range: meta.memSize });
+      (env.cur.refs ??= []).push({ id: refId, insn: env.insnIdx });
+      break;
+    }
+    case 'RET_PTR_TO_SOCKET_OR_NULL': {
+      // A maybe-null pointer gets an id for the null check, then acquire_reference a new one
+      // that both the pointer and the reference carry (the kernel's ids advance by two).
+      ++env.idGen;
+      const refId = ++env.idGen;
+      regs[0] = pointer(id === BPF_FUNC_skc_lookup_tcp ? 'sock_common_or_null' : 'sock_or_null', { id: refId, refObjId: refId });
+      (env.cur.refs ??= []).push({ id: refId, insn: env.insnIdx });
+      break;
+    }
     case 'RET_PTR_TO_MAP_VALUE_OR_NULL': {
       const m = env.maps[meta.map]!;
       const elide =
@@ -345,6 +439,31 @@ export function checkHelperCall(env: Env, insn: Insn): void {
   checkMapFuncCompatibility(env, meta.map, fn);
   if (fn.changesPktData) clearAllPktPointers(env);
   void mayBeNull;
+}
+
+const BPF_FUNC_sk_release = 86;
+const BPF_FUNC_skc_lookup_tcp = 99;
+
+/** check_reference_leak (+ check_resource_leak's last line): no acquired reference may outlive the program. */
+export function checkReferenceLeak(env: Env, prefix: string): void {
+  const refs = env.cur.refs;
+  if (!refs?.length) return;
+  for (const r of refs) env.verboseErr(`Unreleased reference id=${r.id} alloc_insn=${r.insn}`);
+  env.verboseErr(`${prefix} would lead to reference leak`);
+  throw env.rejectSilently();
+}
+
+/** release_reference: drop the reference and invalidate every copy of the pointer (mark_reg_invalid). */
+function releaseReference(env: Env, refObjId: number, fn: HelperProto): void {
+  const refs = env.cur.refs ?? [];
+  const i = refs.findIndex((r) => r.id === refObjId);
+  if (i < 0) env.reject(`func ${helperDisplayName(fn.id)}#${fn.id} reference has not been acquired before`);
+  refs.splice(i, 1);
+  forEachReg(env.cur, (r) => {
+    if (r.refObjId !== refObjId) return;
+    if (env.allowPtrLeaks) markUnknown(r);
+    else Object.assign(r, notInit());
+  });
 }
 
 export const MAX_CALL_FRAMES = 8;

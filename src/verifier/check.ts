@@ -6,9 +6,9 @@
  * programs whose paths never converge.
  */
 import * as O from '../isa/opcodes';
-import { checkAluOp } from './alu';
+import { checkAluOp, maybeForkScalars } from './alu';
 import { checkCondJmpOp } from './branch';
-import { checkExitFields, checkFuncCall, checkHelperCall, prepareFuncExit } from './call';
+import { checkExitFields, checkFuncCall, checkHelperCall, checkReferenceLeak, prepareFuncExit } from './call';
 import { Reject, type Env } from './env';
 import { BPF_JCOND_K, BPF_PSEUDO_FUNC } from './cfg';
 import { checkMemAccess } from './mem';
@@ -47,7 +47,7 @@ const BPF_STORE_REL = 0x110;
  * context, packet or socket pointers (their accesses are rewritten).
  */
 function atomicPtrTypeOk(t: string): boolean {
-  return t !== 'ctx' && t !== 'pkt' && t !== 'pkt_meta' && t !== 'pkt_end' && t !== 'xdp_sock';
+  return t !== 'ctx' && t !== 'pkt' && t !== 'pkt_meta' && t !== 'pkt_end' && t !== 'xdp_sock' && t !== 'sock' && t !== 'sock_common';
 }
 
 /** check_atomic_load / check_atomic_store: an ordered load or store of any size. */
@@ -91,7 +91,7 @@ function checkAtomic(env: Env, idx: number): void {
   }
   if (!env.allowPtrLeaks && isPointer(env.regs[insn.src]!)) env.reject(`R${insn.src} leaks addr into mem`);
   const dt = env.regs[insn.dst]!.type;
-  if (dt === 'ctx' || dt === 'pkt' || dt === 'pkt_meta' || dt === 'pkt_end' || dt === 'xdp_sock') {
+  if (dt === 'ctx' || dt === 'pkt' || dt === 'pkt_meta' || dt === 'pkt_end' || dt === 'xdp_sock' || dt === 'sock' || dt === 'sock_common') {
     env.reject(`BPF_ATOMIC stores into R${insn.dst} ${dt} is not allowed`);
   }
   const size = O.sizeBytes(O.BPF_SIZE(insn.code));
@@ -110,7 +110,7 @@ function checkAtomic(env: Env, idx: number): void {
  * (reg_type_mismatch_ok is false for them): one instruction may not reach
  * such an object on one path and other memory on another.
  */
-const CONVERTED_PTR = new Set(['ctx', 'xdp_sock', 'xdp_sock_or_null']);
+const CONVERTED_PTR = new Set(['ctx', 'xdp_sock', 'xdp_sock_or_null', 'sock', 'sock_or_null', 'sock_common', 'sock_common_or_null']);
 
 /** save_aux_ptr_type */
 function saveAuxPtrType(env: Env, idx: number, type: string): void {
@@ -123,6 +123,7 @@ function saveAuxPtrType(env: Env, idx: number, type: string): void {
 
 /** check_return_code for the main program's exit. */
 function checkReturnCode(env: Env): void {
+  checkReferenceLeak(env, 'BPF_EXIT instruction in main prog');
   checkRegArg(env, 0, 'src');
   if (!env.allowPtrLeaks && isPointer(env.regs[0]!)) env.reject('R0 leaks addr as return value');
 }
@@ -170,9 +171,17 @@ export function doCheck(env: Env): void {
       let pathEnded = false;
       switch (cls) {
         case O.BPF_ALU:
-        case O.BPF_ALU64:
+        case O.BPF_ALU64: {
+          const fork = maybeForkScalars(env, insn);
+          if (fork) {
+            if (env.pending.length >= BPF_COMPLEXITY_LIMIT_JMP_SEQ) env.reject(`The sequence of ${env.pending.length} jumps is too complex.`);
+            if (fork.parent) fork.parent.branches++;
+            // The forked side resumes at this instruction (re-running it with its own value).
+            env.pending.push({ state: fork, insnIdx: idx, prevInsnIdx: idx, logPos: env.log.pos, pathLen: env.path.length });
+          }
           checkAluOp(env, insn);
           break;
+        }
         case O.BPF_LDX: {
           checkRegArg(env, insn.src, 'src');
           checkRegArg(env, insn.dst, 'dst_no_mark');

@@ -81,6 +81,12 @@ export function checkPtrAlignment(env: Env, reg: Reg, off: number, size: number,
       break;
     case 'xdp_sock':
       desc = 'xdp_sock ';
+      break;
+    case 'sock':
+      desc = 'sock ';
+      break;
+    case 'sock_common':
+      desc = 'sock_common ';
       strict = true;
       break;
     default:
@@ -134,7 +140,8 @@ export function checkPacketAccess(env: Env, regno: number, off: number, size: nu
 /** check_mem_region_access for map values (fixed off already folded in). */
 export function checkMapAccess(env: Env, regno: number, off: number, size: number, zeroOk: boolean): void {
   const reg = env.regs[regno]!;
-  const memSize = env.maps[reg.map]!.value_size;
+  // The same region check serves ringbuf memory, whose size the pointer carries.
+  const memSize = reg.type === 'ringbuf_mem' ? reg.range : env.maps[reg.map]!.value_size;
   const o = BigInt(off);
   if (reg.smin < 0n && (reg.smin === S64_MIN || o + reg.smin !== BigInt.asIntN(32, o + reg.smin) || reg.smin + o < 0n)) {
     env.reject(`R${regno} min value is negative, either use unsigned index or do a if (index >=0) check.`);
@@ -260,7 +267,12 @@ function regWidth(r: Reg): number {
 }
 
 function assignScalarIdBeforeMov(env: Env, r: Reg): void {
-  if (r.type === 'scalar' && !r.id && !tnumIsConst(r.varOff)) r.id = ++env.idGen;
+  if (r.type === 'scalar' && !r.id && !tnumIsConst(r.varOff)) {
+    r.id = ++env.idGen;
+    // A fresh link starts with no delta (off on a linked scalar is its BPF_ADD_CONST delta).
+    r.off = 0;
+    r.add32 = false;
+  }
 }
 export { assignScalarIdBeforeMov };
 
@@ -335,9 +347,9 @@ function checkStackWriteVarOff(env: Env, f: Frame, ptrRegno: number, off: number
       env.reject(`uninit stack in range of var-offset write prohibited for !root; insn ${env.insnIdx}, off: ${i}`);
     }
     sl.types[byte] = nt;
-    if (sl.types[7] !== STACK_SPILL) {
-      for (let j = 0; j < 8; j++) if (sl.types[j] === STACK_SPILL) sl.types[j] = STACK_MISC;
-    }
+    // The spilled register is gone (not_init above): none of its bytes may still read as a spill,
+    // or a later narrow fill would find STACK_SPILL over a not_init register.
+    for (let j = 0; j < 8; j++) if (sl.types[j] === STACK_SPILL) sl.types[j] = STACK_MISC;
     env.markStackScratched(spi);
   }
 }
@@ -501,6 +513,27 @@ export function checkMemAccess(env: Env, a: MemAccess): void {
       if (t === 'read' && valueRegno >= 0) markUnknown(env.regs[valueRegno]!);
       break;
     }
+    case 'ringbuf_mem':
+      if (t === 'write' && valueRegno >= 0 && isPointer(env.regs[valueRegno]!) && !env.allowPtrLeaks) {
+        env.reject(`R${valueRegno} leaks addr into mem`);
+      }
+      checkMapAccess(env, regno, off, size, false);
+      if (t === 'read' && valueRegno >= 0) markUnknown(env.regs[valueRegno]!);
+      break;
+    case 'xdp_sock':
+      // bpf_xdp_sock_is_valid_access: struct bpf_xdp_sock is one __u32, queue_id.
+      if (t === 'write') env.reject(`R${regno} cannot write into ${reg.type}`);
+      if (off !== 0 || size !== 4 || a.signExtend) env.reject(`R${regno} invalid ${reg.type} access off=${off} size=${size}`);
+      if (valueRegno >= 0) markUnknown(env.regs[valueRegno]!);
+      break;
+    case 'sock':
+    case 'sock_common': {
+      if (t === 'write') env.reject(`R${regno} cannot write into ${reg.type}`);
+      // check_sock_access; sign-extending loads are not among the converted accesses (kept refused).
+      if (!sockIsValidAccess(reg.type, off, size) || a.signExtend) env.reject(`R${regno} invalid ${reg.type} access off=${off} size=${size}`);
+      if (valueRegno >= 0) markUnknown(env.regs[valueRegno]!);
+      break;
+    }
     default:
       env.reject(`R${regno} invalid mem access '${reg.type}'`);
   }
@@ -515,3 +548,21 @@ export function checkMemAccess(env: Env, a: MemAccess): void {
 }
 
 export { STACK_INVALID, STACK_MISC, STACK_SPILL, STACK_ZERO, slotOf };
+
+/**
+ * bpf_sock_is_valid_access / bpf_sock_common_is_valid_access: reads of
+ * struct bpf_sock (uapi layout: bound_dev_if 0, family 4, type 8, protocol 12,
+ * mark 16, priority 20, src_ip4 24, src_ip6 28..43, src_port 44, dst_port 48
+ * (__be16, then 2 bytes of padding), dst_ip4 52, dst_ip6 56..71, state 72,
+ * rx_queue_mapping 76; 80 bytes). A sock_common has no type..priority.
+ */
+function sockIsValidAccess(type: 'sock' | 'sock_common', off: number, size: number): boolean {
+  if (type === 'sock_common' && off >= 8 && off < 24) return false;
+  if (off < 0 || off >= 80 || off % size !== 0) return false;
+  const narrowOk = (fieldSize: number): boolean => size <= fieldSize && (size & (size - 1)) === 0;
+  if (off === 72 || off === 4 || off === 8 || off === 12 || off === 44 || off === 76) return narrowOk(4);
+  if ((off >= 24 && off < 28) || (off >= 28 && off < 44) || (off >= 52 && off < 56) || (off >= 56 && off < 72)) return narrowOk(4);
+  if (off >= 48 && off < 50) return narrowOk(size === 4 ? 4 : 2);
+  if (off >= 50 && off < 52) return false;
+  return size === 4;
+}

@@ -50,11 +50,11 @@ const rangeWithin = (o: Reg, c: Reg): boolean =>
 
 function regsExact(o: Reg, c: Reg, idmap: IdMap): boolean {
   return (
-    o.type === c.type && o.off === c.off && o.range === c.range && o.map === c.map && o.frameno === c.frameno &&
+    o.type === c.type && o.off === c.off && o.add32 === c.add32 && o.range === c.range && o.map === c.map && o.frameno === c.frameno &&
     o.varOff.value === c.varOff.value && o.varOff.mask === c.varOff.mask &&
     o.umin === c.umin && o.umax === c.umax && o.smin === c.smin && o.smax === c.smax &&
     o.u32min === c.u32min && o.u32max === c.u32max && o.s32min === c.s32min && o.s32max === c.s32max &&
-    idmap.check(o.id, c.id)
+    idmap.check(o.id, c.id) && idmap.check(o.refObjId, c.refObjId)
   );
 }
 
@@ -64,6 +64,10 @@ function regsafe(o: Reg, c: Reg, idmap: IdMap, exact: boolean): boolean {
   if (o.type !== c.type) return false;
   switch (o.type) {
     case 'scalar':
+      // A linked scalar's delta (off) is part of what the id promises.
+      // (The id map makes old's links hold in cur; a cur scalar with no id gets a fresh one, so an
+      // old id seen once constrains nothing, and twice fails the map.)
+      if (o.id && c.id && (o.off !== c.off || o.add32 !== c.add32)) return false;
       return idmap.checkScalar(o.id, c.id) && rangeWithin(o, c) && tnumIn(o.varOff, c.varOff);
     case 'map_value':
       return o.off === c.off && o.map === c.map && rangeWithin(o, c) && tnumIn(o.varOff, c.varOff) && idmap.check(o.id, c.id);
@@ -130,6 +134,11 @@ export function statesEqual(env: Env, o: VState, c: VState, insnIdx: number, exa
     const live = top ? env.liveRegs[insnIdx]! : 0x3ff;
     if (!funcStatesEqual(of, cf, live, idmap, exact)) return false;
   }
+  // refsafe: the same references held, under the same id map.
+  const or = o.refs ?? [];
+  const cr = c.refs ?? [];
+  if (or.length !== cr.length) return false;
+  for (let i = 0; i < or.length; i++) if (!idmap.check(or[i]!.id, cr[i]!.id)) return false;
   return true;
 }
 

@@ -33,7 +33,15 @@ export type RegType =
   | 'pkt_meta'
   | 'pkt_end'
   | 'xdp_sock'
-  | 'xdp_sock_or_null';
+  | 'xdp_sock_or_null'
+  // bpf_sk_lookup_* results (PTR_TO_SOCKET / PTR_TO_SOCK_COMMON), reference-counted.
+  | 'sock'
+  | 'sock_or_null'
+  | 'sock_common'
+  | 'sock_common_or_null'
+  // bpf_ringbuf_reserve results (PTR_TO_MEM | MEM_RINGBUF); `range` holds mem_size.
+  | 'ringbuf_mem'
+  | 'ringbuf_mem_or_null';
 
 export const S64_MIN = -(1n << 63n);
 export const S64_MAX = (1n << 63n) - 1n;
@@ -65,6 +73,10 @@ export interface Reg {
   /** Frame a stack pointer points into. */
   frameno: number;
   precise: boolean;
+  /** The acquired reference this pointer holds (ref_obj_id), 0 for none. */
+  refObjId: number;
+  /** A linked scalar's delta (off) was added in 32 bits: value = zext(lo32(base) + off) (BPF_ADD_CONST32). */
+  add32: boolean;
 }
 
 export function notInit(): Reg {
@@ -85,6 +97,8 @@ export function notInit(): Reg {
     map: -1,
     frameno: 0,
     precise: false,
+    refObjId: 0,
+    add32: false,
   };
 }
 
@@ -134,12 +148,17 @@ export const copyReg = (r: Reg): Reg => ({
   map: r.map,
   frameno: r.frameno,
   precise: r.precise,
+  refObjId: r.refObjId,
+  add32: r.add32,
 });
 
 export const isPointer = (r: Reg): boolean => r.type !== 'scalar' && r.type !== 'not_init';
 export const isPktPointer = (r: Reg): boolean => r.type === 'pkt' || r.type === 'pkt_meta';
 export const isPktPointerAny = (r: Reg): boolean => r.type === 'pkt' || r.type === 'pkt_meta' || r.type === 'pkt_end';
-export const mayBeNull = (t: RegType): boolean => t === 'map_value_or_null' || t === 'xdp_sock_or_null';
+export const mayBeNull = (t: RegType): boolean =>
+  t === 'map_value_or_null' || t === 'xdp_sock_or_null' || t === 'sock_or_null' || t === 'sock_common_or_null' || t === 'ringbuf_mem_or_null';
+/** type_is_sk_pointer */
+export const isSkPointer = (t: RegType): boolean => t === 'sock' || t === 'sock_common' || t === 'xdp_sock';
 export const isConstScalar = (r: Reg): boolean => r.type === 'scalar' && tnumIsConst(r.varOff);
 export const isNullScalar = (r: Reg): boolean => r.type === 'scalar' && tnumIsConst(r.varOff) && r.varOff.value === 0n;
 
@@ -227,12 +246,13 @@ export function formatReg(r: Reg, maps: readonly MapInfo[]): string {
   let s = '';
   if (t === 'scalar' && r.precise) s += 'P';
   if ((t === 'scalar' || t === 'fp') && tnumIsConst(r.varOff)) {
-    const v = s64(r.varOff.value + BigInt(r.off));
+    const v = s64(r.varOff.value + BigInt(t === 'fp' ? r.off : 0));
     return s + (t === 'scalar' ? '' : 'fp') + snum(v);
   }
   s += t;
   const parts: string[] = [];
   if (r.id) parts.push(`id=${r.id}`);
+  if (r.refObjId) parts.push(`ref_obj_id=${r.refObjId}`);
   if (t === 'pkt' || t === 'pkt_meta') {
     if (r.off) parts.push(`off=${snum(BigInt(r.off))}`);
     parts.push(`r=${unum(BigInt(r.range))}`);

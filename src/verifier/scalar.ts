@@ -41,6 +41,7 @@ import {
   S32_MIN,
   S64_MAX,
   S64_MIN,
+  unknownScalar,
   type Reg,
 } from './reg';
 import * as O from '../isa/opcodes';
@@ -225,6 +226,21 @@ export function regBoundsSync(r: Reg): void {
   if (r.varOff.mask === 0n) {
     const v = r.varOff.value;
     if (r.umin === v && r.umax === v && r.u32min === (v & 0xffffffffn) && r.u32max === r.u32min && r.smin === r.smax && r.s32min === r.s32max) return;
+    // A constant inside every current range: the full sync would narrow each range to it.
+    // (Outside one of them the sync must run, so the invariant check sees the contradiction.)
+    const sv = BigInt.asIntN(64, v);
+    const v32 = v & 0xffffffffn;
+    const sv32 = BigInt.asIntN(32, v32);
+    if (r.umin <= v && v <= r.umax && r.smin <= sv && sv <= r.smax && r.u32min <= v32 && v32 <= r.u32max && r.s32min <= sv32 && sv32 <= r.s32max) {
+      r.umin = r.umax = v;
+      r.smin = r.smax = sv;
+      r.u32min = r.u32max = v32;
+      r.s32min = r.s32max = sv32;
+      return;
+    }
+  } else if (isFullyUnknown(r)) {
+    // Nothing known anywhere: nothing to learn.
+    return;
   }
   updateRegBounds(r);
   regDeduceBounds(r);
@@ -291,7 +307,36 @@ function setSizeMax(r: Reg, size: number): void {
  * coerce_reg_to_size: keep the low `size` bytes (loads narrower than 8
  * bytes).
  */
+const isFullyUnknown = (r: Reg): boolean =>
+  r.varOff.mask === U64_MAX && r.umin === 0n && r.umax === U64_MAX && r.smin === S64_MIN && r.smax === S64_MAX &&
+  r.u32min === 0n && r.u32max === U32_MAX && r.s32min === S32_MIN && r.s32max === S32_MAX;
+
+/** coerceRegToSize of a fully unknown scalar, by size (every load of packet or map data starts there). */
+const COERCED_UNKNOWN = new Map<number, Reg>();
+
 export function coerceRegToSize(r: Reg, size: number): void {
+  if (isFullyUnknown(r)) {
+    let c: Reg | undefined = COERCED_UNKNOWN.get(size);
+    if (!c) {
+      c = unknownScalar();
+      coerceSlow(c, size);
+      COERCED_UNKNOWN.set(size, c);
+    }
+    r.varOff = c.varOff;
+    r.umin = c.umin;
+    r.umax = c.umax;
+    r.smin = c.smin;
+    r.smax = c.smax;
+    r.u32min = c.u32min;
+    r.u32max = c.u32max;
+    r.s32min = c.s32min;
+    r.s32max = c.s32max;
+    return;
+  }
+  coerceSlow(r, size);
+}
+
+function coerceSlow(r: Reg, size: number): void {
   setSizeMax(r, size);
   r.smin = r.umin;
   r.smax = r.umax;

@@ -47,6 +47,8 @@ export interface VState {
   parent: Checkpoint | null;
   /** may_goto fall-throughs taken on this path (may_goto_depth). */
   mayGotoDepth?: number;
+  /** Acquired references not yet released (acquired_refs): id and the insn that acquired it. */
+  refs?: { id: number; insn: number }[];
 }
 
 export const curFrame = (s: VState): Frame => s.frames[s.frames.length - 1]!;
@@ -68,6 +70,7 @@ export function cloneFrame(f: Frame): Frame {
 export function cloneState(s: VState): VState {
   const c: VState = { frames: s.frames.map(cloneFrame), parent: s.parent };
   if (s.mayGotoDepth) c.mayGotoDepth = s.mayGotoDepth;
+  if (s.refs?.length) c.refs = s.refs.map((r) => ({ ...r }));
   return c;
 }
 

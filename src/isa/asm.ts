@@ -307,6 +307,10 @@ function parseUbpf(s: string, slot: number): Parsed {
     case 'exit':
       need(0);
       return { insn: fill(pick('none')) };
+    case 'may_goto':
+      need(1);
+      fill(pick('none'));
+      return target(ops[0]!, 'off', i);
     case 'ja':
       need(1);
       fill(pick('none'));
@@ -411,6 +415,7 @@ function parseKernel(s: string): Parsed {
 
   // Jumps.
   if ((m = /^goto (.+)$/.exec(s))) return target(m[1]!, 'off', { ...i, code: 0x05 });
+  if ((m = /^may_goto (.+)$/.exec(s))) return target(m[1]!, 'off', { ...i, code: 0xe5 });
   if ((m = /^gotol (.+)$/.exec(s))) return target(m[1]!, 'imm', { ...i, code: 0x06 });
   if ((m = new RegExp(String.raw`^if ([rw])(\d+) (\S+) (?:([rw])(\d+)|(${NUM})) goto (.+)$`).exec(s))) {
     const op = JMP_BY_SYM.get(m[3]!);
@@ -504,6 +509,6 @@ function parseKernel(s: string): Parsed {
     return { insn: { ...i, code: cls | op | O.BPF_K, imm: imm32(m[6]!) } };
   }
   const word = /^([a-z_][a-z0-9_]*)(?: |$)/.exec(s)?.[1];
-  if (word && !/^[rw]\d+$/.test(word) && !['if', 'goto', 'gotol', 'call', 'lock'].includes(word)) return fail(`unknown instruction '${word}'`);
+  if (word && !/^[rw]\d+$/.test(word) && !['if', 'goto', 'gotol', 'may_goto', 'call', 'lock'].includes(word)) return fail(`unknown instruction '${word}'`);
   return fail(`cannot parse '${s}'`);
 }

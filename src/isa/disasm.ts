@@ -171,6 +171,7 @@ function kernelText(i: Insn, row: OpInfo | undefined, slot: number, opts: Disasm
       if (i.code === (O.BPF_JMP | O.BPF_JA)) return `${p}goto pc${signedDec(i.off)}`;
       if (i.code === (O.BPF_JMP32 | O.BPF_JA)) return `${p}gotol pc${signedDec(i.imm)}`;
       if (i.code === (O.BPF_JMP | O.BPF_EXIT)) return `${p}exit`;
+      if (i.code === (O.BPF_JMP | 0xe0 | O.BPF_K)) return `${p}may_goto pc${signedDec(i.off)}`;
       const sym = JMP_OP[op] ?? (row ? '?' : 'BUG');
       if (O.BPF_SRC(i.code) === O.BPF_X) return `${p}if ${w}${i.dst} ${sym} ${w}${i.src} goto pc${signedDec(i.off)}`;
       return `${p}if ${w}${i.dst} ${sym} ${uhex32(i.imm)} goto pc${signedDec(i.off)}`;
@@ -225,6 +226,8 @@ function llvmText(i: Insn, row: OpInfo | undefined, _slot: number): string {
     }
     case 'ja':
       return row.is64 ? `goto ${jmpOff(i.off)}` : `gotol ${jmpOff(i.imm)}`;
+    case 'may_goto':
+      return `may_goto ${jmpOff(i.off)}`;
     case 'call':
       return row.source === 'reg' ? `callx r${i.dst}` : `call ${shex(i.imm)}`;
     case 'exit':

@@ -20,6 +20,7 @@ export type OpKind =
   | 'end' // byte swap: le/be (BPF_ALU | BPF_END) or bswap (BPF_ALU64 | BPF_END)
   | 'jmp' // conditional jump
   | 'ja' // unconditional jump (off, or imm for ja32 / gotol)
+  | 'may_goto' // BPF_JMP | BPF_JCOND: jump once the per-run loop budget is spent
   | 'call' // helper or bpf-to-bpf call
   | 'exit'
   | 'lddw' // 64-bit immediate load, two slots
@@ -153,6 +154,9 @@ for (const [cls, suffix] of [
 }
 add({ mnemonic: 'ja', code: O.BPF_JMP | O.BPF_JA, kind: 'ja', op: O.BPF_JA, source: 'none', requireImm: 0 });
 add({ mnemonic: 'ja32', code: O.BPF_JMP32 | O.BPF_JA, kind: 'ja', op: O.BPF_JA, source: 'none', requireOff: 0 });
+// may_goto (BPF_JCOND with src 0 = BPF_MAY_GOTO): falls through while the run's
+// loop budget lasts, takes the jump once it is spent (src/vm: BPF_MAX_LOOPS).
+add({ mnemonic: 'may_goto', code: O.BPF_JMP | 0xe0 | O.BPF_K, kind: 'may_goto', op: 0xe0, source: 'none', requireImm: 0 });
 add({ mnemonic: 'call', code: O.BPF_JMP | O.BPF_CALL, kind: 'call', op: O.BPF_CALL, source: 'imm', requireOff: 0 });
 add({ mnemonic: 'callx', code: O.BPF_JMP | O.BPF_CALL | O.BPF_X, kind: 'call', op: O.BPF_CALL, source: 'reg', requireOff: 0 });
 add({ mnemonic: 'exit', code: O.BPF_JMP | O.BPF_EXIT, kind: 'exit', op: O.BPF_EXIT, source: 'none', requireOff: 0, requireImm: 0 });

@@ -91,6 +91,10 @@ export function validateProgram(insns: readonly Insn[], opts: ValidateOptions = 
         if (i.src !== 0 || i.dst !== 0 || (row.is64 ? i.imm !== 0 : i.off !== 0)) bad(`BPF_JA uses reserved fields`);
         jumpTo(k, row.is64 ? i.off : i.imm);
         break;
+      case 'may_goto':
+        if (i.src !== 0 || i.dst !== 0 || i.imm !== 0) bad(`invalid may_goto imm ${i.imm}`);
+        jumpTo(k, i.off);
+        break;
       case 'call':
         if (i.off !== 0 || (row.source === 'imm' && i.dst !== 0)) bad(`BPF_CALL uses reserved fields`);
         if (row.source === 'imm' && i.src > O.BPF_PSEUDO_KFUNC_CALL) bad(`BPF_CALL uses reserved fields`);
@@ -98,7 +102,8 @@ export function validateProgram(insns: readonly Insn[], opts: ValidateOptions = 
         else if (row.source === 'imm' && i.src === 0 && opts.helperExists && !opts.helperExists(i.imm)) bad(`invalid func unknown#${i.imm}`);
         break;
       case 'exit':
-        if (i.src !== 0 || i.dst !== 0 || i.off !== 0 || i.imm !== 0) bad(`BPF_EXIT uses reserved fields`);
+        // The kernel checks src, dst and imm of an exit, not off (an exit with off != 0 loads and runs).
+        if (i.src !== 0 || i.dst !== 0 || i.imm !== 0) bad(`BPF_EXIT uses reserved fields`);
         break;
       case 'lddw': {
         const hi = insns[k + 1];

@@ -32,7 +32,7 @@ export const REG_KIND_BIT: Readonly<Record<Reg['type'], number>> = {
  * differing); stackDepth per subprogram start, as check_max_stack_depth uses it.
  */
 export interface VerifierProof {
-  kinds: Uint16Array;
+  kinds: Uint32Array;
   callMap: Int32Array;
   stackDepth: Map<number, number>;
 }
@@ -230,7 +230,7 @@ export function verify(parsed: ParsedSpec, opts: VerifyOptions = {}): VerifyResu
   let proof: VerifierProof | undefined;
   if (opts.proof) {
     const n = parsed.insns.length;
-    const p: VerifierProof = (proof = { kinds: new Uint16Array(n * 11), callMap: new Int32Array(n).fill(-2), stackDepth: env.stackDepth });
+    const p: VerifierProof = (proof = { kinds: new Uint32Array(n * 11), callMap: new Int32Array(n).fill(-2), stackDepth: env.stackDepth });
     const inner = env.onInsn;
     env.onInsn = (e, idx, phase) => {
       inner?.(e, idx, phase);

@@ -32,6 +32,8 @@ const loOf = (off: number): number => (LO0 + off) | 0;
 
 /** MAX_CALL_FRAMES in the kernel. */
 export const MAX_CALL_FRAMES = 8;
+/** may_goto's budget per run: the kernel's BPF_MAX_LOOPS (8M), as its interpreter and the JITs without a timed may_goto count it. */
+export const BPF_MAX_LOOPS = 8 * 1024 * 1024;
 export const STACK_SIZE = 512;
 
 export type HelperFn = (m: Machine, pc: number) => void;
@@ -74,6 +76,8 @@ export class Machine {
   readonly ldPtrLo: Int32Array;
   readonly n: number;
   budget = 1_000_000;
+  /** may_goto's loop budget left in this run (the kernel keeps it in a hidden stack slot). */
+  mayGoto = BPF_MAX_LOOPS;
   /** With a trace hook set, runs always use the interpreter (it reports every instruction). */
   trace: TraceHook | undefined;
   /**
@@ -262,6 +266,7 @@ export class Machine {
    */
   run(): VmFault | undefined {
     this.executed = 0;
+    this.mayGoto = BPF_MAX_LOOPS;
     this.unwound = false;
     const bad = this.problem === null ? null : this.checkProgram();
     if (bad) return bad;
@@ -428,6 +433,7 @@ export class Machine {
         default: // JMP, JMP32
           switch (c) {
             case 0x05: pc += o; break;
+            case 0xe5: if (this.mayGoto !== 0) this.mayGoto--; else pc += o; break; // may_goto
             case 0x06: pc += k; break;
             case 0x85:
               if (s === 1) {

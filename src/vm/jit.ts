@@ -407,6 +407,8 @@ pc = ${callee}; continue main;`;
       return emitHelperCall(t, k, imm);
     case 0x8d:
       return `${handOver([1, 2, 3, 4, 5])}m.callHelper(${k}, ${L(d)}); l0 = lo[0]; h0 = hi[0]; P = PKT.bytes; PDV = PKT.dv; PS = PKT.start; PLEN = PKT.end - PKT.start;`;
+    case 0xe5: // may_goto: the interpreter's counter, so a hand-over keeps counting
+      return `if (m.mayGoto !== 0) m.mayGoto--; else { ${t.goto(next + o)} }`;
     case 0x95:
       if (t.structured) return `lo[0] = l0; hi[0] = h0; m.executed = count; return;`;
       return `if (frame === 0) { lo[0] = l0; hi[0] = h0; m.executed = count; return; }

@@ -16,7 +16,7 @@ import { verify, type VerifierProof } from '../verifier';
  * that needs more runs in the interpreter unless the caller passes a proof.
  */
 export const JIT_VERIFY_LIMIT = 100_000;
-import { Machine, type TraceHook } from './interp';
+import { BPF_MAX_LOOPS, Machine, type TraceHook } from './interp';
 import { compileJit, JIT_MAX_SLOTS, type ArrayInline, type JitTarget } from './jit';
 import { HI_BASE, LO_BASE, VmFault, type Region } from './memory';
 import type { EventLog } from './helpers_objects';
@@ -378,6 +378,7 @@ export class XdpVm {
     pk.start = meta < data ? meta : data;
     pk.end = frame.dataEnd;
     this.machine.unwound = false;
+    this.machine.mayGoto = BPF_MAX_LOOPS;
     try {
       this.machine.jit!();
       return undefined;

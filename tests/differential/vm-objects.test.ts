@@ -25,7 +25,7 @@ const sortMaps = (maps: { entries: { key: string; value: string | string[] }[] }
 
 const avail = oracleAvailable();
 
-describe.skipIf(!avail.ok)('VM vs kernel: LPM trie, global data, load/store bytes, ring buffers', () => {
+describe.skipIf(!avail.ok)('VM vs kernel: LPM trie, global data, load/store bytes, ring buffers, may_goto', () => {
   const oracle = avail.ok ? new Oracle() : undefined;
   afterAll(() => oracle?.close());
 
@@ -48,6 +48,27 @@ describe.skipIf(!avail.ok)('VM vs kernel: LPM trie, global data, load/store byte
       expect(sortMaps(vm.maps.map((m) => m.dump())), `${engine} maps`).toEqual(sortMaps(res.maps));
     }
   }
+
+  it('may_goto falls through while the loop budget lasts; its target is reached only when spent', async () => {
+    // A loop of 100 rounds guarded by may_goto: the budget (8M) is far from spent, so every round falls through.
+    const p = asm(`
+      r0 = 0
+      r1 = 100
+    loop:
+      may_goto done
+      r0 += 3
+      r1 += -1
+      if r1 != 0x0 goto loop
+      exit
+    done:
+      r0 = 1
+      exit`);
+    await agree({ prog_type: 'xdp', insns: p.hex }, ['00'.repeat(64)]);
+  });
+
+  it('an exit with a non-zero off is an exit (the kernel checks only its src, dst and imm)', async () => {
+    await agree({ prog_type: 'xdp', insns: 'b7000000020000009500040000000000' }, ['00'.repeat(64)]);
+  });
 
   it('LPM trie: longest prefix match, update, delete', async () => {
     // key = {u32 prefixlen, 4 address bytes}: look up packet bytes 0-3 as /32; then insert packet bytes 4-7

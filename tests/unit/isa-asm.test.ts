@@ -42,6 +42,10 @@ function randomInsn(r: OpInfo, next: () => number): Insn[] {
       else i.imm = imm();
       i.off = off();
       break;
+    case 'may_goto':
+      i.dst = 0;
+      i.off = off() || 1;
+      break;
     case 'ja':
       i.dst = 0;
       if (r.is64) i.off = off();

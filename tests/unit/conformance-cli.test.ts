@@ -37,9 +37,11 @@ describe('xdp-lab conformance', () => {
     expect(j.files.map((f) => f.file).sort()).toEqual(files.sort());
     expect(j.passed + j.failed.length).toBe(files.length);
     expect(j.files.filter((f) => /internal error|BigInt/.test(f.detail))).toEqual([]);
-    // The unused-field tests are rejections the validator must make.
+    // The unused-field tests are rejections the validator must make, except where the kernel
+    // (our reference) disagrees with bpf_conformance: Linux checks an exit's src, dst and imm but
+    // not its off, and loads and runs such an exit (tests/differential/vm-objects.test.ts).
     const unused = j.files.filter((f) => f.file.startsWith('unused-'));
     expect(unused.length).toBeGreaterThan(10);
-    expect(unused.filter((f) => !f.pass)).toEqual([]);
+    expect(unused.filter((f) => !f.pass).map((f) => f.file)).toEqual(['unused-exit-offset.data']);
   });
 });

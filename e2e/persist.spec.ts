@@ -23,6 +23,9 @@ test('a share link opens the same program in a fresh browser', async ({ page, br
   await expect(lab.engineStatus).toHaveText('engine: ready');
   await lab.setSource(EDITED);
   await expect.poll(() => lab.source()).toBe(EDITED);
+  // The speed travels too (the page itself opened at ?speed=20000).
+  await page.getByTestId('speed').fill('3'); // the 1,000 events/s stop
+  await expect(page.getByTestId('speed-label')).toHaveText('1,000 events/s');
   const link = await lab.share();
   expect(link).toMatch(/#share=[A-Za-z0-9_-]+$/);
   await lab.screenshot(testInfo, 'share-link');
@@ -34,6 +37,7 @@ test('a share link opens the same program in a fresh browser', async ({ page, br
   await other.open(link);
   await expect.poll(() => other.source()).toBe(EDITED);
   await expect(other.notice).toContainText('Opened the program shared in the link');
+  await expect(other.page.getByTestId('speed-label')).toHaveText('1,000 events/s');
   await ctx.close();
 });
 

@@ -29,6 +29,8 @@ void (async () => {
   // ?speed=N opens with traffic at N events per second (a slower start for demos and tests).
   const speed = Number(new URLSearchParams(location.search).get('speed'));
   if (Number.isFinite(speed) && speed >= 1) setApp({ speed: Math.floor(speed) });
+  // A share link's speed is what its author chose: it wins over the page's ?speed.
+  if (boot.speed !== null) setApp({ speed: boot.speed });
   applyBootNotice(boot, (s) => setWorkspace(s.workspace, { example: s.example }));
   startAutosave();
   installShortcuts();

@@ -12,6 +12,7 @@
 import type { Workspace } from '../cc/workspace';
 import { singleFileWorkspace } from '../cc/workspace';
 import type { SimSettings } from '../engine/simTypes';
+import type { Speed } from '../engine/api';
 import { setApp, showNotice, useApp } from '../store';
 import { checkExample, checkSettings, checkWorkspace } from './schema';
 import { decodeShareLink, encodeShareLink, SETTINGS_WARNING_PREFIX } from './shareLink';
@@ -34,6 +35,8 @@ export interface Boot {
   workspace: Workspace | null;
   example: string | null;
   settings: SimSettings | null;
+  /** The speed a share link carried (null: keep the app's). */
+  speed: Speed | null;
   notice: string | null;
   /** Offer to go back to the program the link was opened over. */
   offerSwitchBack: boolean;
@@ -48,14 +51,14 @@ export function resolveBoot(): Boot {
   const shared = hash.get(SHARE_PARAM);
   const storageNote = warnings.length ? ` Some saved data was ignored: ${warnings.join('; ')}.` : '';
   if (shared === null) {
-    return { workspace: saved?.workspace ?? null, example: saved?.example ?? null, settings: savedSettings, notice: storageNote.trim() || null, offerSwitchBack: false };
+    return { workspace: saved?.workspace ?? null, example: saved?.example ?? null, settings: savedSettings, speed: null, notice: storageNote.trim() || null, offerSwitchBack: false };
   }
   // The link has done its job once applied; later reloads follow the learner's edits.
   history.replaceState(null, '', location.pathname + location.search);
   const r = decodeShareLink(shared);
   if (!r.ok) {
     const instead = saved ? 'Your saved program is unchanged and open.' : 'Showing the default example instead.';
-    return { workspace: saved?.workspace ?? null, example: saved?.example ?? null, settings: savedSettings, notice: `This share link could not be opened: ${r.error}. ${instead}${storageNote}`, offerSwitchBack: false };
+    return { workspace: saved?.workspace ?? null, example: saved?.example ?? null, settings: savedSettings, speed: null, notice: `This share link could not be opened: ${r.error}. ${instead}${storageNote}`, offerSwitchBack: false };
   }
   // Keep both: the saved program goes to the stash before the link's replaces it.
   let offerSwitchBack = false;
@@ -76,6 +79,7 @@ export function resolveBoot(): Boot {
     workspace: r.workspace,
     example: r.example,
     settings: settingsBad ? savedSettings : r.settings ?? savedSettings,
+    speed: r.speed ?? null,
     notice: `Opened the program shared in the link.${kept}${ignored}${storageNote}`,
     offerSwitchBack,
   };
@@ -225,7 +229,7 @@ export function allowSaving(): void {
 export function shareLink(): string {
   const s = useApp.getState();
   const url = new URL(location.href);
-  url.hash = `${SHARE_PARAM}=${encodeShareLink({ workspace: s.workspace, example: s.exampleName, settings: s.sim?.settings ?? null })}`;
+  url.hash = `${SHARE_PARAM}=${encodeShareLink({ workspace: s.workspace, example: s.exampleName, settings: s.sim?.settings ?? null, speed: s.speed })}`;
   return url.toString();
 }
 

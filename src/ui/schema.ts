@@ -11,6 +11,7 @@ import type { Workspace, WorkspaceFile } from '../cc/workspace';
 import { DEFAULT_SETTINGS, TRAFFIC_PROFILE_LABELS, type SimSettings } from '../engine/simTypes';
 import { HARDWARE_PROFILES } from '../sim/hw';
 import { EXAMPLES } from '../examples';
+import type { Speed } from '../engine/api';
 
 /** A workspace is a program, not a project archive: these bound what a link or storage may hold. */
 export const MAX_FILES = 64;
@@ -180,4 +181,17 @@ export function checkSettings(x: unknown): { settings: SimSettings; warnings: st
     },
   };
   return { settings, warnings };
+}
+
+/**
+ * A simulation speed from untrusted data: 'max' (full speed) or events per
+ * wall-clock second, a whole number from 1 to 10^7; anything else is
+ * dropped with a warning (null) and the learner's speed stays.
+ */
+export function checkSpeed(x: unknown, warnings: string[]): Speed | null {
+  if (x === undefined || x === null) return null;
+  if (x === 'max') return 'max';
+  if (typeof x === 'number' && Number.isInteger(x) && x >= 1 && x <= 10_000_000) return x;
+  warnings.push(`speed ${quote(x)} is not a speed (full speed or 1 to 10,000,000 events per second)`);
+  return null;
 }

@@ -14,7 +14,8 @@
 import { deflateSync, Inflate, strToU8 } from 'fflate';
 import { singleFileWorkspace, type Workspace } from '../cc/workspace';
 import type { SimSettings } from '../engine/simTypes';
-import { checkExample, checkSettings, checkWorkspace, MAX_WORKSPACE_BYTES } from './schema';
+import { checkExample, checkSettings, checkSpeed, checkWorkspace, MAX_WORKSPACE_BYTES } from './schema';
+import type { Speed } from '../engine/api';
 
 export const SHARE_VERSION = 2;
 /** Every warning about the link's settings starts so (the app then keeps the learner's settings). */
@@ -32,6 +33,8 @@ export interface SharedProgram {
   example: string | null;
   /** The machine's settings (null: the link carried none). */
   settings: SimSettings | null;
+  /** The simulation's speed (null or absent: the link carried none). */
+  speed?: Speed | null;
 }
 
 export type DecodedShareLink =
@@ -42,6 +45,7 @@ export function encodeShareLink(p: SharedProgram): string {
   const body: Record<string, unknown> = { v: SHARE_VERSION, files: p.workspace.files, main: p.workspace.main, flags: p.workspace.flags };
   if (p.example) body.example = p.example;
   if (p.settings) body.settings = p.settings;
+  if (p.speed !== undefined && p.speed !== null) body.speed = p.speed;
   return toBase64Url(deflateSync(strToU8(JSON.stringify(body)), { level: 9 }));
 }
 
@@ -100,7 +104,8 @@ function decode(payload: string): DecodedShareLink {
     settings = s.settings;
     warnings.push(...s.warnings.map((w) => `${SETTINGS_WARNING_PREFIX}${w}`));
   }
-  return { ok: true, version: r.v === 1 ? 1 : 2, workspace, example, settings, warnings };
+  const speed = checkSpeed(r.speed, warnings);
+  return { ok: true, version: r.v === 1 ? 1 : 2, workspace, example, settings, speed, warnings };
 }
 
 /** Raw DEFLATE, stopping as soon as the output passes `limit`; null when the data is corrupt or cut short. */

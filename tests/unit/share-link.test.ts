@@ -30,7 +30,19 @@ describe('share links', () => {
   it('round-trips a multi-file workspace with its flags, example and settings', () => {
     const settings = { ...DEFAULT_SETTINGS, driver: { ...DEFAULT_SETTINGS.driver, queues: 4 } };
     const r = decodeShareLink(encodeShareLink({ workspace: WS, example: 'xdp1', settings }));
-    expect(r).toEqual({ ok: true, version: 2, workspace: WS, example: 'xdp1', settings, warnings: [] });
+    expect(r).toEqual({ ok: true, version: 2, workspace: WS, example: 'xdp1', settings, speed: null, warnings: [] });
+  });
+
+  it('keeps the speed the link was made at, and drops a speed that is none', () => {
+    const at = (speed: unknown) => decodeShareLink(raw({ v: 2, ...WS, speed }));
+    const slow = decodeShareLink(encodeShareLink({ workspace: WS, example: null, settings: null, speed: 1000 }));
+    expect(slow.ok && slow.speed).toBe(1000);
+    expect(at('max')).toMatchObject({ ok: true, speed: 'max', warnings: [] });
+    for (const bad of [0, -5, 1.5, 1e12, 'fast', { n: 1 }]) {
+      const r = at(bad);
+      expect(r.ok && r.speed).toBe(null);
+      expect(r.ok && r.warnings.join()).toMatch(/is not a speed/);
+    }
   });
 
   it('opens a v1 link (one source, made with CompressionStream) as a one-file workspace', async () => {

@@ -177,7 +177,8 @@ export function saveProgramNow(): boolean {
       `Your latest changes could not be saved: ${why}. They are still in the editor; the last saved copy (${time(lastGoodSave)}) is kept. Download the workspace to keep them.`,
       [
         { label: 'Download workspace (.zip)', testid: 'notice-download', run: () => downloadWorkspace(useApp.getState().workspace) },
-        { label: 'Try saving again', testid: 'notice-retry', run: () => { failing = false; saveProgramNow(); } },
+        // Still failing: the notice stays as it is; saved: it says so (saveProgramNow sees `failing`).
+        { label: 'Try saving again', testid: 'notice-retry', run: () => void saveProgramNow() },
       ],
     );
   }

@@ -125,6 +125,15 @@ export function lex(src: string, file: string, diags: DiagnosticBag): Token[] {
   let space = false;
   const n = src.length;
   let start = 0, sl = 1, sls = 0;
+  // Identifiers and numbers repeat: one string per distinct spelling, not one
+  // per token, keeps a 5 MB source's token texts from costing ~30 bytes each.
+  const interned = new Map<string, string>();
+  const intern = (s: string): string => {
+    const k = interned.get(s);
+    if (k !== undefined) return k;
+    interned.set(s, s);
+    return s;
+  };
   const span = (): Span => ({ file, line: sl, col: start - sls + 1, endLine: line, endCol: i - lineStart + 1 });
   const push = (kind: TokKind, text: string, extra?: Partial<Token>): void => {
     const t = makeToken(kind, text, span(), bol, space);
@@ -168,7 +177,7 @@ export function lex(src: string, file: string, diags: DiagnosticBag): Token[] {
     if (isIdStart(c)) {
       while (i < n && isIdChar(src[i]!)) i++;
       // Prefixed literals (L"", u8"") are not used in BPF C; lex the prefix as an identifier.
-      push('id', src.slice(start, i));
+      push('id', intern(src.slice(start, i)));
       continue;
     }
     if ((c >= '0' && c <= '9') || (c === '.' && src[i + 1]! >= '0' && src[i + 1]! <= '9')) {
@@ -180,7 +189,7 @@ export function lex(src: string, file: string, diags: DiagnosticBag): Token[] {
         if (isIdChar(d) || d === '.') { i++; continue; }
         break;
       }
-      push('num', src.slice(start, i));
+      push('num', intern(src.slice(start, i)));
       continue;
     }
     if (c === '"' || c === "'") {

@@ -8,6 +8,7 @@ import { parseArgs, type CliIO } from '../io';
 const SECTIONS: Record<string, () => Promise<{ bench(io: CliIO, opts: { quick: boolean }): Promise<void> }>> = {
   vm: () => import('../bench/vm'),
   cc: () => import('../bench/cc'),
+  ccmem: () => import('../bench/ccmem'),
   verifier: () => import('../bench/verifier'),
   sim: () => import('../bench/sim'),
   realworld: () => import('../bench/realworld'),

@@ -4,6 +4,7 @@
  * far a program got and why it stopped there.
  */
 import { bytesToHex, encodeProgram, parseSpec, type ParsedSpec } from '../isa';
+import { boundErrorPath, indexLog } from './logIndex';
 import type { Toolchain } from './toolchain';
 import type { Workspace } from '../cc/workspace';
 import type { BuildResult, CompileInfo, Diagnostic, DisasmLine, StageResult, VerifyInfo } from './types';
@@ -109,7 +110,12 @@ function runVerify(tc: Toolchain, parsed: ParsedSpec, lineOf: Record<number, num
       line, col: 1, endLine: line, endCol: 1000,
     });
   }
-  return { status: 'ok', accepted: v.accepted, log: v.log, error: v.error, errorPc: v.errorPc, errorPath: v.errorPath, states: v.states, processed: v.processed };
+  const { starts, pcs, visits, pruned } = indexLog(v.log, parsed.insns.length);
+  return {
+    status: 'ok', accepted: v.accepted, log: v.log, ...(v.logTruncated ? { logTruncated: true } : {}),
+    logIndex: { starts, pcs }, visits: { visits, pruned },
+    error: v.error, errorPc: v.errorPc, ...boundErrorPath(v.errorPath), states: v.states, processed: v.processed,
+  };
 }
 
 /** The C line of a slot: its own line_info, else the nearest earlier one. */

@@ -63,7 +63,7 @@ export const landedToolchain: Toolchain = {
   verify: (parsed) => {
     const v = verifyProgram(parsed, { logLevel: 2, states: 'first' });
     const states = (v.firstStates ?? []).map(stateView);
-    return { accepted: v.accepted, log: v.log, error: v.error, errorPc: v.errorPc, errorPath: v.errorPath, states, processed: v.insnsProcessed };
+    return { accepted: v.accepted, log: v.log, ...(v.logTruncated ? { logTruncated: true } : {}), error: v.error, errorPc: v.errorPc, errorPath: v.errorPath, states, processed: v.insnsProcessed };
   },
   compile: (ws) => {
     const r = compileWorkspace(ws);

@@ -21,6 +21,8 @@ export interface CompileOutput {
 export interface VerifyOutput {
   accepted: boolean;
   log: string;
+  /** The log outgrew its buffer and lost its beginning. */
+  logTruncated?: boolean;
   error?: string;
   errorPc?: number;
   /** The pcs of the path that led to the error, first to last (the CFG view highlights it). */

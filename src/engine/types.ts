@@ -4,6 +4,7 @@
  * these and the store mirrors them.
  */
 import type { Workspace } from '../cc/workspace';
+import type { LogIndex, VisitCounts } from './logIndex';
 
 /** A source-anchored message (DESIGN.md convention 3). Lines and columns are 1-based. */
 export interface Diagnostic {
@@ -54,12 +55,20 @@ export interface CompileInfo {
 
 export interface VerifyInfo {
   accepted: boolean;
-  /** The kernel-format log (log level 2 when available). */
+  /** The kernel-format log (log level 2 when available), bounded as the kernel bounds it (its last 16 MiB). */
   log: string;
+  /** Earlier bytes of the log fell off (the kernel's rotating log; a load would fail with ENOSPC). */
+  logTruncated?: boolean;
+  /** Where each line of `log` starts and the pc it prints (see ./logIndex.ts): the UI slices lines, never splits. */
+  logIndex: LogIndex;
+  /** Per pc: how often the verifier explored it, and states pruned there (the CFG view's shading). */
+  visits: VisitCounts;
   error?: string;
   errorPc?: number;
-  /** The pcs of the path that led to the error, first to last. */
+  /** The pcs of the path that led to the error, first to last (its last MAX_ERROR_PATH steps when longer). */
   errorPath?: number[];
+  /** The failing path's full length, when errorPath holds only its end. */
+  errorPathLength?: number;
   /** Per-instruction abstract states, when the verifier reports them. */
   states: InsnState[];
   /** Instructions processed, as the kernel reports it. */

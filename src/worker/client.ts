@@ -6,7 +6,7 @@
  * worker, so nothing typed is lost).
  */
 import type { EngineEvent } from '../engine/api';
-import { CALL_TIMEOUT_MS, type Args, type FromWorker, type Method, type Request, type Result } from './protocol';
+import { BUILD_TIMEOUT_MS, CALL_TIMEOUT_MS, SLOW_METHODS, type Args, type FromWorker, type Method, type Request, type Result } from './protocol';
 
 export type WorkerFactory = () => Worker;
 
@@ -14,6 +14,11 @@ interface Pending {
   resolve: (v: unknown) => void;
   reject: (e: Error) => void;
   timer: ReturnType<typeof setTimeout>;
+  /** A build or check (see SLOW_METHODS): the worker may be busy verifying for a long time. */
+  slow: boolean;
+  /** When it was sent, and its place in the worker's queue. */
+  sent: number;
+  id: number;
 }
 
 export class EngineClient {
@@ -25,7 +30,7 @@ export class EngineClient {
   onEvent: (e: EngineEvent) => void = () => {};
   onRestart: (reason: string) => void = () => {};
 
-  constructor(private readonly factory: WorkerFactory, private readonly timeoutMs = CALL_TIMEOUT_MS) {
+  constructor(private readonly factory: WorkerFactory, private readonly timeoutMs = CALL_TIMEOUT_MS, private readonly slowTimeoutMs = BUILD_TIMEOUT_MS) {
     this.spawn();
   }
 
@@ -62,9 +67,20 @@ export class EngineClient {
 
   call<M extends Method>(method: M, ...args: Args<M>): Promise<Result<M>> {
     const id = this.nextId++;
+    const slow = SLOW_METHODS.has(method);
     return new Promise<Result<M>>((resolve, reject) => {
-      const timer = setTimeout(() => this.restart(`the engine did not answer '${method}' within ${this.timeoutMs / 1000} s`), this.timeoutMs);
-      this.pending.set(id, { resolve: resolve as (v: unknown) => void, reject, timer });
+      const p: Pending = { resolve: resolve as (v: unknown) => void, reject, timer: setTimeout(() => {}, 0), slow, sent: Date.now(), id };
+      const arm = (ms: number) => {
+        clearTimeout(p.timer);
+        p.timer = setTimeout(() => {
+          // Calls are answered in order: one queued behind a build still verifying waits while that build is within its budget.
+          const busy = [...this.pending.values()].find((q) => q.slow && q.id < p.id && Date.now() - q.sent < this.slowTimeoutMs);
+          if (busy) arm(this.slowTimeoutMs - (Date.now() - busy.sent) + 5); // just after the build's own deadline
+          else this.restart(`the engine did not answer '${method}' within ${(slow ? this.slowTimeoutMs : this.timeoutMs) / 1000} s`);
+        }, ms);
+      };
+      arm(slow ? this.slowTimeoutMs : this.timeoutMs);
+      this.pending.set(id, p);
       this.worker.postMessage({ kind: 'request', id, method, args } as Request);
     });
   }

@@ -37,3 +37,11 @@ export type ToWorker = Request;
 
 /** Calls slower than this are treated as a runaway worker and it is restarted. */
 export const CALL_TIMEOUT_MS = 10_000;
+
+/**
+ * Building runs the verifier, which may legitimately walk its whole budget of
+ * 1M instructions (a `while (1)` loop: 5–15 s on a slow machine) before it
+ * rejects; such a call gets this long, and calls queued behind it wait with it.
+ */
+export const BUILD_TIMEOUT_MS = 120_000;
+export const SLOW_METHODS: ReadonlySet<string> = new Set(['build', 'check']);

@@ -34,13 +34,13 @@ class LoopbackWorker {
   }
 }
 
-function client(timeoutMs = 10_000) {
+function client(timeoutMs = 10_000, slowTimeoutMs = 120_000) {
   const workers: LoopbackWorker[] = [];
   const c = new EngineClient(() => {
     const w = new LoopbackWorker();
     workers.push(w);
     return w as unknown as Worker;
-  }, timeoutMs);
+  }, timeoutMs, slowTimeoutMs);
   const restarts: string[] = [];
   c.onRestart = (r) => restarts.push(r);
   return { c, workers, restarts };
@@ -78,5 +78,22 @@ describe('EngineClient', () => {
     expect(restarts).toHaveLength(1);
     await c.ready();
     expect((await c.call('hello')).examples.length).toBeGreaterThan(0);
+  });
+
+  it('gives a build the verifier\'s long budget, and calls queued behind it wait with it', async () => {
+    // Before: every call had 10 s, so a `while (1)` program still being verified restarted the engine.
+    const { c, workers, restarts } = client(30, 400);
+    await c.ready();
+    workers[0]!.silent = true;
+    const build = c.call('build', 'x');
+    const maps = c.call('mapsRead');
+    let settled = false;
+    void Promise.allSettled([build, maps]).then(() => (settled = true));
+    await new Promise((r) => setTimeout(r, 150));
+    expect(settled).toBe(false); // 5× the ordinary budget, and neither has given up
+    expect(restarts).toEqual([]);
+    await expect(build).rejects.toThrow("the engine did not answer 'build' within 0.4 s");
+    await expect(maps).rejects.toThrow("the engine did not answer 'build' within 0.4 s");
+    expect(restarts).toHaveLength(1);
   });
 });

@@ -17,7 +17,7 @@ export function CfgPane() {
     () => (build?.disasm.status === 'ok' ? build.disasm.lines.flatMap((l) => (l.kind === 'insn' ? [{ pc: l.pc, text: l.text }] : [])) : []),
     [build],
   );
-  const cfg = useMemo(() => buildCfg(insns, verify?.log ?? '', verify?.errorPath ?? []), [insns, verify]);
+  const cfg = useMemo(() => buildCfg(insns, verify?.visits ?? null, verify?.errorPath ?? []), [insns, verify]);
   if (!verify || cfg.blocks.length === 0) return <p className="pane-empty">No verified program to draw yet.</p>;
   const maxVisits = Math.max(1, ...cfg.blocks.map((b) => b.visits));
   const block = picked !== null ? cfg.blocks[picked] : undefined;

@@ -1,48 +1,82 @@
 /**
  * The verifier's verdict: the kernel-format log, and beside it the abstract
- * register and stack state before the selected instruction. The log is split
- * once per build (not per render) and its lines are memoised, so selecting
- * an instruction re-renders two lines, not the whole log.
+ * register and stack state before the selected instruction.
+ *
+ * The log can be the kernel's whole 16 MiB buffer (a loop rejected at the
+ * 1M-instruction limit: half a million lines), so the pane never splits it:
+ * the engine sends where each line starts and the pc it prints
+ * (src/engine/logIndex.ts), and only the lines in view are sliced and put
+ * in the DOM (@tanstack/react-virtual). A rejected program's log opens at
+ * its end, where the kernel prints the error.
  */
-import { memo, useMemo } from 'react';
+import { useVirtualizer } from '@tanstack/react-virtual';
+import { memo, useEffect, useRef, type CSSProperties } from 'react';
+import { logLine } from '../../engine/logIndex';
 import { setApp, useApp } from '../../store';
+
+/** Row height in px: `.verifier-log .log-row` sets the same, so positions need no measuring. */
+const ROW_H = 17;
 
 const select = (pc: number) => setApp({ selectedPc: pc, selectedLine: null });
 
-const LogLine = memo(function LogLine({ text, pc, selected }: { text: string; pc: number | null; selected: boolean }) {
+const LogLine = memo(function LogLine({ text, pc, selected, style }: { text: string; pc: number; selected: boolean; style: CSSProperties }) {
   return (
-    <div className={selected ? 'selected' : ''} onClick={pc !== null ? () => select(pc) : undefined}>
+    <div className={`log-row${selected ? ' selected' : ''}`} style={style} onClick={pc >= 0 ? () => select(pc) : undefined}>
       {text || ' '}
     </div>
   );
 });
 
-/** The log's lines, each with the instruction it starts with ("12: (bf) r1 = r6"). */
-function logLines(log: string): { text: string; pc: number | null }[] {
-  return log.split('\n').map((text) => {
-    const m = /^(\d+): /.exec(text);
-    return { text, pc: m ? Number(m[1]) : null };
-  });
-}
-
 export function VerifierPane() {
   const build = useApp((s) => s.build);
   const selectedPc = useApp((s) => s.selectedPc);
   const v = build?.verify;
-  const log = v?.status === 'ok' ? v.log : '';
-  const lines = useMemo(() => logLines(log), [log]);
+  const ok = v?.status === 'ok' ? v : null;
+  const scroller = useRef<HTMLPreElement>(null);
+  const count = ok ? ok.logIndex.pcs.length : 0;
+  const rows = useVirtualizer({ count, getScrollElement: () => scroller.current, estimateSize: () => ROW_H, overscan: 12 });
+
+  // A new log opens at its end when rejected (the error is the last thing the kernel prints), else at its start.
+  useEffect(() => {
+    if (!ok || count === 0) return;
+    rows.scrollToIndex(ok.accepted ? 0 : count - 1, { align: ok.accepted ? 'start' : 'end' });
+  }, [ok?.log, count]);
+
+  // An instruction picked elsewhere (editor, disassembly, CFG) scrolls the log to where it is first printed, unless a line of it is in view.
+  useEffect(() => {
+    if (!ok || selectedPc === null) return;
+    const pcs = ok.logIndex.pcs;
+    const inView = rows.getVirtualItems().some((it) => pcs[it.index] === selectedPc);
+    if (inView) return;
+    const i = pcs.indexOf(selectedPc);
+    if (i >= 0) rows.scrollToIndex(i, { align: 'center' });
+  }, [selectedPc]);
+
   if (!build || !v) return <div className="pane-empty">building…</div>;
-  if (v.status !== 'ok') return <div className="pane-empty" data-testid="verifier-not-run">The verifier did not run: {v.message}.</div>;
-  const pc = selectedPc ?? v.errorPc ?? null;
-  const state = pc === null ? undefined : v.states.find((s) => s.pc === pc);
+  if (!ok) return <div className="pane-empty" data-testid="verifier-not-run">The verifier did not run: {v.status === 'ok' ? '' : v.message}.</div>;
+  const pc = selectedPc ?? ok.errorPc ?? null;
+  const state = pc === null ? undefined : ok.states.find((s) => s.pc === pc);
   return (
     <div className="verifier" data-testid="verifier">
-      <div className={`verdict ${v.accepted ? 'ok' : 'error'}`} data-testid="verdict">
-        {v.accepted ? `accepted${v.processed !== undefined ? ` · processed ${v.processed} insns` : ''}` : `rejected: ${v.error ?? ''}`}
+      <div className={`verdict ${ok.accepted ? 'ok' : 'error'}`} data-testid="verdict">
+        {ok.accepted ? `accepted${ok.processed !== undefined ? ` · processed ${ok.processed} insns` : ''}` : `rejected: ${ok.error ?? ''}`}
+        {ok.logTruncated && (
+          <span className="log-truncated" data-testid="log-truncated">
+            {' '}· the log filled the kernel's 16 MiB buffer: only its last {count.toLocaleString('en')} lines are kept, as the kernel keeps them
+          </span>
+        )}
       </div>
       <div className="verifier-split">
-        <pre className="verifier-log" data-testid="verifier-log">
-          {lines.map((l, i) => <LogLine key={i} text={l.text} pc={l.pc} selected={l.pc !== null && l.pc === pc} />)}
+        <pre className="verifier-log" data-testid="verifier-log" ref={scroller} tabIndex={0} aria-label={`Verifier log, ${count.toLocaleString('en')} lines`}>
+          <div className="log-rows" style={{ height: rows.getTotalSize() }}>
+            {rows.getVirtualItems().map((it) => {
+              const linePc = ok.logIndex.pcs[it.index] ?? -1;
+              return (
+                <LogLine key={it.index} text={logLine(ok.log, ok.logIndex, it.index)} pc={linePc}
+                  selected={linePc >= 0 && linePc === pc} style={{ transform: `translateY(${it.start}px)` }} />
+              );
+            })}
+          </div>
         </pre>
         <div className="abstract-state" data-testid="abstract-state">
           {pc === null ? <p>Select an instruction to see the verifier's state before it.</p> : !state ? <p>No state recorded for insn {pc} (not reached, or pruned).</p> : (

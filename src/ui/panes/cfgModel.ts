@@ -2,11 +2,13 @@
  * The program's control-flow graph as the verifier walked it, laid out with
  * dagre. Pure: basic blocks from the disassembly (kernel syntax: `goto +N`,
  * `if … goto +N`, `exit`; an lddw's second slot is a pc with no text), each
- * block's visit count and prunes read from the level-2 log (each explored
- * instruction prints as `N: (op) …`, a pruned state as `N: safe` or
- * `from X to N: safe`), and the failing path from the verifier's errorPath.
+ * block's visit count and prunes as the engine counted them in the level-2
+ * log (src/engine/logIndex.ts: each explored instruction prints as
+ * `N: (op) …`, a pruned state as `N: safe` or `from X to N: safe`), and the
+ * failing path from the verifier's errorPath.
  */
 import dagre from '@dagrejs/dagre';
+import type { VisitCounts } from '../../engine/logIndex';
 
 export interface CfgBlock {
   id: number;
@@ -44,7 +46,7 @@ const LINE_H = 14;
 const CHAR_W = 7;
 
 /** Blocks and edges of one program (insn text per pc; '' for an lddw's second slot). */
-export function buildCfg(insns: { pc: number; text: string }[], log: string, errorPath: number[] = []): Cfg {
+export function buildCfg(insns: { pc: number; text: string }[], counts: VisitCounts | null, errorPath: number[] = []): Cfg {
   const text = new Map(insns.map((i) => [i.pc, i.text]));
   const pcs = insns.map((i) => i.pc).sort((a, b) => a - b);
   const last = pcs.at(-1) ?? -1;
@@ -68,23 +70,17 @@ export function buildCfg(insns: { pc: number; text: string }[], log: string, err
     if (isExit(pc)) leaders.add(pc + 1);
   }
   const starts = pcs.filter((pc) => leaders.has(pc));
-  const visits = new Map<number, number>();
-  const pruned = new Map<number, number>();
-  for (const line of log.split('\n')) {
-    let m = /^(\d+): \(/.exec(line);
-    if (m) visits.set(Number(m[1]), (visits.get(Number(m[1])) ?? 0) + 1);
-    m = /^(?:from \d+ to )?(\d+): safe/.exec(line);
-    if (m) pruned.set(Number(m[1]), (pruned.get(Number(m[1])) ?? 0) + 1);
-  }
+  const visitsAt = (pc: number) => counts?.visits[pc] ?? 0;
+  const prunedAt = (pc: number) => counts?.pruned[pc] ?? 0;
   const onPath = new Set(errorPath);
   const blocks: CfgBlock[] = starts.map((start, id) => {
     const end = (starts[id + 1] ?? last + 1) - 1;
     const range = pcs.filter((pc) => pc >= start && pc <= end);
     const lines = range.filter((pc) => text.get(pc)).map((pc) => `${pc}: ${text.get(pc)}`);
     let p = 0;
-    for (const pc of range) p += pruned.get(pc) ?? 0;
+    for (const pc of range) p += prunedAt(pc);
     const width = Math.min(320, Math.max(80, ...lines.map((l) => l.length * CHAR_W + 12)));
-    return { id, start, end, lines, succs: [], visits: visits.get(start) ?? 0, pruned: p, onErrorPath: range.some((pc) => onPath.has(pc)), x: 0, y: 0, width, height: lines.length * LINE_H + 20 };
+    return { id, start, end, lines, succs: [], visits: visitsAt(start), pruned: p, onErrorPath: range.some((pc) => onPath.has(pc)), x: 0, y: 0, width, height: lines.length * LINE_H + 20 };
   });
   const blockOf = (pc: number) => blocks.find((b) => pc >= b.start && pc <= b.end);
   for (const b of blocks) {

@@ -11,7 +11,8 @@ import type { SimReply } from './simSession';
 import type { MapView, SimSettings, SimSnapshot, StepUnit } from './simTypes';
 
 export interface EngineApi {
-  hello(): { examples: Example[] };
+  /** The examples, and whether programs run through the JIT here (the page's CSP may forbid generated code). */
+  hello(): { examples: Example[]; jit: boolean };
   /** Compile, verify, and attach to the simulated NIC if the verifier accepts. A string is a one-file workspace. */
   build(program: string | Workspace): BuildResult;
   /** Compile and verify only; the answer says what to attach (see attach). */

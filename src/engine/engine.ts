@@ -3,6 +3,7 @@
  * and tests both go through here.
  */
 import type { EngineApi } from './api';
+import { jitPermitted } from '../vm';
 import { Session } from './session';
 import type { Toolchain } from './toolchain';
 
@@ -11,7 +12,7 @@ export function createEngine(tc: Toolchain): EngineApi & { session: Session } {
   const sim = session.sim;
   return {
     session,
-    hello: () => ({ examples: [...session.examples()] }),
+    hello: () => ({ examples: [...session.examples()], jit: jitPermitted() }),
     build: (program) => session.build(program),
     check: (program) => session.check(program),
     attach: (a) => sim.attach(a),

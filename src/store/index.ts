@@ -16,6 +16,8 @@ export type PaneTab = 'disasm' | 'verifier' | 'cfg' | 'inspector' | 'maps' | 'co
 
 export interface EngineSlice {
   engineStatus: 'starting' | 'ready' | 'restarting';
+  /** Programs run through the JIT in the engine's worker (false: the interpreter; a CSP forbade generated code). */
+  engineJit: boolean | null;
   examples: Example[];
   /** A message for the user (restart, bad share link, …), dismissable. */
   notice: string | null;
@@ -65,6 +67,7 @@ export type AppState = EngineSlice & ProgramSlice & UiSlice & SimSlice;
 
 export const initialState: AppState = {
   engineStatus: 'starting',
+  engineJit: null,
   examples: [],
   notice: null,
   noticeActions: null,

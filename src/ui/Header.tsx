@@ -12,6 +12,7 @@ export function Header() {
   const exampleName = useApp((s) => s.exampleName);
   const theme = useApp((s) => s.theme);
   const status = useApp((s) => s.engineStatus);
+  const jit = useApp((s) => s.engineJit);
   const lessonsOpen = useApp((s) => s.lessonsOpen);
   const tabMovesFocus = useTabFocus((s) => s.movesFocus);
   return (
@@ -31,7 +32,10 @@ export function Header() {
       </button>
       <BuildStatus />
       <span className="spacer" />
-      <span className={`engine-status ${status}`} data-testid="engine-status">engine: {status}</span>
+      <span className={`engine-status ${status}`} data-testid="engine-status"
+        title={jit === false ? 'Programs run in the interpreter: this page\'s Content-Security-Policy forbids generated code in the engine\'s worker' : 'Programs run through the JIT in the engine\'s worker'}>
+        engine: {status}{status === 'ready' && jit !== null ? (jit ? ' · JIT' : ' · interpreter') : ''}
+      </span>
       <button data-testid="tab-mode" aria-pressed={tabMovesFocus} onClick={toggleTabMovesFocus}
         title="What Tab does in the editor: insert a tab, or move focus to the next control (Ctrl+M)">
         Tab {tabMovesFocus ? 'moves focus' : 'indents'} <kbd>Ctrl+M</kbd>

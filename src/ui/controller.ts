@@ -81,7 +81,7 @@ async function helloAndBuild(): Promise<void> {
   await c.ready();
   const hello = await c.call('hello');
   const st = useApp.getState();
-  const patch: Parameters<typeof setApp>[0] = { engineStatus: 'ready', examples: hello.examples };
+  const patch: Parameters<typeof setApp>[0] = { engineStatus: 'ready', engineJit: hello.jit, examples: hello.examples };
   if (st.workspace.files.length === 0 && hello.examples.length) {
     Object.assign(patch, workspacePatch(singleFileWorkspace(hello.examples[0]!.source)));
     patch.exampleName = hello.examples[0]!.name;

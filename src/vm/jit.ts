@@ -723,3 +723,22 @@ function emitAlu(m: Machine, k: number): string | undefined {
   return undefined;
 }
 
+
+let permitted: boolean | undefined;
+
+/**
+ * Whether this realm may evaluate generated code. The app's CSP grants
+ * 'unsafe-eval' to the engine's and the grader's workers only (see
+ * scripts/vite-csp.ts); anywhere else compileJit returns null and the
+ * interpreter runs the program.
+ */
+export function jitPermitted(): boolean {
+  if (permitted === undefined) {
+    try {
+      permitted = (new Function('return 1') as () => number)() === 1;
+    } catch {
+      permitted = false;
+    }
+  }
+  return permitted;
+}

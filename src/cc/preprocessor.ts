@@ -369,7 +369,8 @@ export class Preprocessor {
     let toks = rest;
     if (toks[0]?.kind === 'id') toks = this.expandList(toks, false);
     const first = toks[0];
-    if (first?.kind === 'str') return { name: first.text.slice(1, -1), angled: false };
+    // An unterminated "x.h (the lexer ends the string at the line's end) is not a file name.
+    if (first?.kind === 'str') return first.text.length >= 2 && first.text.endsWith('"') ? { name: first.text.slice(1, -1), angled: false } : undefined;
     if (first?.text === '<') {
       const end = toks.findIndex((t) => t.text === '>');
       if (end > 0) {
@@ -383,7 +384,10 @@ export class Preprocessor {
 
   private include(rest: Token[], at: Token, next: boolean): void {
     const inc = this.includeName(rest);
-    if (!inc) return this.diags.error('pp-include-syntax', `expected "FILENAME" or <FILENAME>`, at.span);
+    if (!inc) {
+      const open = rest[0]?.kind === 'str' ? rest[0] : undefined;
+      return this.diags.error('pp-include-syntax', open ? `expected "FILENAME" or <FILENAME>: missing terminating '"' character` : `expected "FILENAME" or <FILENAME>`, (open ?? at).span);
+    }
     const cur = this.currentFile();
     // #include_next in the main file (or a file found by its includer's folder) searches from the start, as clang does.
     const after = next && cur && cur.dirIndex >= 0 ? cur.dirIndex : undefined;

@@ -25,7 +25,8 @@ export interface EngineApi {
   simReset(): SimReply;
   simConfigure(patch: { traffic?: Partial<SimSettings['traffic']>; driver?: Partial<SimSettings['driver']> }): SimReply;
   /** Replay the frames of an uploaded pcap file (null: back to generated traffic). */
-  simLoadPcap(file: Uint8Array | null): SimReply & { frames?: number };
+  /** Replay a pcap's frames (runts: records shorter than an Ethernet header, left out). */
+  simLoadPcap(file: Uint8Array | null): SimReply & { frames?: number; runts?: number };
   /** One packet's lifecycle, bytes and program run, instruction by instruction (null: the latest packet). */
   inspectPacket(packet: number | null): PacketDetail | { error: string };
   /** bpf_printk lines since the last call (the worker forwards them as log events). */

@@ -29,8 +29,9 @@ export function createEngine(tc: Toolchain): EngineApi & { session: Session } {
       if (file === null) return sim.usePcap(null);
       const r = tc.readPcap(file);
       if ('error' in r) return { ok: false, reason: `not a pcap file this lab can read: ${r.error}` };
-      if (r.frames.length === 0) return { ok: false, reason: 'the pcap file holds no packets' };
-      return { ...sim.usePcap(r.frames), frames: r.frames.length };
+      const runts = r.runts ? ` (${r.runts} record${r.runts === 1 ? '' : 's'} shorter than an Ethernet header left out)` : '';
+      if (r.frames.length === 0) return { ok: false, reason: `the pcap file holds no packets${runts}` };
+      return { ...sim.usePcap(r.frames), frames: r.frames.length, ...(r.runts ? { runts: r.runts } : {}) };
     },
   };
 }

@@ -46,8 +46,8 @@ export interface Toolchain {
   verify: (parsed: ParsedSpec) => VerifyOutput;
   examples: readonly Example[];
   sim: SimFactory;
-  /** Split a pcap file into Ethernet frames. */
-  readPcap: (file: Uint8Array) => { frames: Uint8Array[] } | { error: string };
+  /** Split a pcap file into Ethernet frames (records shorter than an Ethernet header left out and counted as runts). */
+  readPcap: (file: Uint8Array) => { frames: Uint8Array[]; runts?: number } | { error: string };
 }
 
 /**

@@ -83,3 +83,17 @@ export function writePcap(records: readonly { sec?: number; nsec?: number; tsNs?
   }
   return out;
 }
+
+/** The shortest frame a NIC hands up: an Ethernet header (BPF_PROG_TEST_RUN refuses less with EINVAL). */
+export const ETH_HLEN = 14;
+
+/**
+ * The records a NIC could have received: those holding at least an Ethernet
+ * header. Shorter ones (0-byte records included) are not frames; they are
+ * counted so the caller can say how many were left out.
+ */
+export function wireRecords(records: PcapRecord[]): { records: PcapRecord[]; runts: number } {
+  const kept = records.filter((r) => r.data.length >= ETH_HLEN);
+  return { records: kept, runts: records.length - kept.length };
+}
+

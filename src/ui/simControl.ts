@@ -61,6 +61,7 @@ export async function loadPcap(file: File | null): Promise<void> {
   const bytes = file ? new Uint8Array(await file.arrayBuffer()) : null;
   const r = await guarded('pcap upload', () => engine().call('simLoadPcap', bytes));
   if (!r) return;
-  if (fold(r)) setApp({ notice: file ? `Replaying ${r.frames} packets from ${file.name}.` : 'Back to generated traffic.' });
+  const runts = r.runts ? ` ${r.runts} record${r.runts === 1 ? ' was' : 's were'} shorter than an Ethernet header and left out.` : '';
+  if (fold(r)) setApp({ notice: file ? `Replaying ${r.frames} packets from ${file.name}.${runts}` : 'Back to generated traffic.' });
   else setApp({ notice: r.ok ? null : r.reason });
 }

@@ -28,6 +28,12 @@ describe('compiler crash regressions', () => {
     const d = compile(src, { file: 't.c' }).diagnostics.filter((x) => x.severity === 'error');
     expect(d.map((x) => `${x.span.line}:${x.span.col}: ${x.message}`)).toEqual(["6:3: use of undeclared label 'out'"]);
   });
+  it('an unterminated #include "x.h is refused at the name, not looked up as "x." (issue 17: it was an internal error, then a wrong lookup)', () => {
+    for (const src of ['#include"x.h\nint x;\n', '#include "x.h']) {
+      const d = compile(src, { file: 't.c' }).diagnostics.filter((x) => x.severity === 'error');
+      expect(d.map((x) => `${x.span.line}:${x.span.col}: ${x.message}`)).toEqual([`1:${src.indexOf('"') + 1}: expected "FILENAME" or <FILENAME>: missing terminating '"' character`]);
+    }
+  });
   it('a label defined twice is an error', () => {
     const src = '#include <linux/bpf.h>\n#include <bpf/bpf_helpers.h>\nSEC("xdp") int p(struct xdp_md *ctx)\n{\nout:\n\tctx->data;\nout:\n\treturn 1;\n}\n';
     const d = compile(src, { file: 't.c' }).diagnostics.filter((x) => x.severity === 'error');

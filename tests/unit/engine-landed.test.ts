@@ -118,6 +118,17 @@ describe('engine over the landed toolchain', () => {
     expect(run.ok && run.snapshot.counters.find((c) => c.name === 'offered')?.value).toBe(25);
   });
 
+  it('leaves out records shorter than an Ethernet header and says so (issue 17: 0-byte records ran through XDP as frames)', () => {
+    const e = engine();
+    const good = buildPacket({ l3: 'ipv4', l4: 'udp', sport: 7, frameLen: 60 });
+    const file = writePcap([{ tsNs: 0, data: new Uint8Array(0) }, { tsNs: 1000, data: good }, { tsNs: 2000, data: good.slice(0, 13) }, { tsNs: 3000, data: good }]);
+    expect(e.simLoadPcap(file)).toMatchObject({ ok: true, frames: 2, runts: 2 });
+    const run = e.simStep('event', 100_000);
+    expect(run.ok && run.snapshot.counters.find((c) => c.name === 'offered')?.value).toBe(2);
+    const none = engine().simLoadPcap(writePcap([{ tsNs: 0, data: new Uint8Array(0) }]));
+    expect(none).toEqual({ ok: false, reason: 'the pcap file holds no packets (1 record shorter than an Ethernet header left out)' });
+  });
+
   it('refuses a file that is not a pcap, saying why', () => {
     const r = engine().simLoadPcap(new TextEncoder().encode('hello, this is not a capture file'));
     expect(r.ok).toBe(false);

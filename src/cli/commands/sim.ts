@@ -15,7 +15,7 @@
  */
 import { compileFile, splitCcFlags } from '../ccflags';
 import { parseArgs, parseJson, readBinaryFile, readTextFile, UsageError, type CliIO } from '../io';
-import { readPcap, PcapError, TRAFFIC_PROFILES, type TrafficSpec } from '../../net';
+import { readPcap, wireRecords, PcapError, TRAFFIC_PROFILES, type TrafficSpec } from '../../net';
 import {
   findScenario,
   HARDWARE_PROFILES,
@@ -82,7 +82,10 @@ export async function run(args: string[], io: CliIO): Promise<number> {
     if (options.has('traffic')) throw new UsageError('give either --traffic or --pcap, not both');
     const file = options.get('pcap')!;
     try {
-      traffic = { linkGbps: 40, pcap: { records: readPcap(readBinaryFile(file)).records } };
+      const { records, runts } = wireRecords(readPcap(readBinaryFile(file)).records);
+      if (records.length === 0) throw new UsageError(`${file}: the pcap file holds no packets${runts ? ` (${runts} record${runts === 1 ? '' : 's'} shorter than an Ethernet header)` : ''}`);
+      if (runts) io.err(`${file}: ${runts} record${runts === 1 ? '' : 's'} shorter than an Ethernet header (14 bytes) left out\n`);
+      traffic = { linkGbps: 40, pcap: { records } };
     } catch (e) {
       if (e instanceof PcapError) throw new UsageError(`${file}: ${e.message}`);
       throw e;

@@ -105,10 +105,14 @@ export class Machine {
   /** Set by a helper that ends the program early (bpf_conformance's unwind). */
   unwound = false;
 
+  /** The program as it runs (sanitizeDeadCode may have rewritten what the verifier never reached). */
+  insns: readonly Insn[];
+
   constructor(
-    readonly insns: readonly Insn[],
+    insns: readonly Insn[],
     readonly helpers: ReadonlyMap<number, HelperFn>,
   ) {
+    this.insns = insns;
     const n = (this.n = insns.length);
     this.code = new Uint8Array(n);
     this.dst = new Uint8Array(n);
@@ -151,6 +155,39 @@ export class Machine {
       this.problem = p ? new VmFault(p.slot, 'invalid_insn', `invalid program: insn ${p.slot}: ${p.reason}`) : null;
     }
     return this.problem;
+  }
+
+  /**
+   * sanitize_dead_code: every slot the verifier never reached becomes a
+   * `ja -1` trap, as the kernel rewrites a verified program's dead code. The
+   * kernel checks registers and helper ids only on the instructions it
+   * explores, so a dead call to an unknown helper loads and runs there; here
+   * it would otherwise fail validation and abort every run. Found by the
+   * verifier fuzz target (tests/fuzz/regressions/verifier/verifier-361409723-792.json).
+   */
+  sanitizeDeadCode(reached: (slot: number) => boolean): void {
+    const trap: Insn = { code: 0x05, dst: 0, src: 0, off: -1, imm: 0 };
+    let patched: Insn[] | undefined;
+    for (let k = 0; k < this.n; k++) {
+      const wide = this.insns[k]!.code === 0x18 ? 2 : 1;
+      if (!reached(k)) {
+        patched ??= this.insns.slice();
+        for (let j = k; j < k + wide && j < this.n; j++) {
+          patched[j] = trap;
+          this.code[j] = 0x05;
+          this.dst[j] = 0;
+          this.src[j] = 0;
+          this.off[j] = -1;
+          this.imm[j] = 0;
+          this.imm2[j] = 0;
+        }
+      }
+      k += wide - 1;
+    }
+    if (patched) {
+      this.insns = patched;
+      this.problem = undefined;
+    }
   }
 
   /** Make the lddw at `slot` load a pointer into `region` (a map, or a map value at imm2's offset). */

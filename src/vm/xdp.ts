@@ -200,19 +200,29 @@ export class XdpVm {
     this.machine.ctxRegion = this.ctxRegion;
     // data, data_end, data_meta, ingress_ifindex, rx_queue_index; not egress_ifindex (it faults, in ctxLoad).
     this.machine.ctxReadable = [true, true, true, true, true, false];
+    // A verified program runs as the kernel loads it: what the verifier never reached is a trap (both engines).
+    if (opts.proof) this.sanitize(opts.proof);
     this.jitUnavailable = (opts.engine ?? 'jit') === 'jit' ? this.buildJit(parsed) : 'engine is interp';
+  }
+
+  /** Dead code to traps, from a proof: r10 is a frame pointer on every explored path, so a slot with no kinds for it was never reached. */
+  private sanitize(proof: VerifierProof): void {
+    const kinds = proof.kinds;
+    this.machine.sanitizeDeadCode((k) => kinds[k * 11 + 10] !== 0);
   }
 
   /** Verify (recording the proof the JIT needs) and translate; the reason when the JIT cannot be used. */
   private buildJit(parsed: ParsedSpec): string | undefined {
-    if (this.machine.checkProgram()) return 'the program is invalid';
     if (parsed.insns.length > JIT_MAX_SLOTS) return `more than ${JIT_MAX_SLOTS} instructions`;
     let proof = this.opts.proof;
     if (!proof) {
+      if (this.machine.checkProgram()) return 'the program is invalid';
       const v = verify(parsed, { logLevel: 0, states: false, proof: true, insnLimit: JIT_VERIFY_LIMIT });
       if (!v.accepted || !v.proof) return `the verifier rejects it: ${v.error ?? 'rejected'}`;
       proof = v.proof;
+      this.sanitize(proof);
     }
+    if (this.machine.checkProgram()) return 'the program is invalid';
     const m = this.machine;
     const arrays = this.maps.map((map): ArrayInline | undefined => {
       if ((map.type !== 'array' && map.type !== 'percpu_array') || map.maxEntries > 65536 || !map.lookupIndex || map.observed) return undefined;

@@ -82,3 +82,32 @@ test('xdp-tutorial packet01-parsing uploaded as a folder with ../common: rejecte
     rmSync(path.dirname(folder), { recursive: true, force: true });
   }
 });
+
+test('xdp-tools\' headers are there in the app: a program on <xdp/parsing_helpers.h> (libxdp-dev) compiles and verifies', async ({ page }) => {
+  const lab = new LabPage(page);
+  await lab.open();
+  await expect(lab.engineStatus).toContainText('engine: ready');
+  await lab.setSource(`#include <linux/bpf.h>
+#include <linux/if_ether.h>
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_endian.h>
+#include <xdp/parsing_helpers.h>
+
+SEC("xdp")
+int drop_ipv6(struct xdp_md *ctx)
+{
+	void *data_end = (void *)(long)ctx->data_end;
+	void *data = (void *)(long)ctx->data;
+	struct hdr_cursor nh = { .pos = data };
+	struct ethhdr *eth;
+
+	if (parse_ethhdr(&nh, data_end, &eth) == bpf_htons(ETH_P_IPV6))
+		return XDP_DROP;
+	return XDP_PASS;
+}
+
+char _license[] SEC("license") = "GPL";
+`);
+  await expect(lab.buildStatus).toContainText('verified', { timeout: 60_000 });
+  await expect(page.getByTestId('attached')).toContainText('XDP: drop_ipv6');
+});

@@ -1,8 +1,9 @@
 /**
  * Vite plugin: the system headers the app's compiler reads, bundled at build
- * time from the installed Debian packages — libbpf-dev's bpf/*.h and
+ * time from the installed Debian packages — libbpf-dev's bpf/*.h,
  * linux-libc-dev's linux/, asm-generic/ (/usr/include) and asm/
- * (/usr/include/x86_64-linux-gnu) — never copies kept in the repository.
+ * (/usr/include/x86_64-linux-gnu), libxdp-dev's xdp/*.h — never copies
+ * kept in the repository.
  *
  *   import { names, loadCommon, loadRest, loadVmlinux } from 'virtual:system-headers';
  *
@@ -25,6 +26,8 @@ const ROOTS: { dir: string; prefix: string; pkg: string }[] = [
   { dir: '/usr/include/linux', prefix: 'linux', pkg: 'linux-libc-dev' },
   { dir: '/usr/include/asm-generic', prefix: 'asm-generic', pkg: 'linux-libc-dev' },
   { dir: '/usr/include/x86_64-linux-gnu/asm', prefix: 'asm', pkg: 'linux-libc-dev' },
+  // xdp-tools' BPF-side headers (<xdp/xdp_helpers.h>, <xdp/parsing_helpers.h>, …), as the CLI reads them.
+  { dir: '/usr/include/xdp', prefix: 'xdp', pkg: 'libxdp-dev' },
 ];
 /** What XDP programs include; with everything these include, the chunk loaded first. */
 const COMMON_ROOTS = [

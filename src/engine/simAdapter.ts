@@ -162,7 +162,7 @@ export class DriverSim implements SimPort {
   /** Per rx ring: its page cache / page_pool level at each sample. */
   private cacheHistory: number[][] = [];
   private freeHistory: number[] = [];
-  private last = { ns: 0, processed: 0, dropped: 0 };
+  private last = { ns: 0, processed: 0, xdpDropped: 0, lost: 0 };
   /** Counters at the previous sample, and each counter's rate over the last sample period. */
   private lastCounters: Record<string, number> = {};
   private rates: Record<string, number> = {};
@@ -204,7 +204,7 @@ export class DriverSim implements SimPort {
     this.series = [];
     this.cacheHistory = [];
     this.freeHistory = [];
-    this.last = { ns: 0, processed: 0, dropped: 0 };
+    this.last = { ns: 0, processed: 0, xdpDropped: 0, lost: 0 };
     this.lastCounters = {};
     this.rates = {};
     this.sampleNs = 20_000;
@@ -235,10 +235,13 @@ export class DriverSim implements SimPort {
     if (nowNs < this.nextSampleNs) return;
     const c = this.sim.counters();
     const processed = c.rx_packets;
-    const dropped = c.rx_missed + c.xdp_drop + c.xdp_aborted + c.tx_dropped + c.stack_dropped;
+    // Two lines, each a sum of named counters: what the program dropped, and what was lost around it (a
+    // full ring at line rate misses frames with no program attached at all).
+    const xdpDropped = c.xdp_drop + c.xdp_aborted;
+    const lost = c.rx_missed + c.tx_dropped + c.stack_dropped;
     const dt = nowNs - this.last.ns;
     if (dt > 0) {
-      this.series.push({ t: nowNs, pps: ((processed - this.last.processed) * 1e9) / dt, dropPps: ((dropped - this.last.dropped) * 1e9) / dt });
+      this.series.push({ t: nowNs, pps: ((processed - this.last.processed) * 1e9) / dt, xdpDropPps: ((xdpDropped - this.last.xdpDropped) * 1e9) / dt, lostPps: ((lost - this.last.lost) * 1e9) / dt });
       this.sim.nic.rings.forEach((r, i) => (this.cacheHistory[i] ??= []).push(this.sim.nic.cacheView(r.index).level));
       this.freeHistory.push(this.sim.machine.alloc.freePages);
       const now: Record<string, number> = { ...c, offered: this.sim.offered };
@@ -253,7 +256,7 @@ export class DriverSim implements SimPort {
       this.freeHistory = this.freeHistory.filter((_, i) => i % 2 === 1);
       this.sampleNs *= 2;
     }
-    this.last = { ns: nowNs, processed, dropped };
+    this.last = { ns: nowNs, processed, xdpDropped, lost };
     this.nextSampleNs = nowNs + this.sampleNs;
   }
 
@@ -413,6 +416,7 @@ function driverCounters(d: DriverSnapshot, per: (name: string) => number): Count
     ['offered', c.offered],
     ['rx_packets', c.rx_packets],
     ['rx_missed', c.rx_missed],
+    ['stack_dropped', c.stack_dropped],
     ['rx_no_xdp', c.rx_no_xdp],
     ['tx_packets', c.tx_packets],
     ['tx_dropped', c.tx_dropped],

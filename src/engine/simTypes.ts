@@ -46,8 +46,12 @@ export interface CounterView {
 export interface SeriesPoint {
   /** Simulated time, ns. */
   t: number;
+  /** rx_packets per second: frames the driver took from the ring. */
   pps: number;
-  dropPps: number;
+  /** The program's drops per second: XDP_DROP + XDP_ABORTED. */
+  xdpDropPps: number;
+  /** Frames lost outside the program per second: rx_missed (no posted buffer) + tx_dropped + stack_dropped. */
+  lostPps: number;
 }
 
 export interface ProfileRow {

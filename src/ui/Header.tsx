@@ -34,7 +34,7 @@ export function Header() {
       <span className="spacer" />
       <span className={`engine-status ${status}`} data-testid="engine-status"
         title={jit === false ? 'Programs run in the interpreter: this page\'s Content-Security-Policy forbids generated code in the engine\'s worker' : 'Programs run through the JIT in the engine\'s worker'}>
-        engine: {status}{status === 'ready' && jit !== null ? (jit ? ' · JIT' : ' · interpreter') : ''}
+        engine: {status}{status === 'ready' && jit !== null && <span className="engine-jit">{jit ? ' · JIT' : ' · interpreter'}</span>}
       </span>
       <button data-testid="tab-mode" aria-pressed={tabMovesFocus} onClick={toggleTabMovesFocus}
         title="What Tab does in the editor: insert a tab, or move focus to the next control (Ctrl+M)">

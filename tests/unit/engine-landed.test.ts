@@ -129,6 +129,29 @@ describe('engine over the landed toolchain', () => {
     expect(none).toEqual({ ok: false, reason: 'the pcap file holds no packets (1 record shorter than an Ethernet header left out)' });
   });
 
+  it('the chart\'s lines say what they count: a PASS program drops nothing, frames the NIC missed are their own line (issue 18: "drop/s" sat near 2 M/s while only PASS moved)', () => {
+    const pass = '#include <linux/bpf.h>\n#include <bpf/bpf_helpers.h>\nSEC("xdp") int p(struct xdp_md *ctx) { return XDP_PASS; }\nchar _l[] SEC("license") = "GPL";\n';
+    const e = engine();
+    e.build(pass);
+    const r = e.simStep('event', 40_000);
+    if (!r.ok) throw new Error('the simulation did not run');
+    const s = r.snapshot;
+    expect(s.series.length).toBeGreaterThan(2);
+    expect(Math.max(...s.series.map((p) => p.xdpDropPps))).toBe(0);
+    const missed = s.counters.find((c) => c.name === 'rx_missed')!.value;
+    const lost = s.counters.filter((c) => ['rx_missed', 'tx_dropped', 'stack_dropped'].includes(c.name)).reduce((a, c) => a + c.value, 0);
+    // Whatever the lost line shows is in counters the table names.
+    if (Math.max(...s.series.map((p) => p.lostPps)) > 0) expect(lost).toBeGreaterThan(0);
+    expect(missed).toBeGreaterThanOrEqual(0);
+    // xdp1 drops everything: its drop line carries the traffic, and the lost line only what the ring missed.
+    const x = engine();
+    x.build(x.hello().examples[0]!.source);
+    const d = x.simStep('event', 40_000);
+    if (!d.ok) throw new Error('the simulation did not run');
+    const last = d.snapshot.series.at(-1)!;
+    expect(last.xdpDropPps).toBeGreaterThan(0.9 * last.pps);
+  });
+
   it('refuses a file that is not a pcap, saying why', () => {
     const r = engine().simLoadPcap(new TextEncoder().encode('hello, this is not a capture file'));
     expect(r.ok).toBe(false);

@@ -36,6 +36,36 @@ import { HI_BASE, LO_BASE, VmFault, type Region } from './memory';
 /** Runs the translated program (r1 = ctx, the packet bound by the owner); throws VmFault like the interpreter's loop. */
 export type JitRun = () => void;
 
+/** The frame fields the XDP entry reads (structurally xdp.ts's XdpFrame). */
+export interface JitFrame {
+  buf: Uint8Array;
+  data: number;
+  dataEnd: number;
+  dataMeta: number;
+  ingressIfindex: number;
+  rxQueueIndex: number;
+  frameSize: number;
+  dv?: DataView;
+}
+
+/**
+ * The translation's two entries: `run` as the interpreter calls it
+ * (Machine.jit), and `enter`, one XDP run on a frame (the xdp_buff set up,
+ * the packet bound, the run, its fault returned). `enter` is generated per
+ * program so its call of `run` is monomorphic (V8 inlines it) even when many
+ * programs share the caller's call site.
+ */
+export interface JitEntry {
+  run: JitRun;
+  enter(frame: JitFrame): VmFault | undefined;
+  /**
+   * The whole XDP run into the owner's reused result object (retval, data,
+   * dataEnd, dataMeta, insns, fault, redirect): a run that faults or takes a
+   * tail call is handed to the target's `finish`.
+   */
+  runInto(frame: JitFrame, out: object): void;
+}
+
 /** An array map whose lookups are inlined: element pointers' tags by plane * max + index, 0 until made by fill. */
 export interface ArrayInline {
   max: number;
@@ -50,8 +80,12 @@ export interface JitTarget {
   ctx: Region;
   arrays: readonly (ArrayInline | undefined)[];
   env: { cpu: number };
-  /** The xdp_buff as helpers keep it: ctx loads read data, data_end, data_meta and the queue fields here. */
-  state: { data: number; dataEnd: number; dataMeta: number; ingressIfindex: number; rxQueueIndex: number };
+  /** The xdp_buff as helpers keep it: ctx loads read data, data_end, data_meta and the queue fields here; enter sets it up. */
+  state: { buf: Uint8Array; data: number; dataEnd: number; dataMeta: number; frameSize: number; ingressIfindex: number; rxQueueIndex: number; redirect: unknown; tailCall: number; tailCalls: number };
+  /** may_goto's budget at the start of each run (BPF_MAX_LOOPS). */
+  maxLoops: number;
+  /** Completes runInto's result after a fault or a pending tail call (the owner's general path). */
+  finish(fault: VmFault | undefined, out: object): void;
 }
 
 /**
@@ -81,7 +115,7 @@ const K_SCALARISH = REG_KIND_BIT.scalar | REG_KIND_BIT.not_init;
 type Kind = 'pkt' | 'fp' | 'mapv' | 'ctx' | 'other';
 
 /** Translate; null when the program is too large or the host forbids `new Function` (a CSP without unsafe-eval). */
-export function compileJit(m: Machine, proof: VerifierProof, target: JitTarget): JitRun | null {
+export function compileJit(m: Machine, proof: VerifierProof, target: JitTarget): JitEntry | null {
   if (m.n > JIT_MAX_SLOTS) return null;
   const source = translate(m, proof, target);
   try {
@@ -100,7 +134,7 @@ export function compileJit(m: Machine, proof: VerifierProof, target: JitTarget):
   }
 }
 
-type Factory = (m: Machine, vmFault: typeof VmFault, t: JitTarget) => JitRun;
+type Factory = (m: Machine, vmFault: typeof VmFault, t: JitTarget) => JitEntry;
 const FACTORIES = new Map<string, Factory>();
 
 function isJmpClass(c: number): boolean {
@@ -279,7 +313,16 @@ function tagId(h) {
   return g > 0 && (g & 7) === 0 && (g >> 3) < RT.length ? g >> 3 : 0;
 }
 ${RUNTIME}
-return function run() {
+const RTAB = m.regions, MAX_LOOPS = T.maxLoops;
+function body(F) {
+  if (F !== null) {
+    const buf = F.buf, data = F.data, meta = F.dataMeta, end = F.dataEnd;
+    if (PKT.bytes !== buf) RTAB.rebind(PKT, buf, F.dv);
+    ST.buf = buf; ST.data = data; ST.dataEnd = end; ST.dataMeta = meta; ST.frameSize = F.frameSize;
+    ST.ingressIfindex = F.ingressIfindex; ST.rxQueueIndex = F.rxQueueIndex; ST.redirect = undefined;
+    PKT.start = meta < data ? meta : data; PKT.end = end;
+    m.unwound = false; m.mayGoto = MAX_LOOPS;
+  }
   let l0 = 0, h0 = 0, l1 = ${ctxLo}, h1 = ${ctxHi}, l2 = 0, h2 = 0, l3 = 0, h3 = 0, l4 = 0, h4 = 0, l5 = 0, h5 = 0;
   let l6 = 0, h6 = 0, l7 = 0, h7 = 0, l8 = 0, h8 = 0, l9 = 0, h9 = 0, l10 = ${(LOB + STACK_SIZE) | 0}, h10 = ${stHi0};
   let pc = 0, count = 0, frame = 0, FB = 0, deopt = false;
@@ -298,16 +341,38 @@ ${out.join('\n')}
   } catch (err) {
     ${flush(ALL)}
     m.provenanceFromTags();
-    if (err instanceof VmFault) m.executed = count - (err.pc >= 0 && err.pc < ${n} ? RA[err.pc] : 0);
+    if (err instanceof VmFault) {
+      m.executed = count - (err.pc >= 0 && err.pc < ${n} ? RA[err.pc] : 0);
+      if (F !== null) return err;
+    }
     throw err;
   }
   if (deopt) {
     ${flush(ALL)}
     m.provenanceFromTags();
     m.executed = count;
-    m.resume(pc, count, frame);
+    if (F === null) m.resume(pc, count, frame);
+    else {
+      try {
+        m.resume(pc, count, frame);
+      } catch (err) {
+        if (err instanceof VmFault) return err;
+        throw err;
+      }
+    }
   }
-};`;
+  return undefined;
+}
+// One function serves both entries: the XDP entry calls nothing to be inlined, so it stays fast behind a call site many programs share.
+const run = function run() { body(null); };
+const FINISH = T.finish;
+function runInto(F, O) {
+  ST.tailCall = -1; ST.tailCalls = 0;
+  const f = body(F);
+  if (f !== undefined || ST.tailCall >= 0) return FINISH(f, O);
+  O.retval = lo[0] >>> 0; O.data = ST.data; O.dataEnd = ST.dataEnd; O.dataMeta = ST.dataMeta; O.insns = m.executed; O.fault = undefined; O.redirect = ST.redirect;
+}
+return { run, enter: body, runInto };`;
 }
 
 /**

@@ -120,7 +120,9 @@ export class XdpVm {
   private readonly ctxRegion: Region;
   readonly packet: Region;
   private state: XdpBuffState;
-  private ctxFrame: XdpFrame | undefined;
+  /** The translation's XDP entry (undefined: runs use the interpreter). */
+  private jitEnter: ((frame: XdpFrame) => VmFault | undefined) | undefined;
+  private jitRunInto: ((frame: XdpFrame, out: XdpResult) => void) | undefined;
   private readonly ctxFields: Int32Array;
   /** The packet region's pointer tag (high word). */
   private readonly packetHi: number;
@@ -150,7 +152,10 @@ export class XdpVm {
     this.root = root ?? this;
     this.log = opts.events ?? { events: [], dropped: 0 };
     this.maps = maps;
-    this.env = { ...defaultEnv(1, this.printed), ...opts.env };
+    // One literal with a fixed field order (not a spread): every instance's env has one shape, so the JIT's read of env.cpu stays monomorphic.
+    const d = defaultEnv(1, this.printed);
+    const e = opts.env ?? {};
+    this.env = { ktimeNs: e.ktimeNs ?? d.ktimeNs, prandomU32: e.prandomU32 ?? d.prandomU32, cpu: e.cpu ?? d.cpu, printk: e.printk ?? d.printk };
     const mapRegions: Region[] = [];
     // Helpers read `this` lazily, so the machine can be built first.
     const lazy = new Map<number, (m: Machine, pc: number) => void>();
@@ -233,11 +238,14 @@ export class XdpVm {
         },
       };
     });
-    const target = { packet: this.packet, ctx: this.ctxRegion, arrays, env: this.env, state: this.state };
+    const finish = (f: VmFault | undefined, out: object): void => this.finishRun(f, out as XdpResult);
+    const target = { packet: this.packet, ctx: this.ctxRegion, arrays, env: this.env, state: this.state, maxLoops: BPF_MAX_LOOPS, finish };
     this.lastTarget = target;
-    const run = compileJit(m, proof, target);
-    if (!run) return 'this host forbids generated code (no unsafe-eval)';
-    m.jit = run;
+    const entry = compileJit(m, proof, target);
+    if (!entry) return 'this host forbids generated code (no unsafe-eval)';
+    m.jit = entry.run;
+    this.jitEnter = entry.enter;
+    this.jitRunInto = entry.runInto;
     return undefined;
   }
 
@@ -261,14 +269,13 @@ export class XdpVm {
       throw new VmFault(pc, 'ctx', `pc ${pc}: invalid bpf_context access off=${at} size=${size} through R${reg}`, reg, 'ctx');
     }
     const m = this.machine;
-    const f = this.ctxFrame!;
     const s = this.state;
     switch (at) {
       case 0: return m.setPtr(d, this.packet, s.data);
       case 4: return m.setPtr(d, this.packet, s.dataEnd);
       case 8: return m.setPtr(d, this.packet, s.dataMeta);
-      case 12: return m.setReg(d, f.ingressIfindex >>> 0);
-      case 16: return m.setReg(d, f.rxQueueIndex >>> 0);
+      case 12: return m.setReg(d, s.ingressIfindex >>> 0);
+      case 16: return m.setReg(d, s.rxQueueIndex >>> 0);
       // egress_ifindex: only programs attached to a devmap entry may read it.
       default: throw new VmFault(pc, 'ctx', `pc ${pc}: invalid bpf_context access off=${at} size=${size} through R${reg} (egress_ifindex is for devmap programs)`, reg, 'ctx');
     }
@@ -295,7 +302,16 @@ export class XdpVm {
    * when absent; redirect is the helpers' own record, valid until the next run.
    */
   runXdpInto(frame: XdpFrame, out: XdpResult): XdpResult {
-    let f = this.runOnce(frame, 0);
+    const m = this.machine;
+    // The translation's own entry does the whole run (one call, nothing shared between programs to go polymorphic).
+    if (this.jitRunInto !== undefined && m.engine === 'jit' && m.trace === undefined) this.jitRunInto(frame, out);
+    else this.finishRun(this.runOnce(frame, 0), out);
+    return out;
+  }
+
+  /** The result of a run whose first program has run (and returned `fault`): tail calls followed, `out` filled in. */
+  private finishRun(fault: VmFault | undefined, out: XdpResult): void {
+    let f = fault;
     // The program that ran last: this one (undefined) or a tail-call target.
     let target: XdpVm | undefined;
     let insns = this.machine.executed;
@@ -330,7 +346,6 @@ export class XdpVm {
     out.insns = insns;
     out.fault = f ? { pc: f.pc, kind: f.kind, message: target ? `${target.name}: ${f.message}` : f.message, reg: f.reg, region: f.region } : undefined;
     out.redirect = s.redirect;
-    return out;
   }
 
   /** One program's run (no tail calls followed), starting with `tailCalls` already taken. */
@@ -339,7 +354,8 @@ export class XdpVm {
     st.tailCall = -1;
     st.tailCalls = tailCalls;
     const m = this.machine;
-    return m.jit !== undefined && m.engine === 'jit' && m.trace === undefined ? this.execJit(frame) : this.exec(frame);
+    // The JIT's entry sets up only what its code reads (the packet region and the xdp_buff state; r1 and r10 are constants in the translation).
+    return this.jitEnter !== undefined && m.engine === 'jit' && m.trace === undefined ? this.jitEnter(frame) : this.exec(frame);
   }
 
   /** The object's other programs, made on their first tail call (sharing maps, environment and event log). */
@@ -356,38 +372,6 @@ export class XdpVm {
     return vm ?? undefined;
   }
 
-  /**
-   * The JIT's run: only what its code reads is set (the packet region and
-   * the xdp_buff state; r1 and r10 are constants in the translation).
-   */
-  private execJit(frame: XdpFrame): VmFault | undefined {
-    const pk = this.packet;
-    if (pk.bytes !== frame.buf) this.machine.regions.rebind(pk, frame.buf, frame.dv);
-    const st = this.state;
-    const data = frame.data;
-    const meta = frame.dataMeta;
-    st.buf = frame.buf;
-    st.data = data;
-    st.dataEnd = frame.dataEnd;
-    st.dataMeta = meta;
-    st.frameSize = frame.frameSize;
-    st.ingressIfindex = frame.ingressIfindex;
-    st.rxQueueIndex = frame.rxQueueIndex;
-    st.redirect = undefined;
-    this.ctxFrame = frame;
-    pk.start = meta < data ? meta : data;
-    pk.end = frame.dataEnd;
-    this.machine.unwound = false;
-    this.machine.mayGoto = BPF_MAX_LOOPS;
-    try {
-      this.machine.jit!();
-      return undefined;
-    } catch (e) {
-      if (e instanceof VmFault) return e;
-      throw e;
-    }
-  }
-
   private exec(frame: XdpFrame): VmFault | undefined {
     const regions = this.machine.regions;
     regions.rebind(this.packet, frame.buf, frame.dv);
@@ -400,7 +384,6 @@ export class XdpVm {
     st.ingressIfindex = frame.ingressIfindex;
     st.rxQueueIndex = frame.rxQueueIndex;
     st.redirect = undefined;
-    this.ctxFrame = frame;
     this.bindPacketBounds();
     const cf = this.ctxFields;
     cf[6] = frame.ingressIfindex | 0;

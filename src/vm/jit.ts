@@ -167,6 +167,15 @@ class Translator {
   /** The register whose map-value region R holds (-1: none), and the one the current instruction loads into R. */
   rReg = -1;
   rPending = -1;
+  /**
+   * Per register, within the current block: the constant offset from r10
+   * when the register is r10 plus a known constant (undefined: not known),
+   * so accesses through it are constant stack offsets, as through r10 itself.
+   */
+  fpOff: (number | undefined)[] = [];
+  resetFp(): void {
+    this.fpOff = Array.from({ length: 11 }, (_, r) => (r === 10 ? 0 : undefined));
+  }
   /** Structured mode: forward jumps are `break`s out of labelled blocks (no dispatch); else a `switch (pc)` loop. */
   structured = false;
   goto(target: number): string {
@@ -267,6 +276,7 @@ export function translate(m: Machine, proof: VerifierProof, target: JitTarget): 
       b.slots.forEach((s, j) => (remainAfter[s] = b.slots.length - 1 - j));
       out.push(`count += ${b.slots.length};`);
       t.rReg = -1;
+      t.resetFp();
       for (const s of b.slots) out.push(emit(t, s));
       const last = b.slots[b.slots.length - 1]!;
       // Falling through to a block laid out elsewhere: an explicit jump.
@@ -290,6 +300,7 @@ export function translate(m: Machine, proof: VerifierProof, target: JitTarget): 
     slots.forEach((s, i) => (remainAfter[s] = slots.length - 1 - i));
     out.push(`case ${start}: if ((count += ${slots.length}) > budget) { count -= ${slots.length}; pc = ${start}; deopt = true; break main; }`);
     t.rReg = -1;
+    t.resetFp();
     for (const s of slots) out.push(emit(t, s));
     const last = slots[slots.length - 1]!;
     if (fallsThrough(m, last) && leaders[b + 1] !== k) out.push(`pc = ${k}; continue main;`);
@@ -424,7 +435,33 @@ function emit(t: Translator, k: number): string {
   const condJump = isJmpClass(c) && c !== 0x85 && c !== 0x8d && c !== 0x95;
   if (!plainStore && !condJump && (isJmpClass(c) || (cls === 3) || m.dst[k] === keep)) keep = -1;
   t.rReg = keep;
+  trackFp(t, k);
   return code;
+}
+
+/** The fp-offset transfer of the instruction at k: moves and constant adds keep r10 + off, any other write forgets. */
+function trackFp(t: Translator, k: number): void {
+  const m = t.m;
+  const c = m.code[k]!;
+  const d = m.dst[k]!;
+  const fp = t.fpOff;
+  const cls = c & 7;
+  const within = (v: number): number | undefined => (v >= -STACK_SIZE && v <= 0 ? v : undefined);
+  if (cls === 7 || cls === 4) {
+    const from = fp[d];
+    if (c === 0xbf && m.off[k] === 0) fp[d] = fp[m.src[k]!];
+    else if (c === 0x07 && from !== undefined) fp[d] = within(from + m.imm[k]!);
+    else if (c === 0x17 && from !== undefined) fp[d] = within(from - m.imm[k]!);
+    else fp[d] = undefined;
+  } else if (cls === 1 || cls === 0) fp[d] = undefined;
+  else if (cls === 3 && (c === 0xc3 || c === 0xdb)) {
+    // Atomics may write r0 and src (fetch, xchg, cmpxchg).
+    fp[0] = undefined;
+    fp[m.src[k]!] = undefined;
+  } else if (c === 0x85 || c === 0x8d) {
+    for (let r = 0; r <= 5; r++) fp[r] = undefined;
+  }
+  fp[10] = 0;
 }
 
 function emitInsn(t: Translator, k: number): string {
@@ -534,6 +571,12 @@ interface Address {
 }
 
 function address(t: Translator, k: number, reg: number, off: number, size: number, write: boolean): Address | undefined {
+  const fo = t.fpOff[reg];
+  if (fo !== undefined) {
+    // r10, or r10 plus a constant in this block: the current frame at a constant offset, checked here once.
+    if (fo + off < -STACK_SIZE || fo + off + size > 0) return undefined;
+    return { pre: `a = FB + ${STACK_SIZE + fo + off};`, fix: '', mem: 'SDV', bytes: 'STK' };
+  }
   const kind = t.kind(k, reg);
   const l = L(reg), h = H(reg);
   const rel = `a = (${l} - ${(LOB - off) | 0}) | 0;`;
@@ -541,11 +584,6 @@ function address(t: Translator, k: number, reg: number, off: number, size: numbe
     case 'pkt':
       return { pre: rel, fail: `((a - PS) >>> 0) > PLEN - ${size}`, fix: '', mem: 'PDV', bytes: 'P' };
     case 'fp': {
-      if (reg === 10) {
-        // r10 is the current frame's top: a constant offset, checked here once.
-        if (off < -STACK_SIZE || off + size > 0) return undefined;
-        return { pre: `a = FB + ${STACK_SIZE + off};`, fix: '', mem: 'SDV', bytes: 'STK' };
-      }
       const base = (HI_BASE + t.m.stacks[0]!.id * 8) | 0;
       return { pre: rel, fail: `(a >>> 0) > ${STACK_SIZE - size}`, fix: `a += (${h} - ${base}) << 6;`, mem: 'SDV', bytes: 'STK' };
     }

@@ -176,6 +176,13 @@ class Translator {
   resetFp(): void {
     this.fpOff = Array.from({ length: 11 }, (_, r) => (r === 10 ? 0 : undefined));
   }
+  /** Stack slots kept in locals (see promoteSlots): by "offset:size", the local's name. */
+  promoted = new Map<string, string>();
+  /** The local an access through `reg` at `off` of `size` bytes uses, when it is a promoted slot. */
+  promotedAt(reg: number, off: number, size: number): string | undefined {
+    const fo = this.fpOff[reg];
+    return fo === undefined ? undefined : this.promoted.get(`${fo + off}:${size}`);
+  }
   /** Structured mode: forward jumps are `break`s out of labelled blocks (no dispatch); else a `switch (pc)` loop. */
   structured = false;
   goto(target: number): string {
@@ -263,6 +270,7 @@ export function translate(m: Machine, proof: VerifierProof, target: JitTarget): 
   }
   const order = acyclicOrder(m, leaders, blocks);
   t.structured = order !== undefined;
+  if (order) t.promoted = promoteSlots(t, order.map((start) => blocks.get(start)!.slots));
   if (order) {
     // No loops and no calls: each instruction runs at most once, so the whole program fits the
     // budget when its length does (checked at entry) and blocks need no budget checks. Blocks are
@@ -339,7 +347,7 @@ function body(F) {
   let pc = 0, count = 0, frame = 0, FB = 0, deopt = false;
   const budget = m.budget, CPU = ENV.cpu | 0;
   let P = PKT.bytes, PDV = PKT.dv, PS = PKT.start, PLEN = PKT.end - PKT.start;
-  let t = 0, a = 0, b = 0, e2 = 0, g = 0, R;
+  let t = 0, a = 0, b = 0, e2 = 0, g = 0, R;${[...t.promoted.values()].map((v) => ` let ${v} = 0, ${v}h = 0;`).join('')}
   ${t.zeroFrame('0', '0', t.depth(0))}
   try {
     main: for (;;) {
@@ -437,6 +445,68 @@ function emit(t: Translator, k: number): string {
   t.rReg = keep;
   trackFp(t, k);
   return code;
+}
+
+/**
+ * Stack slots the program only ever touches at one constant offset and size
+ * through r10 (or r10 plus a constant): those live in JS locals instead of
+ * the stack's bytes (a spill and its fill become moves). Only for structured
+ * translations (no calls: one frame, each instruction at most once). A slot
+ * is not promoted when any access overlaps it differently, an atomic touches
+ * it, or a pointer to it may escape: a helper argument (the helper reads the
+ * stack from there up); and any access or helper argument through a stack
+ * pointer whose offset this pass does not know promotes nothing at all. The
+ * run's stack is zeroed at entry and the locals start at 0, so a read before
+ * any write agrees too.
+ */
+function promoteSlots(t: Translator, blocks: readonly (readonly number[])[]): Map<string, string> {
+  const m = t.m;
+  const none = new Map<string, string>();
+  // Byte ranges [at, at + size) of the frame (offsets from r10, negative), one per distinct access; the lowest escaping offset.
+  const ranges = new Map<string, { at: number; size: number; ok: boolean }>();
+  let escapeFrom = 1;
+  const access = (k: number, reg: number, off: number, size: number, atomic: boolean): boolean => {
+    const fo = t.fpOff[reg];
+    if (fo === undefined) return (t.proof.kinds[k * 11 + reg]! & K_FP) === 0;
+    const at = fo + off;
+    if (at < -STACK_SIZE || at + size > 0) return true;
+    const key = `${at}:${size}`;
+    const r = ranges.get(key) ?? { at, size, ok: true };
+    if (atomic) r.ok = false;
+    ranges.set(key, r);
+    return true;
+  };
+  for (const slots of blocks) {
+    t.resetFp();
+    for (const k of slots) {
+      const c = m.code[k]!;
+      const cls = c & 7;
+      let fine = true;
+      if (cls === 1) fine = LOAD_SIZE[c] === undefined || access(k, m.src[k]!, m.off[k]!, LOAD_SIZE[c]!, false);
+      else if (cls === 2 || cls === 3) {
+        const atomic = c === 0xc3 || c === 0xdb;
+        const size = atomic ? (c === 0xdb ? 8 : 4) : STORE_SIZE[c];
+        fine = size === undefined || access(k, m.dst[k]!, m.off[k]!, size, atomic);
+      } else if (c === 0x85 || c === 0x8d) {
+        for (let r = 1; r <= 5; r++) {
+          const fo = t.fpOff[r];
+          if (fo !== undefined) escapeFrom = Math.min(escapeFrom, fo);
+          else if ((t.proof.kinds[k * 11 + r]! & K_FP) !== 0) fine = false;
+        }
+      }
+      if (!fine) return none;
+      trackFp(t, k);
+    }
+  }
+  const list = [...ranges.values()];
+  const out = new Map<string, string>();
+  for (const r of list) {
+    if (!r.ok || r.at + r.size > escapeFrom) continue;
+    // Promotable when no other access overlaps it.
+    if (list.some((q) => q !== r && q.at < r.at + r.size && r.at < q.at + q.size)) continue;
+    out.set(`${r.at}:${r.size}`, `S${-r.at}_${r.size}`);
+  }
+  return out;
 }
 
 /** The fp-offset transfer of the instruction at k: moves and constant adds keep r10 + off, any other write forgets. */
@@ -608,6 +678,17 @@ function emitLoad(t: Translator, k: number, c: number, d: number, s: number, o: 
   const slow = `${handOver([s])}m.load(${k}, ${c}, ${d}, ${s}, ${o}); ${dl} = lo[${d}]; ${dh} = hi[${d}];`;
   const size = LOAD_SIZE[c];
   if (size === undefined) return slow;
+  const v = t.promotedAt(s, o, size);
+  if (v !== undefined) {
+    // A promoted slot: its local holds the bytes as a load of this size reads them (zero-extended).
+    switch (c) {
+      case 0x79: return `${dl} = ${v}; ${dh} = ${v}h;`;
+      case 0x81: return `${dl} = ${v}; ${dh} = ${dl} >> 31;`;
+      case 0x89: return `${dl} = (${v} << 16) >> 16; ${dh} = ${dl} >> 31;`;
+      case 0x91: return `${dl} = (${v} << 24) >> 24; ${dh} = ${dl} >> 31;`;
+      default: return `${dl} = ${v}; ${dh} = 0;`;
+    }
+  }
   const kind = t.kind(k, s);
   if (kind === 'ctx') {
     // The kernel rewrites ctx loads; the owner keeps the answers in ctxFields.
@@ -643,6 +724,8 @@ function emitStore(t: Translator, k: number, c: number, d: number, o: number, vL
   const slow = `${handOver([d])}m.store(${k}, ${c}, ${d}, ${o}, ${vLo}, ${vHi}, ${prov});`;
   const size = STORE_SIZE[c];
   if (size === undefined) return slow;
+  const v = t.promotedAt(d, o, size);
+  if (v !== undefined) return size === 8 ? `${v} = ${vLo}; ${v}h = ${vHi};` : size === 4 ? `${v} = ${vLo} | 0;` : `${v} = ${vLo} & ${size === 2 ? 0xffff : 0xff};`;
   const at = address(t, k, d, o, size, true);
   if (!at) return slow;
   const mem = at.mem;

@@ -72,6 +72,13 @@ export interface ArrayInline {
   planes: number;
   tags: Int32Array;
   fill(i: number, cpu: number): number;
+  /**
+   * When the map has one plane whose values lie evenly in one buffer: views
+   * over all of them (element i at i * stride), its value size, and the
+   * program's access (BPF_F_RDONLY_PROG / BPF_F_WRONLY_PROG). Accesses
+   * through a lookup's result then index these constant views directly.
+   */
+  values?: { dv: DataView; bytes: Uint8Array; stride: number; valueSize: number; readable: boolean; writable: boolean };
 }
 
 /** What the translation binds besides the machine: the XDP packet and ctx, inlinable arrays, the cpu. */
@@ -176,6 +183,14 @@ class Translator {
   resetFp(): void {
     this.fpOff = Array.from({ length: 11 }, (_, r) => (r === 10 ? 0 : undefined));
   }
+  /**
+   * Per register (structured translations only): a pointer returned by an
+   * inlined lookup in array map `mi` with contiguous values, `off` bytes into
+   * its element, whose element starts at byte X<r> of the map's value views.
+   */
+  mv: ({ mi: number; off: number } | undefined)[] = [];
+  /** Set by an inlined lookup that sets X0: the map whose value r0 then points to. */
+  mvMade: number | undefined;
   /** Stack slots kept in locals (see promoteSlots): by "offset:size", the local's name. */
   promoted = new Map<string, string>();
   /** The local an access through `reg` at `off` of `size` bytes uses, when it is a promoted slot. */
@@ -281,6 +296,10 @@ export function translate(m: Machine, proof: VerifierProof, target: JitTarget): 
     // the block labelled B<T>, which ends just before T.
     out.push(`if (budget < ${n}) { deopt = true; break main; }`);
     for (let i = order.length - 1; i >= 1; i--) out.push(`B${order[i]}: {`);
+    // Map-value pointers known at the end of each block (every predecessor is laid out before its successors).
+    const mvOut = new Map<number, typeof t.mv>();
+    const preds = new Map<number, number[]>();
+    for (const [start, b] of blocks) for (const x of b.succ) preds.set(x, [...(preds.get(x) ?? []), start]);
     order.forEach((start, i) => {
       if (i > 0) out.push('}');
       const b = blocks.get(start)!;
@@ -288,7 +307,13 @@ export function translate(m: Machine, proof: VerifierProof, target: JitTarget): 
       out.push(`count += ${b.slots.length};`);
       t.rReg = -1;
       t.resetFp();
+      const ins = (preds.get(start) ?? []).map((p) => mvOut.get(p) ?? []);
+      t.mv = Array.from({ length: 11 }, (_, r) => {
+        const first = ins[0]?.[r];
+        return i > 0 && first && ins.every((x) => x[r]?.mi === first.mi && x[r]?.off === first.off) ? first : undefined;
+      });
       for (const s of b.slots) out.push(emit(t, s));
+      mvOut.set(start, t.mv.slice());
       const last = b.slots[b.slots.length - 1]!;
       // Falling through to a block laid out elsewhere: an explicit jump.
       if (fallsThrough(m, last) && b.next < n && order[i + 1] !== b.next) out.push(t.goto(b.next));
@@ -351,7 +376,7 @@ function body(F) {
   let pc = 0, count = 0, frame = 0, FB = 0, deopt = false;
   const budget = m.budget, CPU = ENV.cpu | 0;
   let P = PKT.bytes, PDV = PKT.dv, PS = PKT.start, PLEN = PKT.end - PKT.start;
-  let t = 0, a = 0, b = 0, e2 = 0, g = 0, R, ZR;${[...t.promoted.values()].map((v) => ` let ${v} = 0, ${v}h = 0;`).join('')}
+  let t = 0, a = 0, b = 0, e2 = 0, g = 0, R, ZR;${t.structured ? ' let X0 = 0, X1 = 0, X2 = 0, X3 = 0, X4 = 0, X5 = 0, X6 = 0, X7 = 0, X8 = 0, X9 = 0;' : ''}${[...t.promoted.values()].map((v) => ` let ${v} = 0, ${v}h = 0;`).join('')}
   ${t.zeroFrame('0', '0', t.depth(0))}
   try {
     main: for (;;) {
@@ -448,7 +473,41 @@ function emit(t: Translator, k: number): string {
   if (!plainStore && !condJump && (isJmpClass(c) || (cls === 3) || m.dst[k] === keep)) keep = -1;
   t.rReg = keep;
   trackFp(t, k);
-  return code;
+  return code + trackMapValue(t, k);
+}
+
+/** The map-value transfer of the instruction at k (structured translations): moves copy X<s>, constant adds move the offset, other writes forget; code to append. */
+function trackMapValue(t: Translator, k: number): string {
+  if (!t.structured) return '';
+  const m = t.m;
+  const c = m.code[k]!;
+  const d = m.dst[k]!;
+  const mv = t.mv;
+  const cls = c & 7;
+  const from = mv[d];
+  if (cls === 7 || cls === 4) {
+    if (c === 0xbf && m.off[k] === 0) {
+      const src = m.src[k]!;
+      mv[d] = mv[src];
+      return mv[d] && d !== src ? ` X${d} = X${src};` : '';
+    }
+    if ((c === 0x07 || c === 0x17) && from) {
+      const off = from.off + (c === 0x07 ? m.imm[k]! : -m.imm[k]!);
+      mv[d] = Math.abs(off) < 1 << 20 ? { mi: from.mi, off } : undefined;
+      return '';
+    }
+    mv[d] = undefined;
+  } else if (cls === 1 || cls === 0) mv[d] = undefined;
+  else if (cls === 3 && (c === 0xc3 || c === 0xdb)) {
+    mv[0] = undefined;
+    mv[m.src[k]!] = undefined;
+  } else if (c === 0x85 || c === 0x8d) {
+    const made = t.mvMade;
+    for (let r = 0; r <= 5; r++) mv[r] = undefined;
+    if (made !== undefined) mv[0] = { mi: made, off: 0 };
+  }
+  t.mvMade = undefined;
+  return '';
 }
 
 /**
@@ -624,7 +683,14 @@ function emitHelperCall(t: Translator, k: number, id: number): string {
       t.consts.add(`const A${mi} = T.arrays[${mi}], TAGS${mi} = A${mi}.tags;`);
       const plane = arr.planes > 1 ? ` + (CPU % ${arr.planes}) * ${arr.max}` : '';
       // The key is the u32 index; an element's pointer is its value region's tag (made on first use) at offset 0.
-      return guarded(key, call, `t = ${key.mem}.getInt32(a, true); if ((t >>> 0) < ${arr.max}) { g = TAGS${mi}[t${plane}]; if (g === 0) g = A${mi}.fill(t >>> 0, CPU); h0 = g; l0 = ${LOB | 0}; } else { l0 = 0; h0 = 0; }`);
+      // With contiguous values and no slow path (a constant key address), r0's element offset goes to X0.
+      const track = t.structured && arr.values !== undefined && key.fail === undefined;
+      if (track) {
+        t.mvMade = mi;
+        t.consts.add(`const MV${mi} = A${mi}.values.dv, MB${mi} = A${mi}.values.bytes;`);
+      }
+      const x0 = track ? ` X0 = t * ${arr.values!.stride};` : '';
+      return guarded(key, call, `t = ${key.mem}.getInt32(a, true); if ((t >>> 0) < ${arr.max}) { g = TAGS${mi}[t${plane}]; if (g === 0) g = A${mi}.fill(t >>> 0, CPU); h0 = g; l0 = ${LOB | 0};${x0} } else { l0 = 0; h0 = 0; }`);
     }
   }
   return call;
@@ -645,6 +711,13 @@ interface Address {
 }
 
 function address(t: Translator, k: number, reg: number, off: number, size: number, write: boolean): Address | undefined {
+  const v = t.mv[reg];
+  const vals = v ? t.target.arrays[v.mi]?.values : undefined;
+  if (v && vals) {
+    // An inlined lookup's element: a constant offset into the map's values, checked here once.
+    const at = v.off + off;
+    if (at >= 0 && at + size <= vals.valueSize && (write ? vals.writable : vals.readable)) return { pre: `a = X${reg} + ${at};`, fix: '', mem: `MV${v.mi}`, bytes: `MB${v.mi}` };
+  }
   const fo = t.fpOff[reg];
   if (fo !== undefined) {
     // r10, or r10 plus a constant in this block: the current frame at a constant offset, checked here once.

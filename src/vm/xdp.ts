@@ -7,7 +7,7 @@
  */
 import type { ParsedSpec } from '../isa/spec';
 import { BPF_PSEUDO_MAP_FD, BPF_PSEUDO_MAP_VALUE } from '../isa/opcodes';
-import { createMap, MapMemory, type BpfMap } from '../maps';
+import { BPF_F_RDONLY_PROG, BPF_F_WRONLY_PROG, createMap, MapMemory, type BpfMap } from '../maps';
 import { verify, type VerifierProof } from '../verifier';
 
 /**
@@ -229,6 +229,7 @@ export class XdpVm {
         max,
         planes,
         tags,
+        values: planes === 1 ? contiguousValues(map, max) : undefined,
         // The element's value region, as the lookup helper names it (one region per value buffer, shared).
         fill: (i, cpu) => {
           const plane = planes > 1 ? cpu % planes : 0;
@@ -406,6 +407,31 @@ export class XdpVm {
     }
     return m.run();
   }
+}
+
+/**
+ * One plane's values as the JIT may index them directly: views over them
+ * all when they lie evenly spaced in one buffer (array maps allocate one
+ * backing store), else undefined. Elements are never replaced (updates copy
+ * into them), so views made once stay right.
+ */
+function contiguousValues(map: BpfMap, max: number): ArrayInline['values'] {
+  const first = map.lookupIndex!(0, 0);
+  const second = max > 1 ? map.lookupIndex!(1, 0) : undefined;
+  const last = map.lookupIndex!(max - 1, 0);
+  if (!first || !last || (max > 1 && !second)) return undefined;
+  const stride = second ? second.byteOffset - first.byteOffset : map.valueSize;
+  const vs = map.valueSize;
+  if (first.length !== vs || stride < vs || last.buffer !== first.buffer || last.byteOffset !== first.byteOffset + (max - 1) * stride) return undefined;
+  const len = (max - 1) * stride + vs;
+  return {
+    dv: new DataView(first.buffer, first.byteOffset, len),
+    bytes: new Uint8Array(first.buffer, first.byteOffset, len),
+    stride,
+    valueSize: vs,
+    readable: (map.flags & BPF_F_WRONLY_PROG) === 0,
+    writable: (map.flags & BPF_F_RDONLY_PROG) === 0,
+  };
 }
 
 /** Load a parsed spec with its maps (created from the spec unless given). */

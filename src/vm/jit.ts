@@ -12,10 +12,19 @@
  *   helper calls (only r1-r5 cross, r0 comes back);
  * - a load or store through a register the verifier typed as a packet,
  *   stack or map-value pointer indexes that memory's typed array directly
- *   after one bounds check; ctx fields are plain reads; r10-relative stack
- *   accesses need no check at all (the offset is a constant);
+ *   after one bounds check; ctx fields are plain reads; accesses through r10,
+ *   or a register the block made r10 plus a constant, need no check at all
+ *   (the offset is a constant);
+ * - in structured translations, stack slots only ever touched at one
+ *   constant offset and size (and never handed to a helper) live in locals
+ *   (promoteSlots), and a pointer from an inlined array lookup is followed
+ *   through moves and constant adds, so its accesses index the map's values
+ *   at a constant offset (trackMapValue);
  * - bpf_map_lookup_elem on an array map is inlined (index check, the
  *   element's pointer from a per-map table);
+ * - the translation has its own XDP entries (`enter`, `runInto`: the
+ *   xdp_buff set up, the run, the result written into the caller's reused
+ *   object), so no call site shared by all programs sits inside a run;
  * - each call frame's stack is zeroed inline over the depth the verifier
  *   computed for its subprogram;
  * - nothing is allocated per run or per helper call, and no BigInt is used

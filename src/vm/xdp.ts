@@ -416,6 +416,12 @@ export class XdpVm {
  * into them), so views made once stay right.
  */
 function contiguousValues(map: BpfMap, max: number): ArrayInline['values'] {
+  // Array maps allocate their values in chunks of up to 1024 elements and about 64 KiB, on first use. Only a
+  // map that is one chunk can be contiguous, and asking for its elements then allocates nothing that a map
+  // listing could tell from the interpreter's (a map of at most 4096 entries lists every index anyway).
+  let perChunk = 1024;
+  while (perChunk > 1 && perChunk * map.valueSize > 65536) perChunk >>= 1;
+  if (max > perChunk) return undefined;
   const first = map.lookupIndex!(0, 0);
   const second = max > 1 ? map.lookupIndex!(1, 0) : undefined;
   const last = map.lookupIndex!(max - 1, 0);

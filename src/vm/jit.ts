@@ -12,10 +12,19 @@
  *   helper calls (only r1-r5 cross, r0 comes back);
  * - a load or store through a register the verifier typed as a packet,
  *   stack or map-value pointer indexes that memory's typed array directly
- *   after one bounds check; ctx fields are plain reads; r10-relative stack
- *   accesses need no check at all (the offset is a constant);
+ *   after one bounds check; ctx fields are plain reads; accesses through r10,
+ *   or a register the block made r10 plus a constant, need no check at all
+ *   (the offset is a constant);
+ * - in structured translations, stack slots only ever touched at one
+ *   constant offset and size (and never handed to a helper) live in locals
+ *   (promoteSlots), and a pointer from an inlined array lookup is followed
+ *   through moves and constant adds, so its accesses index the map's values
+ *   at a constant offset (trackMapValue);
  * - bpf_map_lookup_elem on an array map is inlined (index check, the
  *   element's pointer from a per-map table);
+ * - the translation has its own XDP entries (`enter`, `runInto`: the
+ *   xdp_buff set up, the run, the result written into the caller's reused
+ *   object), so no call site shared by all programs sits inside a run;
  * - each call frame's stack is zeroed inline over the depth the verifier
  *   computed for its subprogram;
  * - nothing is allocated per run or per helper call, and no BigInt is used
@@ -36,12 +45,49 @@ import { HI_BASE, LO_BASE, VmFault, type Region } from './memory';
 /** Runs the translated program (r1 = ctx, the packet bound by the owner); throws VmFault like the interpreter's loop. */
 export type JitRun = () => void;
 
+/** The frame fields the XDP entry reads (structurally xdp.ts's XdpFrame). */
+export interface JitFrame {
+  buf: Uint8Array;
+  data: number;
+  dataEnd: number;
+  dataMeta: number;
+  ingressIfindex: number;
+  rxQueueIndex: number;
+  frameSize: number;
+  dv?: DataView;
+}
+
+/**
+ * The translation's two entries: `run` as the interpreter calls it
+ * (Machine.jit), and `enter`, one XDP run on a frame (the xdp_buff set up,
+ * the packet bound, the run, its fault returned). `enter` is generated per
+ * program so its call of `run` is monomorphic (V8 inlines it) even when many
+ * programs share the caller's call site.
+ */
+export interface JitEntry {
+  run: JitRun;
+  enter(frame: JitFrame): VmFault | undefined;
+  /**
+   * The whole XDP run into the owner's reused result object (retval, data,
+   * dataEnd, dataMeta, insns, fault, redirect): a run that faults or takes a
+   * tail call is handed to the target's `finish`.
+   */
+  runInto(frame: JitFrame, out: object): void;
+}
+
 /** An array map whose lookups are inlined: element pointers' tags by plane * max + index, 0 until made by fill. */
 export interface ArrayInline {
   max: number;
   planes: number;
   tags: Int32Array;
   fill(i: number, cpu: number): number;
+  /**
+   * When the map has one plane whose values lie evenly in one buffer: views
+   * over all of them (element i at i * stride), its value size, and the
+   * program's access (BPF_F_RDONLY_PROG / BPF_F_WRONLY_PROG). Accesses
+   * through a lookup's result then index these constant views directly.
+   */
+  values?: { dv: DataView; bytes: Uint8Array; stride: number; valueSize: number; readable: boolean; writable: boolean };
 }
 
 /** What the translation binds besides the machine: the XDP packet and ctx, inlinable arrays, the cpu. */
@@ -50,8 +96,12 @@ export interface JitTarget {
   ctx: Region;
   arrays: readonly (ArrayInline | undefined)[];
   env: { cpu: number };
-  /** The xdp_buff as helpers keep it: ctx loads read data, data_end, data_meta and the queue fields here. */
-  state: { data: number; dataEnd: number; dataMeta: number; ingressIfindex: number; rxQueueIndex: number };
+  /** The xdp_buff as helpers keep it: ctx loads read data, data_end, data_meta and the queue fields here; enter sets it up. */
+  state: { buf: Uint8Array; data: number; dataEnd: number; dataMeta: number; frameSize: number; ingressIfindex: number; rxQueueIndex: number; redirect: unknown; tailCall: number; tailCalls: number };
+  /** may_goto's budget at the start of each run (BPF_MAX_LOOPS). */
+  maxLoops: number;
+  /** Completes runInto's result after a fault or a pending tail call (the owner's general path). */
+  finish(fault: VmFault | undefined, out: object): void;
 }
 
 /**
@@ -81,7 +131,7 @@ const K_SCALARISH = REG_KIND_BIT.scalar | REG_KIND_BIT.not_init;
 type Kind = 'pkt' | 'fp' | 'mapv' | 'ctx' | 'other';
 
 /** Translate; null when the program is too large or the host forbids `new Function` (a CSP without unsafe-eval). */
-export function compileJit(m: Machine, proof: VerifierProof, target: JitTarget): JitRun | null {
+export function compileJit(m: Machine, proof: VerifierProof, target: JitTarget): JitEntry | null {
   if (m.n > JIT_MAX_SLOTS) return null;
   const source = translate(m, proof, target);
   try {
@@ -100,7 +150,7 @@ export function compileJit(m: Machine, proof: VerifierProof, target: JitTarget):
   }
 }
 
-type Factory = (m: Machine, vmFault: typeof VmFault, t: JitTarget) => JitRun;
+type Factory = (m: Machine, vmFault: typeof VmFault, t: JitTarget) => JitEntry;
 const FACTORIES = new Map<string, Factory>();
 
 function isJmpClass(c: number): boolean {
@@ -133,6 +183,30 @@ class Translator {
   /** The register whose map-value region R holds (-1: none), and the one the current instruction loads into R. */
   rReg = -1;
   rPending = -1;
+  /**
+   * Per register, within the current block: the constant offset from r10
+   * when the register is r10 plus a known constant (undefined: not known),
+   * so accesses through it are constant stack offsets, as through r10 itself.
+   */
+  fpOff: (number | undefined)[] = [];
+  resetFp(): void {
+    this.fpOff = Array.from({ length: 11 }, (_, r) => (r === 10 ? 0 : undefined));
+  }
+  /**
+   * Per register (structured translations only): a pointer returned by an
+   * inlined lookup in array map `mi` with contiguous values, `off` bytes into
+   * its element, whose element starts at byte X<r> of the map's value views.
+   */
+  mv: ({ mi: number; off: number } | undefined)[] = [];
+  /** Set by an inlined lookup that sets X0: the map whose value r0 then points to. */
+  mvMade: number | undefined;
+  /** Stack slots kept in locals (see promoteSlots): by "offset:size", the local's name. */
+  promoted = new Map<string, string>();
+  /** The local an access through `reg` at `off` of `size` bytes uses, when it is a promoted slot. */
+  promotedAt(reg: number, off: number, size: number): string | undefined {
+    const fo = this.fpOff[reg];
+    return fo === undefined ? undefined : this.promoted.get(`${fo + off}:${size}`);
+  }
   /** Structured mode: forward jumps are `break`s out of labelled blocks (no dispatch); else a `switch (pc)` loop. */
   structured = false;
   goto(target: number): string {
@@ -166,7 +240,10 @@ class Translator {
     const words = depth / 8;
     const top = `((${fb} + ${STACK_SIZE}) >> 3)`;
     const body = words <= 16 ? Array.from({ length: words }, (_, w) => `S64[${top} - ${w + 1}] = 0;`).join(' ') : `for (g = ${top} - ${words}; g < ${top}; g++) S64[g] = 0;`;
-    return `${body} R = stacks[${frameExpr}]; if (R.dirtyLo > ${STACK_SIZE - depth}) R.dirtyLo = ${STACK_SIZE - depth};`;
+    // Frame 0's region is a constant; a callee's is looked up. Not through R: R then holds two kinds of region at
+    // one site and the map-value accesses that share it slow down by ~4 ns a run (measured on xdp1).
+    const reg = frameExpr === '0' ? 'SR0' : 'ZR';
+    return `${body} ${reg === 'ZR' ? `ZR = stacks[${frameExpr}]; ` : ''}if (${reg}.dirtyLo > ${STACK_SIZE - depth}) ${reg}.dirtyLo = ${STACK_SIZE - depth};`;
   }
 }
 
@@ -220,6 +297,7 @@ export function translate(m: Machine, proof: VerifierProof, target: JitTarget): 
   }
   const order = acyclicOrder(m, leaders, blocks);
   t.structured = order !== undefined;
+  if (order) t.promoted = promoteSlots(t, order.map((start) => blocks.get(start)!.slots));
   if (order) {
     // No loops and no calls: each instruction runs at most once, so the whole program fits the
     // budget when its length does (checked at entry) and blocks need no budget checks. Blocks are
@@ -227,13 +305,24 @@ export function translate(m: Machine, proof: VerifierProof, target: JitTarget): 
     // the block labelled B<T>, which ends just before T.
     out.push(`if (budget < ${n}) { deopt = true; break main; }`);
     for (let i = order.length - 1; i >= 1; i--) out.push(`B${order[i]}: {`);
+    // Map-value pointers known at the end of each block (every predecessor is laid out before its successors).
+    const mvOut = new Map<number, typeof t.mv>();
+    const preds = new Map<number, number[]>();
+    for (const [start, b] of blocks) for (const x of b.succ) preds.set(x, [...(preds.get(x) ?? []), start]);
     order.forEach((start, i) => {
       if (i > 0) out.push('}');
       const b = blocks.get(start)!;
       b.slots.forEach((s, j) => (remainAfter[s] = b.slots.length - 1 - j));
       out.push(`count += ${b.slots.length};`);
       t.rReg = -1;
+      t.resetFp();
+      const ins = (preds.get(start) ?? []).map((p) => mvOut.get(p) ?? []);
+      t.mv = Array.from({ length: 11 }, (_, r) => {
+        const first = ins[0]?.[r];
+        return i > 0 && first && ins.every((x) => x[r]?.mi === first.mi && x[r]?.off === first.off) ? first : undefined;
+      });
       for (const s of b.slots) out.push(emit(t, s));
+      mvOut.set(start, t.mv.slice());
       const last = b.slots[b.slots.length - 1]!;
       // Falling through to a block laid out elsewhere: an explicit jump.
       if (fallsThrough(m, last) && b.next < n && order[i + 1] !== b.next) out.push(t.goto(b.next));
@@ -256,6 +345,7 @@ export function translate(m: Machine, proof: VerifierProof, target: JitTarget): 
     slots.forEach((s, i) => (remainAfter[s] = slots.length - 1 - i));
     out.push(`case ${start}: if ((count += ${slots.length}) > budget) { count -= ${slots.length}; pc = ${start}; deopt = true; break main; }`);
     t.rReg = -1;
+    t.resetFp();
     for (const s of slots) out.push(emit(t, s));
     const last = slots[slots.length - 1]!;
     if (fallsThrough(m, last) && leaders[b + 1] !== k) out.push(`pc = ${k}; continue main;`);
@@ -271,6 +361,7 @@ const PKT = T.packet, ENV = T.env, ST = T.state;
 const STK = stacks[0].bytes, SDV = new DataView(STK.buffer, STK.byteOffset, ${STACK_SIZE * MAX_CALL_FRAMES}), S64 = new Float64Array(STK.buffer, STK.byteOffset, ${(STACK_SIZE * MAX_CALL_FRAMES) / 8});
 const RA = new Int32Array([${Array.from(remainAfter).join(',')}]);
 let RH = 0;
+const SR0 = stacks[0];
 const HELPER = [];
 for (const [id, fn] of m.helpers) if (id >= 0 && id < 4096) HELPER[id] = fn;
 ${[...t.consts].join("\n")}
@@ -279,13 +370,22 @@ function tagId(h) {
   return g > 0 && (g & 7) === 0 && (g >> 3) < RT.length ? g >> 3 : 0;
 }
 ${RUNTIME}
-return function run() {
+const RTAB = m.regions, MAX_LOOPS = T.maxLoops;
+function body(F) {
+  if (F !== null) {
+    const buf = F.buf, data = F.data, meta = F.dataMeta, end = F.dataEnd;
+    if (PKT.bytes !== buf) RTAB.rebind(PKT, buf, F.dv);
+    ST.buf = buf; ST.data = data; ST.dataEnd = end; ST.dataMeta = meta; ST.frameSize = F.frameSize;
+    ST.ingressIfindex = F.ingressIfindex; ST.rxQueueIndex = F.rxQueueIndex; ST.redirect = undefined;
+    PKT.start = meta < data ? meta : data; PKT.end = end;
+    m.unwound = false; m.mayGoto = MAX_LOOPS;
+  }
   let l0 = 0, h0 = 0, l1 = ${ctxLo}, h1 = ${ctxHi}, l2 = 0, h2 = 0, l3 = 0, h3 = 0, l4 = 0, h4 = 0, l5 = 0, h5 = 0;
   let l6 = 0, h6 = 0, l7 = 0, h7 = 0, l8 = 0, h8 = 0, l9 = 0, h9 = 0, l10 = ${(LOB + STACK_SIZE) | 0}, h10 = ${stHi0};
   let pc = 0, count = 0, frame = 0, FB = 0, deopt = false;
   const budget = m.budget, CPU = ENV.cpu | 0;
   let P = PKT.bytes, PDV = PKT.dv, PS = PKT.start, PLEN = PKT.end - PKT.start;
-  let t = 0, a = 0, b = 0, e2 = 0, g = 0, R;
+  let t = 0, a = 0, b = 0, e2 = 0, g = 0, R, ZR;${t.structured ? ' let X0 = 0, X1 = 0, X2 = 0, X3 = 0, X4 = 0, X5 = 0, X6 = 0, X7 = 0, X8 = 0, X9 = 0;' : ''}${[...t.promoted.values()].map((v) => ` let ${v} = 0, ${v}h = 0;`).join('')}
   ${t.zeroFrame('0', '0', t.depth(0))}
   try {
     main: for (;;) {
@@ -298,16 +398,38 @@ ${out.join('\n')}
   } catch (err) {
     ${flush(ALL)}
     m.provenanceFromTags();
-    if (err instanceof VmFault) m.executed = count - (err.pc >= 0 && err.pc < ${n} ? RA[err.pc] : 0);
+    if (err instanceof VmFault) {
+      m.executed = count - (err.pc >= 0 && err.pc < ${n} ? RA[err.pc] : 0);
+      if (F !== null) return err;
+    }
     throw err;
   }
   if (deopt) {
     ${flush(ALL)}
     m.provenanceFromTags();
     m.executed = count;
-    m.resume(pc, count, frame);
+    if (F === null) m.resume(pc, count, frame);
+    else {
+      try {
+        m.resume(pc, count, frame);
+      } catch (err) {
+        if (err instanceof VmFault) return err;
+        throw err;
+      }
+    }
   }
-};`;
+  return undefined;
+}
+// One function serves both entries: the XDP entry calls nothing to be inlined, so it stays fast behind a call site many programs share.
+const run = function run() { body(null); };
+const FINISH = T.finish;
+function runInto(F, O) {
+  ST.tailCall = -1; ST.tailCalls = 0;
+  const f = body(F);
+  if (f !== undefined || ST.tailCall >= 0) return FINISH(f, O);
+  O.retval = lo[0] >>> 0; O.data = ST.data; O.dataEnd = ST.dataEnd; O.dataMeta = ST.dataMeta; O.insns = m.executed; O.fault = undefined; O.redirect = ST.redirect;
+}
+return { run, enter: body, runInto };`;
 }
 
 /**
@@ -359,7 +481,129 @@ function emit(t: Translator, k: number): string {
   const condJump = isJmpClass(c) && c !== 0x85 && c !== 0x8d && c !== 0x95;
   if (!plainStore && !condJump && (isJmpClass(c) || (cls === 3) || m.dst[k] === keep)) keep = -1;
   t.rReg = keep;
-  return code;
+  trackFp(t, k);
+  return code + trackMapValue(t, k);
+}
+
+/** The map-value transfer of the instruction at k (structured translations): moves copy X<s>, constant adds move the offset, other writes forget; code to append. */
+function trackMapValue(t: Translator, k: number): string {
+  if (!t.structured) return '';
+  const m = t.m;
+  const c = m.code[k]!;
+  const d = m.dst[k]!;
+  const mv = t.mv;
+  const cls = c & 7;
+  const from = mv[d];
+  if (cls === 7 || cls === 4) {
+    if (c === 0xbf && m.off[k] === 0) {
+      const src = m.src[k]!;
+      mv[d] = mv[src];
+      return mv[d] && d !== src ? ` X${d} = X${src};` : '';
+    }
+    if ((c === 0x07 || c === 0x17) && from) {
+      const off = from.off + (c === 0x07 ? m.imm[k]! : -m.imm[k]!);
+      mv[d] = Math.abs(off) < 1 << 20 ? { mi: from.mi, off } : undefined;
+      return '';
+    }
+    mv[d] = undefined;
+  } else if (cls === 1 || cls === 0) mv[d] = undefined;
+  else if (cls === 3 && (c === 0xc3 || c === 0xdb)) {
+    mv[0] = undefined;
+    mv[m.src[k]!] = undefined;
+  } else if (c === 0x85 || c === 0x8d) {
+    const made = t.mvMade;
+    for (let r = 0; r <= 5; r++) mv[r] = undefined;
+    if (made !== undefined) mv[0] = { mi: made, off: 0 };
+  }
+  t.mvMade = undefined;
+  return '';
+}
+
+/**
+ * Stack slots the program only ever touches at one constant offset and size
+ * through r10 (or r10 plus a constant): those live in JS locals instead of
+ * the stack's bytes (a spill and its fill become moves). Only for structured
+ * translations (no calls: one frame, each instruction at most once). A slot
+ * is not promoted when any access overlaps it differently, an atomic touches
+ * it, or a pointer to it may escape: a helper argument (the helper reads the
+ * stack from there up); and any access or helper argument through a stack
+ * pointer whose offset this pass does not know promotes nothing at all. The
+ * run's stack is zeroed at entry and the locals start at 0, so a read before
+ * any write agrees too.
+ */
+function promoteSlots(t: Translator, blocks: readonly (readonly number[])[]): Map<string, string> {
+  const m = t.m;
+  const none = new Map<string, string>();
+  // Byte ranges [at, at + size) of the frame (offsets from r10, negative), one per distinct access; the lowest escaping offset.
+  const ranges = new Map<string, { at: number; size: number; ok: boolean }>();
+  let escapeFrom = 1;
+  const access = (k: number, reg: number, off: number, size: number, atomic: boolean): boolean => {
+    const fo = t.fpOff[reg];
+    if (fo === undefined) return (t.proof.kinds[k * 11 + reg]! & K_FP) === 0;
+    const at = fo + off;
+    if (at < -STACK_SIZE || at + size > 0) return true;
+    const key = `${at}:${size}`;
+    const r = ranges.get(key) ?? { at, size, ok: true };
+    if (atomic) r.ok = false;
+    ranges.set(key, r);
+    return true;
+  };
+  for (const slots of blocks) {
+    t.resetFp();
+    for (const k of slots) {
+      const c = m.code[k]!;
+      const cls = c & 7;
+      let fine = true;
+      if (cls === 1) fine = LOAD_SIZE[c] === undefined || access(k, m.src[k]!, m.off[k]!, LOAD_SIZE[c]!, false);
+      else if (cls === 2 || cls === 3) {
+        const atomic = c === 0xc3 || c === 0xdb;
+        const size = atomic ? (c === 0xdb ? 8 : 4) : STORE_SIZE[c];
+        fine = size === undefined || access(k, m.dst[k]!, m.off[k]!, size, atomic);
+      } else if (c === 0x85 || c === 0x8d) {
+        for (let r = 1; r <= 5; r++) {
+          const fo = t.fpOff[r];
+          if (fo !== undefined) escapeFrom = Math.min(escapeFrom, fo);
+          else if ((t.proof.kinds[k * 11 + r]! & K_FP) !== 0) fine = false;
+        }
+      }
+      if (!fine) return none;
+      trackFp(t, k);
+    }
+  }
+  const list = [...ranges.values()];
+  const out = new Map<string, string>();
+  for (const r of list) {
+    if (!r.ok || r.at + r.size > escapeFrom) continue;
+    // Promotable when no other access overlaps it.
+    if (list.some((q) => q !== r && q.at < r.at + r.size && r.at < q.at + q.size)) continue;
+    out.set(`${r.at}:${r.size}`, `S${-r.at}_${r.size}`);
+  }
+  return out;
+}
+
+/** The fp-offset transfer of the instruction at k: moves and constant adds keep r10 + off, any other write forgets. */
+function trackFp(t: Translator, k: number): void {
+  const m = t.m;
+  const c = m.code[k]!;
+  const d = m.dst[k]!;
+  const fp = t.fpOff;
+  const cls = c & 7;
+  const within = (v: number): number | undefined => (v >= -STACK_SIZE && v <= 0 ? v : undefined);
+  if (cls === 7 || cls === 4) {
+    const from = fp[d];
+    if (c === 0xbf && m.off[k] === 0) fp[d] = fp[m.src[k]!];
+    else if (c === 0x07 && from !== undefined) fp[d] = within(from + m.imm[k]!);
+    else if (c === 0x17 && from !== undefined) fp[d] = within(from - m.imm[k]!);
+    else fp[d] = undefined;
+  } else if (cls === 1 || cls === 0) fp[d] = undefined;
+  else if (cls === 3 && (c === 0xc3 || c === 0xdb)) {
+    // Atomics may write r0 and src (fetch, xchg, cmpxchg).
+    fp[0] = undefined;
+    fp[m.src[k]!] = undefined;
+  } else if (c === 0x85 || c === 0x8d) {
+    for (let r = 0; r <= 5; r++) fp[r] = undefined;
+  }
+  fp[10] = 0;
 }
 
 function emitInsn(t: Translator, k: number): string {
@@ -448,7 +692,14 @@ function emitHelperCall(t: Translator, k: number, id: number): string {
       t.consts.add(`const A${mi} = T.arrays[${mi}], TAGS${mi} = A${mi}.tags;`);
       const plane = arr.planes > 1 ? ` + (CPU % ${arr.planes}) * ${arr.max}` : '';
       // The key is the u32 index; an element's pointer is its value region's tag (made on first use) at offset 0.
-      return guarded(key, call, `t = ${key.mem}.getInt32(a, true); if ((t >>> 0) < ${arr.max}) { g = TAGS${mi}[t${plane}]; if (g === 0) g = A${mi}.fill(t >>> 0, CPU); h0 = g; l0 = ${LOB | 0}; } else { l0 = 0; h0 = 0; }`);
+      // With contiguous values and no slow path (a constant key address), r0's element offset goes to X0.
+      const track = t.structured && arr.values !== undefined && key.fail === undefined;
+      if (track) {
+        t.mvMade = mi;
+        t.consts.add(`const MV${mi} = A${mi}.values.dv, MB${mi} = A${mi}.values.bytes;`);
+      }
+      const x0 = track ? ` X0 = t * ${arr.values!.stride};` : '';
+      return guarded(key, call, `t = ${key.mem}.getInt32(a, true); if ((t >>> 0) < ${arr.max}) { g = TAGS${mi}[t${plane}]; if (g === 0) g = A${mi}.fill(t >>> 0, CPU); h0 = g; l0 = ${LOB | 0};${x0} } else { l0 = 0; h0 = 0; }`);
     }
   }
   return call;
@@ -469,6 +720,19 @@ interface Address {
 }
 
 function address(t: Translator, k: number, reg: number, off: number, size: number, write: boolean): Address | undefined {
+  const v = t.mv[reg];
+  const vals = v ? t.target.arrays[v.mi]?.values : undefined;
+  if (v && vals) {
+    // An inlined lookup's element: a constant offset into the map's values, checked here once.
+    const at = v.off + off;
+    if (at >= 0 && at + size <= vals.valueSize && (write ? vals.writable : vals.readable)) return { pre: `a = X${reg} + ${at};`, fix: '', mem: `MV${v.mi}`, bytes: `MB${v.mi}` };
+  }
+  const fo = t.fpOff[reg];
+  if (fo !== undefined) {
+    // r10, or r10 plus a constant in this block: the current frame at a constant offset, checked here once.
+    if (fo + off < -STACK_SIZE || fo + off + size > 0) return undefined;
+    return { pre: `a = FB + ${STACK_SIZE + fo + off};`, fix: '', mem: 'SDV', bytes: 'STK' };
+  }
   const kind = t.kind(k, reg);
   const l = L(reg), h = H(reg);
   const rel = `a = (${l} - ${(LOB - off) | 0}) | 0;`;
@@ -476,11 +740,6 @@ function address(t: Translator, k: number, reg: number, off: number, size: numbe
     case 'pkt':
       return { pre: rel, fail: `((a - PS) >>> 0) > PLEN - ${size}`, fix: '', mem: 'PDV', bytes: 'P' };
     case 'fp': {
-      if (reg === 10) {
-        // r10 is the current frame's top: a constant offset, checked here once.
-        if (off < -STACK_SIZE || off + size > 0) return undefined;
-        return { pre: `a = FB + ${STACK_SIZE + off};`, fix: '', mem: 'SDV', bytes: 'STK' };
-      }
       const base = (HI_BASE + t.m.stacks[0]!.id * 8) | 0;
       return { pre: rel, fail: `(a >>> 0) > ${STACK_SIZE - size}`, fix: `a += (${h} - ${base}) << 6;`, mem: 'SDV', bytes: 'STK' };
     }
@@ -505,6 +764,17 @@ function emitLoad(t: Translator, k: number, c: number, d: number, s: number, o: 
   const slow = `${handOver([s])}m.load(${k}, ${c}, ${d}, ${s}, ${o}); ${dl} = lo[${d}]; ${dh} = hi[${d}];`;
   const size = LOAD_SIZE[c];
   if (size === undefined) return slow;
+  const v = t.promotedAt(s, o, size);
+  if (v !== undefined) {
+    // A promoted slot: its local holds the bytes as a load of this size reads them (zero-extended).
+    switch (c) {
+      case 0x79: return `${dl} = ${v}; ${dh} = ${v}h;`;
+      case 0x81: return `${dl} = ${v}; ${dh} = ${dl} >> 31;`;
+      case 0x89: return `${dl} = (${v} << 16) >> 16; ${dh} = ${dl} >> 31;`;
+      case 0x91: return `${dl} = (${v} << 24) >> 24; ${dh} = ${dl} >> 31;`;
+      default: return `${dl} = ${v}; ${dh} = 0;`;
+    }
+  }
   const kind = t.kind(k, s);
   if (kind === 'ctx') {
     // The kernel rewrites ctx loads; the owner keeps the answers in ctxFields.
@@ -540,6 +810,8 @@ function emitStore(t: Translator, k: number, c: number, d: number, o: number, vL
   const slow = `${handOver([d])}m.store(${k}, ${c}, ${d}, ${o}, ${vLo}, ${vHi}, ${prov});`;
   const size = STORE_SIZE[c];
   if (size === undefined) return slow;
+  const v = t.promotedAt(d, o, size);
+  if (v !== undefined) return size === 8 ? `${v} = ${vLo}; ${v}h = ${vHi};` : size === 4 ? `${v} = ${vLo} | 0;` : `${v} = ${vLo} & ${size === 2 ? 0xffff : 0xff};`;
   const at = address(t, k, d, o, size, true);
   if (!at) return slow;
   const mem = at.mem;

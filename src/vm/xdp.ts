@@ -7,7 +7,7 @@
  */
 import type { ParsedSpec } from '../isa/spec';
 import { BPF_PSEUDO_MAP_FD, BPF_PSEUDO_MAP_VALUE } from '../isa/opcodes';
-import { createMap, MapMemory, type BpfMap } from '../maps';
+import { BPF_F_RDONLY_PROG, BPF_F_WRONLY_PROG, createMap, MapMemory, type BpfMap } from '../maps';
 import { verify, type VerifierProof } from '../verifier';
 
 /**
@@ -120,7 +120,9 @@ export class XdpVm {
   private readonly ctxRegion: Region;
   readonly packet: Region;
   private state: XdpBuffState;
-  private ctxFrame: XdpFrame | undefined;
+  /** The translation's XDP entry (undefined: runs use the interpreter). */
+  private jitEnter: ((frame: XdpFrame) => VmFault | undefined) | undefined;
+  private jitRunInto: ((frame: XdpFrame, out: XdpResult) => void) | undefined;
   private readonly ctxFields: Int32Array;
   /** The packet region's pointer tag (high word). */
   private readonly packetHi: number;
@@ -150,7 +152,10 @@ export class XdpVm {
     this.root = root ?? this;
     this.log = opts.events ?? { events: [], dropped: 0 };
     this.maps = maps;
-    this.env = { ...defaultEnv(1, this.printed), ...opts.env };
+    // One literal with a fixed field order (not a spread): every instance's env has one shape, so the JIT's read of env.cpu stays monomorphic.
+    const d = defaultEnv(1, this.printed);
+    const e = opts.env ?? {};
+    this.env = { ktimeNs: e.ktimeNs ?? d.ktimeNs, prandomU32: e.prandomU32 ?? d.prandomU32, cpu: e.cpu ?? d.cpu, printk: e.printk ?? d.printk };
     const mapRegions: Region[] = [];
     // Helpers read `this` lazily, so the machine can be built first.
     const lazy = new Map<number, (m: Machine, pc: number) => void>();
@@ -234,6 +239,7 @@ export class XdpVm {
         max,
         planes,
         tags,
+        values: planes === 1 ? contiguousValues(map, max) : undefined,
         // The element's value region, as the lookup helper names it (one region per value buffer, shared).
         fill: (i, cpu) => {
           const plane = planes > 1 ? cpu % planes : 0;
@@ -243,11 +249,14 @@ export class XdpVm {
         },
       };
     });
-    const target = { packet: this.packet, ctx: this.ctxRegion, arrays, env: this.env, state: this.state };
+    const finish = (f: VmFault | undefined, out: object): void => this.finishRun(f, out as XdpResult);
+    const target = { packet: this.packet, ctx: this.ctxRegion, arrays, env: this.env, state: this.state, maxLoops: BPF_MAX_LOOPS, finish };
     this.lastTarget = target;
-    const run = compileJit(m, proof, target);
-    if (!run) return 'this host forbids generated code (no unsafe-eval)';
-    m.jit = run;
+    const entry = compileJit(m, proof, target);
+    if (!entry) return 'this host forbids generated code (no unsafe-eval)';
+    m.jit = entry.run;
+    this.jitEnter = entry.enter;
+    this.jitRunInto = entry.runInto;
     return undefined;
   }
 
@@ -271,14 +280,13 @@ export class XdpVm {
       throw new VmFault(pc, 'ctx', `pc ${pc}: invalid bpf_context access off=${at} size=${size} through R${reg}`, reg, 'ctx');
     }
     const m = this.machine;
-    const f = this.ctxFrame!;
     const s = this.state;
     switch (at) {
       case 0: return m.setPtr(d, this.packet, s.data);
       case 4: return m.setPtr(d, this.packet, s.dataEnd);
       case 8: return m.setPtr(d, this.packet, s.dataMeta);
-      case 12: return m.setReg(d, f.ingressIfindex >>> 0);
-      case 16: return m.setReg(d, f.rxQueueIndex >>> 0);
+      case 12: return m.setReg(d, s.ingressIfindex >>> 0);
+      case 16: return m.setReg(d, s.rxQueueIndex >>> 0);
       // egress_ifindex: only programs attached to a devmap entry may read it.
       default: throw new VmFault(pc, 'ctx', `pc ${pc}: invalid bpf_context access off=${at} size=${size} through R${reg} (egress_ifindex is for devmap programs)`, reg, 'ctx');
     }
@@ -305,7 +313,16 @@ export class XdpVm {
    * when absent; redirect is the helpers' own record, valid until the next run.
    */
   runXdpInto(frame: XdpFrame, out: XdpResult): XdpResult {
-    let f = this.runOnce(frame, 0);
+    const m = this.machine;
+    // The translation's own entry does the whole run (one call, nothing shared between programs to go polymorphic).
+    if (this.jitRunInto !== undefined && m.engine === 'jit' && m.trace === undefined) this.jitRunInto(frame, out);
+    else this.finishRun(this.runOnce(frame, 0), out);
+    return out;
+  }
+
+  /** The result of a run whose first program has run (and returned `fault`): tail calls followed, `out` filled in. */
+  private finishRun(fault: VmFault | undefined, out: XdpResult): void {
+    let f = fault;
     // The program that ran last: this one (undefined) or a tail-call target.
     let target: XdpVm | undefined;
     let insns = this.machine.executed;
@@ -340,7 +357,6 @@ export class XdpVm {
     out.insns = insns;
     out.fault = f ? { pc: f.pc, kind: f.kind, message: target ? `${target.name}: ${f.message}` : f.message, reg: f.reg, region: f.region } : undefined;
     out.redirect = s.redirect;
-    return out;
   }
 
   /** One program's run (no tail calls followed), starting with `tailCalls` already taken. */
@@ -349,7 +365,8 @@ export class XdpVm {
     st.tailCall = -1;
     st.tailCalls = tailCalls;
     const m = this.machine;
-    return m.jit !== undefined && m.engine === 'jit' && m.trace === undefined ? this.execJit(frame) : this.exec(frame);
+    // The JIT's entry sets up only what its code reads (the packet region and the xdp_buff state; r1 and r10 are constants in the translation).
+    return this.jitEnter !== undefined && m.engine === 'jit' && m.trace === undefined ? this.jitEnter(frame) : this.exec(frame);
   }
 
   /** The object's other programs, made on their first tail call (sharing maps, environment and event log). */
@@ -366,38 +383,6 @@ export class XdpVm {
     return vm ?? undefined;
   }
 
-  /**
-   * The JIT's run: only what its code reads is set (the packet region and
-   * the xdp_buff state; r1 and r10 are constants in the translation).
-   */
-  private execJit(frame: XdpFrame): VmFault | undefined {
-    const pk = this.packet;
-    if (pk.bytes !== frame.buf) this.machine.regions.rebind(pk, frame.buf, frame.dv);
-    const st = this.state;
-    const data = frame.data;
-    const meta = frame.dataMeta;
-    st.buf = frame.buf;
-    st.data = data;
-    st.dataEnd = frame.dataEnd;
-    st.dataMeta = meta;
-    st.frameSize = frame.frameSize;
-    st.ingressIfindex = frame.ingressIfindex;
-    st.rxQueueIndex = frame.rxQueueIndex;
-    st.redirect = undefined;
-    this.ctxFrame = frame;
-    pk.start = meta < data ? meta : data;
-    pk.end = frame.dataEnd;
-    this.machine.unwound = false;
-    this.machine.mayGoto = BPF_MAX_LOOPS;
-    try {
-      this.machine.jit!();
-      return undefined;
-    } catch (e) {
-      if (e instanceof VmFault) return e;
-      throw e;
-    }
-  }
-
   private exec(frame: XdpFrame): VmFault | undefined {
     const regions = this.machine.regions;
     regions.rebind(this.packet, frame.buf, frame.dv);
@@ -410,7 +395,6 @@ export class XdpVm {
     st.ingressIfindex = frame.ingressIfindex;
     st.rxQueueIndex = frame.rxQueueIndex;
     st.redirect = undefined;
-    this.ctxFrame = frame;
     this.bindPacketBounds();
     const cf = this.ctxFields;
     cf[6] = frame.ingressIfindex | 0;
@@ -433,6 +417,37 @@ export class XdpVm {
     }
     return m.run();
   }
+}
+
+/**
+ * One plane's values as the JIT may index them directly: views over them
+ * all when they lie evenly spaced in one buffer (array maps allocate one
+ * backing store), else undefined. Elements are never replaced (updates copy
+ * into them), so views made once stay right.
+ */
+function contiguousValues(map: BpfMap, max: number): ArrayInline['values'] {
+  // Array maps allocate their values in chunks of up to 1024 elements and about 64 KiB, on first use. Only a
+  // map that is one chunk can be contiguous, and asking for its elements then allocates nothing that a map
+  // listing could tell from the interpreter's (a map of at most 4096 entries lists every index anyway).
+  let perChunk = 1024;
+  while (perChunk > 1 && perChunk * map.valueSize > 65536) perChunk >>= 1;
+  if (max > perChunk) return undefined;
+  const first = map.lookupIndex!(0, 0);
+  const second = max > 1 ? map.lookupIndex!(1, 0) : undefined;
+  const last = map.lookupIndex!(max - 1, 0);
+  if (!first || !last || (max > 1 && !second)) return undefined;
+  const stride = second ? second.byteOffset - first.byteOffset : map.valueSize;
+  const vs = map.valueSize;
+  if (first.length !== vs || stride < vs || last.buffer !== first.buffer || last.byteOffset !== first.byteOffset + (max - 1) * stride) return undefined;
+  const len = (max - 1) * stride + vs;
+  return {
+    dv: new DataView(first.buffer, first.byteOffset, len),
+    bytes: new Uint8Array(first.buffer, first.byteOffset, len),
+    stride,
+    valueSize: vs,
+    readable: (map.flags & BPF_F_WRONLY_PROG) === 0,
+    writable: (map.flags & BPF_F_RDONLY_PROG) === 0,
+  };
 }
 
 /** Load a parsed spec with its maps (created from the spec unless given). */

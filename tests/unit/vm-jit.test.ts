@@ -183,6 +183,128 @@ describe('JIT vs interpreter', () => {
     expect(vms2[0].maps[0]!.lookup(new Uint8Array([7, 0, 0, 0]), 0)).toEqual(new Uint8Array([42, 0, 0, 0, 0, 0, 0, 0]));
   });
 
+  it('keeps stack slots in locals only where that is exact (sizes, sign extension, overlaps, escapes), with the same results', () => {
+    const prog = assemble(`
+      r2 = *(u32 *)(r1 +0)
+      r3 = *(u32 *)(r1 +4)
+      r4 = r2
+      r4 += 16
+      if r4 > r3 goto out
+      r5 = *(u64 *)(r2 +0)
+      *(u64 *)(r10 -16) = r5
+      *(u8 *)(r10 -24) = r5
+      *(u16 *)(r10 -32) = r5
+      *(u32 *)(r10 -40) = r5
+      r6 = r10
+      r6 += -48
+      *(u64 *)(r6 +0) = r5
+      *(u32 *)(r10 -56) = r5
+      *(u8 *)(r10 -54) = 0x7f
+      *(u32 *)(r10 -8) = r5
+      r0 = *(s8 *)(r10 -24)
+      r7 = *(s16 *)(r10 -32)
+      r0 ^= r7
+      r7 = *(s32 *)(r10 -40)
+      r0 ^= r7
+      r7 = *(u64 *)(r10 -48)
+      r0 += r7
+      r7 = *(u64 *)(r10 -16)
+      r0 ^= r7
+      r7 = *(u32 *)(r10 -56)
+      r0 += r7
+      r7 = *(u16 *)(r10 -24)
+      r0 += r7
+      *(u64 *)(r2 +8) = r0
+      r6 = r2
+      r1 = 0x0 ll
+      r2 = r10
+      r2 += -8
+      call bpf_map_lookup_elem#1
+      if r0 == 0x0 goto out
+      r1 = *(u64 *)(r0 +0)
+      *(u64 *)(r6 +0) = r1
+    out:
+      r0 = 2
+      exit`);
+    expect(prog.errors).toEqual([]);
+    const spec = { prog_type: 'xdp', insns: bytesToHex(encodeProgram(prog.insns)), maps: [{ name: 'h', type: 'hash', key_size: 4, value_size: 8, max_entries: 4 }], map_relocs: [{ insn: prog.insns.findIndex((x) => x.code === 0x18), map: 0 }] } as Spec;
+    const vms = pair(spec);
+    expect(vms[0].jitUnavailable).toBeUndefined();
+    const parsed = parseSpec(spec);
+    if ('error' in parsed) throw new Error(parsed.error);
+    const src = translate(vms[0].machine, verify(parsed, { proof: true, states: false }).proof!, vms[0].lastTarget!);
+    // One size and offset each, through r10 or r10 plus a constant: locals.
+    for (const slot of ['S16_8', 'S32_2', 'S40_4', 'S48_8']) expect(src).toContain(`let ${slot} = 0`);
+    // Read at two sizes (-24), overlapped (-56/-54), handed to a helper (-8): bytes.
+    for (const slot of ['S24_', 'S56_', 'S54_', 'S8_']) expect(src).not.toContain(`let ${slot}`);
+    const r = rng(11);
+    for (let i = 0; i < 100; i++) {
+      const pkt = new Uint8Array(64);
+      for (let b = 0; b < pkt.length; b++) pkt[b] = r() & 0xff;
+      compare(vms, pkt, () => `stack slots packet ${i}`);
+    }
+    vms.forEach((vm) => vm.maps[0]!.update(new Uint8Array([0x80, 0x81, 0x82, 0x83]), new Uint8Array([1, 2, 3, 4, 5, 6, 7, 8]), 0, 0));
+    compare(vms, Uint8Array.from([0x80, 0x81, 0x82, 0x83, ...new Array<number>(60).fill(0xee)]), () => 'stack slots, key present');
+  });
+
+  it('indexes an inlined array lookup\'s element directly through moves and offsets, with the same results', () => {
+    const prog = assemble(`
+      r2 = *(u32 *)(r1 +0)
+      r3 = *(u32 *)(r1 +4)
+      r4 = r2
+      r4 += 4
+      if r4 > r3 goto out
+      r5 = *(u8 *)(r2 +0)
+      r5 &= 7
+      *(u32 *)(r10 -4) = r5
+      r7 = *(u16 *)(r2 +2)
+      r1 = 0x0 ll
+      r2 = r10
+      r2 += -4
+      call bpf_map_lookup_elem#1
+      if r0 == 0x0 goto out
+      r6 = r0
+      r6 += 8
+      r1 = *(u32 *)(r6 +4)
+      r1 += r7
+      *(u32 *)(r6 +4) = r1
+      r1 = *(u8 *)(r0 +1)
+      r1 += 1
+      *(u8 *)(r0 +1) = r1
+      r1 = *(s16 *)(r6 -6)
+      r1 -= r7
+      *(u16 *)(r6 -6) = r1
+      r8 = r6
+      r8 -= 4
+      r1 = *(u32 *)(r8 +0)
+      r1 ^= r7
+      *(u32 *)(r8 +0) = r1
+      r0 = *(u64 *)(r0 +8)
+      r0 &= 3
+      exit
+    out:
+      r0 = 2
+      exit`);
+    expect(prog.errors).toEqual([]);
+    const spec = { prog_type: 'xdp', insns: bytesToHex(encodeProgram(prog.insns)), maps: [{ name: 'a', type: 'array', key_size: 4, value_size: 16, max_entries: 6 }], map_relocs: [{ insn: prog.insns.findIndex((x) => x.code === 0x18), map: 0 }] } as Spec;
+    const vms = pair(spec);
+    expect(vms[0].jitUnavailable).toBeUndefined();
+    const parsed = parseSpec(spec);
+    if ('error' in parsed) throw new Error(parsed.error);
+    const src = translate(vms[0].machine, verify(parsed, { proof: true, states: false }).proof!, vms[0].lastTarget!);
+    expect(src).toContain('X0 = t * 16');
+    expect(src).toContain('X6 = X0;');
+    expect(src).toContain('a = X6 + 12;');
+    expect(src).toContain('a = X6 + 2;');
+    expect(src).toContain('a = X8 + 4;');
+    const r = rng(12);
+    for (let i = 0; i < 200; i++) {
+      const pkt = new Uint8Array(14 + (r() % 40));
+      for (let b = 0; b < pkt.length; b++) pkt[b] = r() & 0xff;
+      compare(vms, pkt, () => `array element packet ${i}`);
+    }
+  });
+
   it('runs programs too large to translate in the interpreter, with the same results', () => {
     // JIT_MAX_SLOTS + some: a long straight line of ALU work, then a packet store of the result.
     const body: Insn[] = [];
@@ -201,7 +323,7 @@ describe('JIT vs interpreter', () => {
     const parsed = parseSpec({ insns: bytesToHex(encodeProgram(prog.insns)) });
     if ('error' in parsed) throw new Error(parsed.error);
     const src = translate(vm.machine, verify(parsed, { proof: true, states: false }).proof!, vm.lastTarget!);
-    expect(src).toMatch(/return function run\(\)/);
+    expect(src).toMatch(/return \{ run, enter: body, runInto \};/);
     expect(vm.machine.engine).toBe('jit');
     // A machine whose interpreter loop is broken still runs under the JIT, and fails with a trace hook.
     (vm.machine as unknown as { loop: () => void }).loop = () => {

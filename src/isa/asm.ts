@@ -433,6 +433,16 @@ function parseKernel(s: string): Parsed {
     return target(m[7]!, 'off', i);
   }
 
+  // Load-acquire / store-release, both styles: "r0 = load_acquire((u64 *)(r1 +0))", "store_release((u8 *)(r0 + 0x10), w9)".
+  if ((m = new RegExp(String.raw`^[rw](\d+) = load_acquire\(\(u(8|16|32|64) \*\)${MEM}\)$`).exec(s))) {
+    const mm = memFrom(m, 3);
+    return { insn: { code: O.BPF_STX | O.BPF_ATOMIC | SIZE_CODE[sizeOf(m[2]!)]!, dst: reg(`r${m[1]}`), src: mm.reg, off: mm.off, imm: O.BPF_LOAD_ACQ } };
+  }
+  if ((m = new RegExp(String.raw`^store_release\(\(u(8|16|32|64) \*\)${MEM}, [rw](\d+)\)$`).exec(s))) {
+    const mm = memFrom(m, 2);
+    return { insn: { code: O.BPF_STX | O.BPF_ATOMIC | SIZE_CODE[sizeOf(m[1]!)]!, dst: mm.reg, src: reg(`r${m[5]}`), off: mm.off, imm: O.BPF_STORE_REL } };
+  }
+
   // Atomics.
   if ((m = new RegExp(String.raw`^lock \*\(u(32|64) \*\)${MEM} (\S+) [rw](\d+)$`).exec(s))) {
     const op = ATOMIC_SYM[m[5]!];

@@ -130,6 +130,8 @@ function kernelText(i: Insn, row: OpInfo | undefined, slot: number, opts: Disasm
     case O.BPF_STX: {
       const mode = O.BPF_MODE(i.code);
       if (mode === O.BPF_MEM) return `${p}${mem(size)} = r${i.src}`;
+      if (mode === O.BPF_ATOMIC && i.imm === O.BPF_LOAD_ACQ) return `${p}r${i.dst} = load_acquire((${sizeName(size, false)} *)(r${i.src} ${signedDec(i.off)}))`;
+      if (mode === O.BPF_ATOMIC && i.imm === O.BPF_STORE_REL) return `${p}store_release((${sizeName(size, false)} *)(r${i.dst} ${signedDec(i.off)}), r${i.src})`;
       if (mode === O.BPF_ATOMIC && (size === 4 || size === 8)) {
         const a = size === 8 ? 'atomic64' : 'atomic';
         const op = i.imm & ~O.BPF_FETCH;
@@ -236,6 +238,8 @@ function llvmText(i: Insn, row: OpInfo | undefined, _slot: number): string {
 }
 
 function atomicLlvm(i: Insn, row: OpInfo, r: string, target: string): string {
+  if (i.imm === O.BPF_LOAD_ACQ) return `${r}${i.dst} = load_acquire((u${(row.size ?? 8) * 8} *)(r${i.src} ${i.off < 0 ? '-' : '+'} 0x${Math.abs(i.off).toString(16)}))`;
+  if (i.imm === O.BPF_STORE_REL) return `store_release(${target}, ${r}${i.src})`;
   const addr = `r${i.dst} ${i.off < 0 ? '-' : '+'} 0x${Math.abs(i.off).toString(16)}`;
   if (i.imm === O.BPF_XCHG) return row.size === 8 ? `r${i.src} = xchg_64(${addr}, r${i.src})` : `w${i.src} = xchg32_32(${addr}, w${i.src})`;
   if (i.imm === O.BPF_CMPXCHG) return row.size === 8 ? `r0 = cmpxchg_64(${addr}, r0, r${i.src})` : `w0 = cmpxchg32_32(${addr}, w0, w${i.src})`;

@@ -200,6 +200,13 @@ for (const [sfx, sz, size] of sizes.filter(([, , s]) => s >= 4)) {
   void sfx;
 }
 
+// Load-acquire and store-release (BPF_ATOMIC with imm BPF_LOAD_ACQ / BPF_STORE_REL, kernel 6.15+): every size.
+for (const [, sz, size] of sizes) {
+  const code = O.BPF_STX | O.BPF_ATOMIC | sz;
+  add({ mnemonic: `load_acquire${size * 8}`, code, kind: 'atomic', op: O.BPF_LOAD_ACQ, source: 'reg', size, requireImm: O.BPF_LOAD_ACQ, fetch: false });
+  add({ mnemonic: `store_release${size * 8}`, code, kind: 'atomic', op: O.BPF_STORE_REL, source: 'reg', size, requireImm: O.BPF_STORE_REL, fetch: false });
+}
+
 /** Every row of the table, in a stable order. */
 export const OPCODE_TABLE: readonly OpInfo[] = rows;
 

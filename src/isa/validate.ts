@@ -66,7 +66,9 @@ export function validateProgram(insns: readonly Insn[], opts: ValidateOptions = 
     if (usesSrcReg && i.src > 10) bad(`R${i.src} is invalid`);
     if (opts.frameReadOnly && i.dst === 10 && WRITES_DST.has(row.kind)) bad('frame pointer is read only');
     // Atomics with BPF_FETCH (and xchg, cmpxchg's r0) write back into a register: never r10.
-    if (opts.frameReadOnly && row.kind === 'atomic' && i.src === 10 && (i.imm & 1) !== 0) bad('frame pointer is read only');
+    if (opts.frameReadOnly && row.kind === 'atomic' && i.src === 10 && (i.imm & 1) !== 0 && i.imm !== O.BPF_STORE_REL) bad('frame pointer is read only');
+    // A load-acquire writes its dst.
+    if (opts.frameReadOnly && row.kind === 'atomic' && i.imm === O.BPF_LOAD_ACQ && i.dst === 10) bad('frame pointer is read only');
     const cls = O.BPF_CLASS(i.code);
     const clsName = ['BPF_LD', 'BPF_LDX', 'BPF_ST', 'BPF_STX', 'BPF_ALU', 'BPF_JMP', 'BPF_JMP32', 'BPF_ALU64'][cls]!;
     switch (row.kind) {

@@ -450,8 +450,16 @@ export class Machine {
           this.store(here, c, d, o, k, k >> 31, 0);
           break;
         case 3: // STX
-          if (c === 0xc3 || c === 0xdb) this.atomic(here, c === 0xdb, d, s, o, k);
-          else this.store(here, c, d, o, lo[s]!, hi[s]!, pv[s]!);
+          if (c === 0xc3 || c === 0xdb) {
+            // Load-acquire / store-release are the plain load and store of their size here (one thread, no reordering).
+            if (k === 0x100) this.load(here, 0x61 | (c & 0x18), d, s, o);
+            else if (k === 0x110) this.store(here, 0x63 | (c & 0x18), d, o, lo[s]!, hi[s]!, pv[s]!);
+            else this.atomic(here, c === 0xdb, d, s, o, k);
+          } else if ((c & 0xe0) === 0xc0) {
+            if (k === 0x100) this.load(here, 0x61 | (c & 0x18), d, s, o);
+            else if (k === 0x110) this.store(here, 0x63 | (c & 0x18), d, o, lo[s]!, hi[s]!, pv[s]!);
+            else this.invalid(here);
+          } else this.store(here, c, d, o, lo[s]!, hi[s]!, pv[s]!);
           break;
         case 0: { // LD: only lddw is valid for XDP
           if (c !== 0x18) this.invalid(here);

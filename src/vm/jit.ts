@@ -477,9 +477,10 @@ function emit(t: Translator, k: number): string {
   const cls = c & 7;
   let keep = t.rPending >= 0 ? t.rPending : t.rReg;
   t.rPending = -1;
-  const plainStore = cls === 2 || (cls === 3 && c !== 0xc3 && c !== 0xdb);
+  const ord = orderedKind(m, k);
+  const plainStore = cls === 2 || (cls === 3 && ((c & 0xe0) !== 0xc0 || ord === 'rel'));
   const condJump = isJmpClass(c) && c !== 0x85 && c !== 0x8d && c !== 0x95;
-  if (!plainStore && !condJump && (isJmpClass(c) || (cls === 3) || m.dst[k] === keep)) keep = -1;
+  if (!plainStore && !condJump && (isJmpClass(c) || (cls === 3 && ord !== 'acq') || m.dst[k] === keep)) keep = -1;
   t.rReg = keep;
   trackFp(t, k);
   return code + trackMapValue(t, k);
@@ -506,7 +507,7 @@ function trackMapValue(t: Translator, k: number): string {
       return '';
     }
     mv[d] = undefined;
-  } else if (cls === 1 || cls === 0) mv[d] = undefined;
+  } else if (cls === 1 || cls === 0 || orderedKind(m, k) === 'acq') mv[d] = undefined;
   else if (cls === 3 && (c === 0xc3 || c === 0xdb)) {
     mv[0] = undefined;
     mv[m.src[k]!] = undefined;
@@ -554,7 +555,11 @@ function promoteSlots(t: Translator, blocks: readonly (readonly number[])[]): Ma
       const c = m.code[k]!;
       const cls = c & 7;
       let fine = true;
-      if (cls === 1) fine = LOAD_SIZE[c] === undefined || access(k, m.src[k]!, m.off[k]!, LOAD_SIZE[c]!, false);
+      const ord = orderedKind(m, k);
+      // Ordered accesses keep their slot in memory (marked as atomic accesses).
+      if (ord === 'acq') fine = access(k, m.src[k]!, m.off[k]!, ORDERED_SIZE[(c >> 3) & 3]!, true);
+      else if (ord === 'rel') fine = access(k, m.dst[k]!, m.off[k]!, ORDERED_SIZE[(c >> 3) & 3]!, true);
+      else if (cls === 1) fine = LOAD_SIZE[c] === undefined || access(k, m.src[k]!, m.off[k]!, LOAD_SIZE[c]!, false);
       else if (cls === 2 || cls === 3) {
         const atomic = c === 0xc3 || c === 0xdb;
         const size = atomic ? (c === 0xdb ? 8 : 4) : STORE_SIZE[c];
@@ -595,7 +600,7 @@ function trackFp(t: Translator, k: number): void {
     else if (c === 0x07 && from !== undefined) fp[d] = within(from + m.imm[k]!);
     else if (c === 0x17 && from !== undefined) fp[d] = within(from - m.imm[k]!);
     else fp[d] = undefined;
-  } else if (cls === 1 || cls === 0) fp[d] = undefined;
+  } else if (cls === 1 || cls === 0 || orderedKind(m, k) === 'acq') fp[d] = undefined;
   else if (cls === 3 && (c === 0xc3 || c === 0xdb)) {
     // Atomics may write r0 and src (fetch, xchg, cmpxchg).
     fp[0] = undefined;
@@ -623,6 +628,10 @@ function emitInsn(t: Translator, k: number): string {
     case 2:
       return emitStore(t, k, c, d, o, String(imm), String(imm >> 31), '0');
     case 3:
+      // Load-acquire / store-release: the plain load and store of their size (one thread, nothing reorders).
+      if (orderedKind(m, k) === 'acq') return emitLoad(t, k, 0x61 | (c & 0x18), d, s, o);
+      if (orderedKind(m, k) === 'rel') return emitStore(t, k, 0x63 | (c & 0x18), d, o, L(s), H(s), s === 10 ? 'x' : String(s));
+      if ((c & 0xe0) === 0xc0 && c !== 0xc3 && c !== 0xdb) return `m.invalid(${k});`;
       if (c === 0xc3 || c === 0xdb) {
         // Atomics: the interpreter's implementation, on handed-over registers.
         return `${handOver([0, d, s])}m.atomic(${k}, ${c === 0xdb}, ${d}, ${s}, ${o}, ${imm}); l0 = lo[0]; h0 = hi[0]; ${L(s)} = lo[${s}]; ${H(s)} = hi[${s}];`;
@@ -754,6 +763,17 @@ function address(t: Translator, k: number, reg: number, off: number, size: numbe
 /** The access `body` at address `at`, or `slow` when the bounds check fails. */
 function guarded(at: Address, slow: string, body: string): string {
   return at.fail === undefined ? `${at.pre} ${at.fix} ${body}` : `${at.pre} if (${at.fail}) { ${slow} } else { ${at.fix} ${body} }`;
+}
+
+/** Access size by BPF_SIZE (W, H, B, DW) >> 3. */
+const ORDERED_SIZE = [4, 2, 1, 8];
+
+/** A load-acquire ('acq') or store-release ('rel') slot. */
+function orderedKind(m: Machine, k: number): 'acq' | 'rel' | undefined {
+  const c = m.code[k]!;
+  if ((c & 0xe7) !== 0xc3) return undefined;
+  const imm = m.imm[k]!;
+  return imm === 0x100 ? 'acq' : imm === 0x110 ? 'rel' : undefined;
 }
 
 const LOAD_SIZE: Record<number, number> = { 0x61: 4, 0x69: 2, 0x71: 1, 0x79: 8, 0x81: 4, 0x89: 2, 0x91: 1 };

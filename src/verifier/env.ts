@@ -94,6 +94,12 @@ export class Env {
   stackDepth = new Map<number, number>();
   readonly bypassSpec: boolean;
   readonly allowPtrLeaks: boolean;
+  /**
+   * env->bpf_capable (CAP_BPF or CAP_SYS_ADMIN): always, because bpf_prog_load refuses XDP to a loader
+   * without CAP_BPF. It is what allows scalar spills narrower than 8 bytes, constant map keys and loops;
+   * not to be confused with allowPtrLeaks (CAP_PERFMON), which `unprivileged` turns off.
+   */
+  readonly bpfCapable = true;
   readonly strictAlignment: boolean;
   readonly insnLimit: number;
   /** nr_cpu_ids of the modelled machine (bounds get_smp_processor_id). */

@@ -147,6 +147,28 @@ describe.skipIf(!avail.ok)('explanations vs the kernel', () => {
 
 const capBpf = oracleAvailable('cap_bpf');
 
+/** A small XDP program with one map `m` (value __u64) around BODY. */
+function capProbe(decls: string, body: string, mapType: string, keyType: string): string {
+  return `#include <linux/bpf.h>
+#include <bpf/bpf_helpers.h>
+${decls}
+struct {
+\t__uint(type, BPF_MAP_TYPE_${mapType});
+\t__type(key, ${keyType});
+\t__type(value, __u64);
+\t__uint(max_entries, 4);
+} m SEC(".maps");
+
+SEC("xdp")
+int prog(struct xdp_md *ctx)
+{
+\t${body}
+\treturn XDP_PASS;
+}
+char _license[] SEC("license") = "GPL";
+`;
+}
+
 /**
  * Where our verifier's `unprivileged` mode still differs from the kernel at CAP_BPF + CAP_NET_ADMIN: without
  * CAP_PERFMON the kernel also runs its Spectre v1 defences (bypass_spec_v1 is off), which we do not model yet.
@@ -177,6 +199,25 @@ describe.skipIf(!avail.ok || !capBpf.ok)('explanations vs the kernel, loading wi
       // Why the mode exists: with CAP_PERFMON (allow_uninit_stack) the kernel lets this through.
       expect((await kernelAccepts(root, source)).accepted).toBe(true);
       await checkCase(least, c);
+    });
+  }
+
+  // What CAP_BPF (bpf_capable) still allows without CAP_PERFMON: a narrow scalar spill keeps the slot's
+  // unwritten bytes invalid but makes the slot a spilled scalar (a helper may read all 8 bytes), and a constant
+  // key lets an array lookup skip its NULL test. Each verdict and error line must be the kernel's.
+  const CAP_BPF_PROBES: { name: string; source: string; accepted: boolean }[] = [
+    { name: 'a 4-byte spill makes an 8-byte key readable by a helper', accepted: true, source: capProbe('struct k { __u32 a; __u32 b; };', 'struct k key;\n\tkey.a = ctx->ingress_ifindex;\n\t__u64 *v = bpf_map_lookup_elem(&m, &key);\n\tif (v)\n\t\t*v += 1;', 'HASH', 'struct k') },
+    { name: 'a constant key into an array: no NULL test needed', accepted: true, source: capProbe('', '__u32 key = 1;\n\t__u64 *v = bpf_map_lookup_elem(&m, &key);\n\t*v += 1;', 'ARRAY', '__u32') },
+    { name: 'the unwritten half of a 4-byte spill stays unreadable', accepted: false, source: capProbe('', 'volatile __u32 pair[2];\n\tpair[0] = ctx->ingress_ifindex;\n\tif (pair[1] == 7)\n\t\treturn XDP_DROP;', 'ARRAY', '__u32') },
+  ];
+  for (const p of CAP_BPF_PROBES) {
+    it(`CAP_BPF without CAP_PERFMON: ${p.name}`, async () => {
+      const ours = checkSource(p.source, { unprivileged: true });
+      if ('error' in ours) throw new Error(ours.error);
+      const k = await kernelAccepts(least, p.source);
+      expect(k.accepted, `kernel: ${k.log}`).toBe(p.accepted);
+      expect(ours.result.accepted, `ours: ${ours.result.error}`).toBe(p.accepted);
+      if (!p.accepted) expect(k.lines).toContain(ours.result.error);
     });
   }
 

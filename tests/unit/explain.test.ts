@@ -31,6 +31,7 @@ export const EXPLAIN_CASES: { file: string; kind: string; line: number; fix: boo
   { file: 'unbounded_signed.c', kind: 'pkt-unbounded-offset', line: 21, fix: true },
   { file: 'loop_unbounded.c', kind: 'loop', line: 17, fix: true },
   { file: 'uninit_key.c', kind: 'uninit-stack', line: 21, fix: true, unprivileged: true },
+  { file: 'uninit_local.c', kind: 'uninit-stack', line: 18, fix: true, unprivileged: true },
   { file: 'scalar_deref.c', kind: 'scalar-deref', line: 27, fix: true },
   { file: 'stack_big.c', kind: 'stack-size', line: 24, fix: true },
   { file: 'ptr_align.c', kind: 'pointer-arith', line: 18, fix: true },

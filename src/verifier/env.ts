@@ -17,9 +17,11 @@ export interface VerifyOptions {
    * Load without CAP_PERFMON (and CAP_SYS_ADMIN): the least an XDP program loads with, CAP_BPF +
    * CAP_NET_ADMIN (a loader without CAP_BPF cannot load XDP at all). The kernel's allow_ptr_leaks,
    * allow_uninit_stack and bypass_spec_v1/v4 are off (uninitialised stack reads and pointer leaks are
-   * refused); bpf_capable stays on (bounded loops, the 1M-instruction budget). Not modelled yet: the
-   * Spectre v1 defences that bypass_spec_v1 off also turns on (sanitize_ptr_alu, speculative paths);
-   * tests/differential/explain-oracle.test.ts lists where that shows. CLI: --no-perfmon (or --unprivileged).
+   * refused); bpf_capable stays on (bounded loops, the 1M-instruction budget, narrow spills). With
+   * bypass_spec_v1 off the Spectre v1 checks on pointer arithmetic apply (sanitize_ptr_alu's first pass,
+   * sanitize_check_bounds); not modelled yet: its masking window across paths (REASON_PATHS) and the
+   * speculative paths the kernel also walks (tests/differential/explain-oracle.test.ts lists where that
+   * shows). CLI: --no-perfmon (or --unprivileged).
    */
   unprivileged?: boolean;
   /** BPF_F_STRICT_ALIGNMENT. */

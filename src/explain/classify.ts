@@ -57,6 +57,8 @@ export interface Facts {
   alu32?: boolean;
   /** A loop the walk found coming back to its head in the same state (the kernel's "infinite loop detected"). */
   infinite?: boolean;
+  /** A loop that left a branch to check on every trip until 8192 were waiting (the kernel's "The sequence of 8193 jumps is too complex"). */
+  jumpSeq?: boolean;
 }
 
 export interface Origin {
@@ -109,6 +111,8 @@ const ALU_OPS: Record<number, string> = { 0x00: '+', 0x10: '-', 0x20: '*', 0x30:
 const SIZE_BYTES: Record<number, number> = { 0x00: 4, 0x08: 2, 0x10: 1, 0x18: 8 };
 const MAX_PACKET_OFF = 0xffff;
 export const BPF_COMPLEXITY_LIMIT_INSNS = 1_000_000;
+/** The most branches the kernel keeps waiting to be explored (push_stack). */
+export const BPF_COMPLEXITY_LIMIT_JMP_SEQ = 8192;
 
 const big = (s: string) => BigInt(s);
 const regOf = (st: StateView | undefined, r: number) => st?.regs.find((x) => x.regno === r);
@@ -211,6 +215,8 @@ export function classify(insns: readonly Insn[], maps: readonly MapSpec[], v: Ve
   const st = v.errorState;
   const path = v.errorPath ?? [];
   if (v.insnsProcessed > BPF_COMPLEXITY_LIMIT_INSNS) return { kind: 'loop', pc };
+  // The walk stopped with the most branches the kernel keeps waiting: a loop left one behind on every trip.
+  if ((v.pendingBranches ?? 0) >= BPF_COMPLEXITY_LIMIT_JMP_SEQ) return { kind: 'loop', pc, jumpSeq: true };
   // No failing instruction: the program's shape was refused before the walk (a back-edge when unprivileged).
   if (!insn || v.errorPc === undefined) return { kind: insns.some((_, p) => isBackEdge(insns, p)) ? 'loop' : 'other', pc };
   const c = CLASS(insn.code);

@@ -65,6 +65,93 @@ function callSiteGuards(f: Facts, lines: readonly string[], callerLine: number, 
 }
 
 
+/** The values of the XDP actions, for a return value written in asm. */
+export const XDP_ACTION_VALUES: Record<string, number> = { XDP_ABORTED: 0, XDP_DROP: 1, XDP_PASS: 2, XDP_TX: 3, XDP_REDIRECT: 4 };
+
+/**
+ * An inline asm statement starting on `line` whose template has an `exit`: the same statement with `r0 = VALUE`
+ * first in its template and "r0" among its clobbers (so the compiler keeps nothing of its own in r0 across it).
+ * Put first, the new instruction moves no jump of the template relative to its target.
+ */
+export function asmReturnFix(lines: readonly string[], line: number, value: number): Fix | undefined {
+  // The statement may start a few lines above the line the exit was attributed to.
+  for (let l = line; l >= Math.max(1, line - 10); l--) {
+    const fix = asmReturnFixAt(lines, l, value);
+    if (fix && lineSpan(fix) >= line) return fix;
+    if (fix) return undefined;
+  }
+  return undefined;
+}
+
+function lineSpan(fix: Fix): number {
+  return Math.max(fix.line, ...(fix.also ?? []).map((e) => e.line));
+}
+
+function asmReturnFixAt(lines: readonly string[], line: number, value: number): Fix | undefined {
+  const first = lines[line - 1] ?? '';
+  const head = /\b(?:asm|__asm__|__asm)\s*(?:(?:volatile|__volatile__|goto|inline)\s*)*\(/.exec(first);
+  if (!head) return undefined;
+  // Walk the statement's text: its string literals, its top-level colons and the parenthesis that closes it.
+  type Pos = { line: number; col: number };
+  let depth = 0;
+  let inStr = false;
+  let esc = false;
+  let tmplStart: Pos | undefined;
+  let template = '';
+  const colons: Pos[] = [];
+  let close: Pos | undefined;
+  for (let l = line; l <= lines.length && !close; l++) {
+    const t = lines[l - 1] ?? '';
+    for (let c = l === line ? head.index + head[0].length - 1 : 0; c < t.length; c++) {
+      const ch = t[c]!;
+      if (inStr) {
+        // The template as the assembler reads it: the escapes \n and \t are a newline and a tab (so "\texit" holds `exit`).
+        let text = '';
+        if (esc) {
+          esc = false;
+          text = ch === 'n' ? '\n' : ch === 't' ? '\t' : ch;
+        } else if (ch === '\\') esc = true;
+        else if (ch === '"') inStr = false;
+        else text = ch;
+        if (colons.length === 0) template += text;
+        continue;
+      }
+      if (ch === '"') {
+        inStr = true;
+        if (!tmplStart && colons.length === 0) tmplStart = { line: l, col: c + 1 };
+      } else if (ch === '(') depth++;
+      else if (ch === ')') {
+        if (--depth === 0) {
+          close = { line: l, col: c };
+          break;
+        }
+      } else if (ch === ':' && depth === 1) colons.push({ line: l, col: c });
+    }
+  }
+  if (!close || !tmplStart || !/\bexit\b/.test(template)) return undefined;
+  const sep = template.includes('\n') ? '\\n\\t' : template.includes(';') ? '; ' : '\\n\\t';
+  const edits: { at: Pos; text: string }[] = [{ at: tmplStart, text: `r0 = ${value}${sep}` }];
+  const clobbers = colons.length >= 3 ? clobberText(lines, colons[2]!, close) : '';
+  if (!/"r0"/.test(clobbers)) {
+    const add = colons.length >= 3 ? (clobbers.trim() ? ', "r0"' : ' "r0"') : `${' :'.repeat(3 - colons.length)} "r0"`;
+    edits.push({ at: close, text: add });
+  }
+  // Apply right to left within a line; one replaced line per line touched.
+  const changed = new Map<number, string>();
+  for (const e of edits.sort((a, b) => b.at.line - a.at.line || b.at.col - a.at.col)) {
+    const t = changed.get(e.at.line) ?? lines[e.at.line - 1] ?? '';
+    changed.set(e.at.line, t.slice(0, e.at.col) + e.text + t.slice(e.at.col));
+  }
+  const [main, ...rest] = [...changed.entries()].sort((a, b) => a[0] - b[0]).map(([l, t]) => ({ line: l, insert: t, replace: true }));
+  return rest.length ? { ...main!, also: rest } : main;
+}
+
+function clobberText(lines: readonly string[], from: { line: number; col: number }, to: { line: number; col: number }): string {
+  if (from.line === to.line) return (lines[from.line - 1] ?? '').slice(from.col + 1, to.col);
+  const parts = [(lines[from.line - 1] ?? '').slice(from.col + 1), ...lines.slice(from.line, to.line - 1), (lines[to.line - 1] ?? '').slice(0, to.col)];
+  return parts.join('\n');
+}
+
 /** `if (!p) return …;` for each map lookup result used on the line (or else every one made before it in the function). */
 function nullGuardStmts(lines: readonly string[], fnStart: number, line: number, ret: string): string[] {
   const text = lines[line - 1] ?? '';
@@ -312,7 +399,10 @@ export function fixCandidates(f: Facts, lines: readonly string[], line: number, 
       out.push(...initialiseDeclarations(lines, fn.start, line, [...new Set([...(amp ? [amp] : []), ...identifiers(text)])]));
       break;
     }
-    case 'uninit-reg':
+    case 'uninit-reg': {
+      // An `exit` written in inline asm with nothing in r0: set r0 in the asm (and tell the compiler it does).
+      const asmFix = f.regno === 0 ? asmReturnFix(lines, line, XDP_ACTION_VALUES[names.action === 'XDP_DROP' ? 'XDP_PASS' : names.action] ?? 2) : undefined;
+      if (asmFix) out.push(asmFix);
       // A variable read before any path set it: give it a value where it is declared.
       out.push(...initialiseDeclarations(lines, fn.start, line, identifiers(text)));
       if (f.regno === 0) {
@@ -320,6 +410,7 @@ export function fixCandidates(f: Facts, lines: readonly string[], line: number, 
         if (/^}/.test(endText)) out.push({ line: fn.end, insert: `\treturn ${names.action === 'XDP_DROP' ? 'XDP_PASS' : names.action};` });
       }
       break;
+    }
     case 'loop': {
       for (let l = line; l >= fn.start; l--) {
         const t = lines[l - 1] ?? '';

@@ -151,6 +151,13 @@ function describe(f: Facts, names: ReturnType<typeof namesAround>, code: string)
         detail: `Initialise the variable (e.g. \`= 0\` or \`= {}\`) before using it or passing its address to a helper.`,
       };
     case 'uninit-reg':
+      if (f.regno === 0 && /\b(asm|__asm__|__asm)\b/.test(code))
+        return {
+          summary: `The \`exit\` in the inline asm ${at} leaves the function with no return value in r0 on this path (R0 !read_ok).`,
+          detail:
+            `An exit returns what r0 holds, and nothing on this path wrote r0 before the asm's exit (the C code's own \`return\` is after the asm and never runs on this path). ` +
+            `Set r0 in the asm before it exits (e.g. \`r0 = 2\`, XDP_PASS), and list "r0" among the statement's clobbers so the compiler keeps nothing of its own there.`,
+        };
       return f.regno === 0
         ? { summary: `The function ends without a return value on this path (R0 !read_ok).`, detail: `Every path out of a BPF function must set R0: add a return statement at the end of the function.` }
         : { summary: `${at} uses R${f.regno ?? '?'}, which holds no value on this path.`, detail: `Registers are only readable after they are written; initialise the variable on every path.` };
@@ -165,6 +172,14 @@ function describe(f: Facts, names: ReturnType<typeof namesAround>, code: string)
         detail: f.wanted ? `The helper's prototype wants ${f.wanted} for argument ${f.arg}; ${R} holds ${r?.text ?? 'nothing'}.${r?.type === 'pkt' ? ' Packet memory passed to a helper must be bounds-checked for the full size the helper reads.' : ''}` : 'The arguments do not match the helper\'s prototype.',
       };
     case 'loop':
+      if (f.jumpSeq)
+        return {
+          summary: `${at} is a loop that leaves the verifier one more branch to check on every trip; after 8192 of them it gives up.`,
+          detail:
+            `The verifier follows one path at a time and remembers each branch it has yet to check. Here the test that ends the loop can go either way on every trip, ` +
+            `and nothing bounds the number of trips, so the walk around the loop never ends and the branches pile up (the kernel's "The sequence of 8193 jumps is too complex"). ` +
+            `Give the loop a constant upper bound (e.g. count the trips and stop after 64).`,
+        };
       if (f.infinite)
         return {
           summary: `${at} is a loop that can come back to its start with nothing changed: the verifier proves it could run forever.`,

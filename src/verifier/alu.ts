@@ -6,8 +6,8 @@
  */
 import * as O from '../isa/opcodes';
 import type { Insn } from '../isa/insn';
-import type { Env } from './env';
-import { assignScalarIdBeforeMov, BPF_MAX_VAR_OFF } from './mem';
+import { Reject, type Env } from './env';
+import { assignScalarIdBeforeMov, BPF_MAX_VAR_OFF, checkMapAccess } from './mem';
 import {
   copyReg,
   isPktPointer,
@@ -31,7 +31,7 @@ import {
   scalarAlu,
   zext32To64,
 } from './scalar';
-import { tnumAdd, tnumConst, tnumIsConst, tnumSub, tnumSubregIsConst, tnumWithSubreg, U32_MAX, U64_MAX, s64 } from './tnum';
+import { tnumAdd, tnumConst, tnumIsConst, tnumStr, tnumSub, tnumSubregIsConst, tnumWithSubreg, U32_MAX, U64_MAX, s64 } from './tnum';
 import { cloneState, curFrame, type VState } from './state';
 import { checkRegArg } from './regarg';
 
@@ -87,6 +87,34 @@ function checkResultSaneOffset(env: Env, reg: Reg, type: RegType): boolean {
 const addOv = (a: bigint, b: bigint): boolean => s64(a + b) !== a + b;
 const subOv = (a: bigint, b: bigint): boolean => s64(a - b) !== a - b;
 
+const SANITIZE_ERR = 'pointer arithmetic with it prohibited for !root';
+
+/**
+ * sanitize_ptr_alu, its first pass (before the operation): without bypass_spec_v1 (no CAP_PERFMON) the
+ * kernel masks a pointer moved by a register against Spectre v1, so the offset must have one sign, the
+ * pointer must be a stack or map value pointer (the kinds with a limit to mask against) and still inside
+ * that limit. Not modelled: the second pass's masking window (REASON_PATHS when two paths need different
+ * masks at one instruction) and the speculative path it pushes.
+ */
+function sanitizePtrAlu(env: Env, insn: Insn, ptr: Reg, off: Reg, offIsDst: boolean): void {
+  if (env.bypassSpec || O.BPF_SRC(insn.code) !== O.BPF_X) return;
+  const op = O.BPF_OP(insn.code);
+  if (!tnumIsConst(off.varOff) && off.smin < 0n !== off.smax < 0n) env.reject(`R${offIsDst ? insn.dst : insn.src} has unknown scalar with mixed signed bounds, ${SANITIZE_ERR}`);
+  const offIsNeg = off.smin < 0n;
+  const maskToLeft = (op === O.BPF_ADD && offIsNeg) || (op === O.BPF_SUB && !offIsNeg);
+  let max: bigint;
+  let limit: bigint;
+  if (ptr.type === 'fp') {
+    max = 512n + (maskToLeft ? 1n : 0n);
+    limit = -(ptr.varOff.value + BigInt(ptr.off));
+  } else if (ptr.type === 'map_value') {
+    max = BigInt(env.maps[ptr.map]?.value_size ?? 0);
+    limit = (maskToLeft ? ptr.smin : ptr.umax) + BigInt(ptr.off);
+  } else env.reject(`R${offIsDst ? insn.src : insn.dst} has pointer with unsupported alu operation, ${SANITIZE_ERR}`);
+  // ptr_limit is a u32.
+  if (BigInt.asUintN(32, limit) >= max) env.reject(`R${insn.dst} tried to ${op === O.BPF_ADD ? 'add' : 'sub'} beyond pointer bounds, ${SANITIZE_ERR}`);
+}
+
 /**
  * adjust_ptr_min_max_vals: dst = ptr OP off. `dst` is the register being
  * written (it may be the scalar operand for scalar += pointer).
@@ -135,6 +163,7 @@ function adjustPtrMinMaxVals(env: Env, insn: Insn, ptr: Reg, offReg: Reg, dstIsO
   // The at/beyond-pkt_end markers describe only the register compared.
   if (res.range < 0) res.range = 0;
   mark32Unbounded(res);
+  if (op === O.BPF_ADD || op === O.BPF_SUB) sanitizePtrAlu(env, insn, p, offReg, dstIsOff);
   switch (op) {
     case O.BPF_ADD:
       if (known && BigInt(p.off) + sminVal === BigInt.asIntN(32, BigInt(p.off) + sminVal)) {
@@ -198,6 +227,28 @@ function adjustPtrMinMaxVals(env: Env, insn: Insn, ptr: Reg, offReg: Reg, dstIsO
   if (!checkResultSaneOffset(env, res, p.type)) throw env.rejectSilently();
   regBoundsSync(res);
   env.regs[dstno] = res;
+  sanitizeCheckBounds(env, dstno, res);
+}
+
+/**
+ * sanitize_check_bounds: without bypass_spec_v1 a stack or map value pointer must stay where an access through
+ * it could be masked: a stack pointer at a constant offset inside the frame, a map value pointer inside the value.
+ */
+function sanitizeCheckBounds(env: Env, dstno: number, r: Reg): void {
+  if (env.bypassSpec) return;
+  if (r.type === 'fp') {
+    const off = r.off + Number(s64(r.varOff.value));
+    if (!tnumIsConst(r.varOff)) env.reject(`R${dstno} variable stack access prohibited for !root, var_off=${tnumStr(r.varOff)} off=${off}`);
+    if (off >= 0 || off < -512) env.reject(`R${dstno} stack pointer arithmetic goes out of range, prohibited for !root; off=${off}`);
+  } else if (r.type === 'map_value') {
+    try {
+      checkMapAccess(env, dstno, r.off, 1, false);
+    } catch (e) {
+      // check_map_access's complaint comes first (the error line), then this one.
+      if (e instanceof Reject) env.verbose(`R${dstno} pointer arithmetic of map value goes out of range, prohibited for !root\n`);
+      throw e;
+    }
+  }
 }
 
 /** adjust_reg_min_max_vals */

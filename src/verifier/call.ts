@@ -188,7 +188,7 @@ function checkMemSizeReg(env: Env, regno: number, zeroOk: boolean, write: boolea
 
 /** get_constant_map_key: a constant key on the stack lets array lookups skip the null check. */
 function constantMapKey(env: Env, key: Reg, keySize: number): bigint | null {
-  if (!env.allowPtrLeaks || key.type !== 'fp' || !tnumIsConst(key.varOff)) return null;
+  if (!env.bpfCapable || key.type !== 'fp' || !tnumIsConst(key.varOff)) return null;
   const f = stackFrameOf(env, key);
   const stackOff = key.off + Number(s64(key.varOff.value));
   const { spi, byte } = slotOf(stackOff);

@@ -17,6 +17,7 @@ import { isPointer, knownScalar, pointer } from './reg';
 import { checkRegArg } from './regarg';
 import { cloneState, initialState } from './state';
 
+/** push_stack counts the new branch before it compares, so the kernel's message names 8193 (one past the pending ones). */
 const BPF_COMPLEXITY_LIMIT_JMP_SEQ = 8192;
 
 function checkLdImm(env: Env, idx: number): void {
@@ -174,7 +175,7 @@ export function doCheck(env: Env): void {
         case O.BPF_ALU64: {
           const fork = maybeForkScalars(env, insn);
           if (fork) {
-            if (env.pending.length >= BPF_COMPLEXITY_LIMIT_JMP_SEQ) env.reject(`The sequence of ${env.pending.length} jumps is too complex.`);
+            if (env.pending.length >= BPF_COMPLEXITY_LIMIT_JMP_SEQ) env.reject(`The sequence of ${env.pending.length + 1} jumps is too complex.`);
             if (fork.parent) fork.parent.branches++;
             // The forked side resumes at this instruction (re-running it with its own value).
             env.pending.push({ state: fork, insnIdx: idx, prevInsnIdx: idx, logPos: env.log.pos, pathLen: env.path.length });
@@ -268,7 +269,7 @@ export function doCheck(env: Env): void {
             if (insn.code !== BPF_JCOND_K || insn.src !== 0 || insn.dst !== 0 || insn.imm !== 0) env.reject(`invalid may_goto imm ${insn.imm}`);
             const st = cloneState(env.cur);
             st.mayGotoDepth = (st.mayGotoDepth ?? 0) + 1;
-            if (env.pending.length >= BPF_COMPLEXITY_LIMIT_JMP_SEQ) env.reject(`The sequence of ${env.pending.length} jumps is too complex.`);
+            if (env.pending.length >= BPF_COMPLEXITY_LIMIT_JMP_SEQ) env.reject(`The sequence of ${env.pending.length + 1} jumps is too complex.`);
             if (st.parent) st.parent.branches++;
             env.pending.push({ state: st, insnIdx: idx + 1, prevInsnIdx: idx, logPos: env.log.pos, pathLen: env.path.length });
             env.branchLogPos = env.log.pos;
@@ -278,7 +279,7 @@ export function doCheck(env: Env): void {
             next = out.next;
             if (out.push) {
               if (env.pending.length >= BPF_COMPLEXITY_LIMIT_JMP_SEQ) {
-                env.reject(`The sequence of ${env.pending.length} jumps is too complex.`);
+                env.reject(`The sequence of ${env.pending.length + 1} jumps is too complex.`);
               }
               const st = out.push.state;
               if (st.parent) st.parent.branches++;

@@ -13,7 +13,16 @@ import { curFrame, type Checkpoint, type Frame, type VState } from './state';
 
 export interface VerifyOptions {
   logLevel?: 0 | 1 | 2;
-  /** Load as an unprivileged user (no CAP_BPF/CAP_PERFMON). */
+  /**
+   * Load without CAP_PERFMON (and CAP_SYS_ADMIN): the least an XDP program loads with, CAP_BPF +
+   * CAP_NET_ADMIN (a loader without CAP_BPF cannot load XDP at all). The kernel's allow_ptr_leaks,
+   * allow_uninit_stack and bypass_spec_v1/v4 are off (uninitialised stack reads and pointer leaks are
+   * refused); bpf_capable stays on (bounded loops, the 1M-instruction budget, narrow spills). With
+   * bypass_spec_v1 off the Spectre v1 checks on pointer arithmetic apply (sanitize_ptr_alu's first pass,
+   * sanitize_check_bounds); not modelled yet: its masking window across paths (REASON_PATHS) and the
+   * speculative paths the kernel also walks (tests/differential/explain-oracle.test.ts lists where that
+   * shows). CLI: --no-perfmon (or --unprivileged).
+   */
   unprivileged?: boolean;
   /** BPF_F_STRICT_ALIGNMENT. */
   strictAlignment?: boolean;
@@ -87,6 +96,12 @@ export class Env {
   stackDepth = new Map<number, number>();
   readonly bypassSpec: boolean;
   readonly allowPtrLeaks: boolean;
+  /**
+   * env->bpf_capable (CAP_BPF or CAP_SYS_ADMIN): always, because bpf_prog_load refuses XDP to a loader
+   * without CAP_BPF. It is what allows scalar spills narrower than 8 bytes, constant map keys and loops;
+   * not to be confused with allowPtrLeaks (CAP_PERFMON), which `unprivileged` turns off.
+   */
+  readonly bpfCapable = true;
   readonly strictAlignment: boolean;
   readonly insnLimit: number;
   /** nr_cpu_ids of the modelled machine (bounds get_smp_processor_id). */

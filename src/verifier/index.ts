@@ -108,6 +108,8 @@ export interface VerifyResult {
   errorPath?: number[];
   /** The registers and stack of the current frame when the error was found (src/explain reads it). */
   errorState?: StateView;
+  /** Branches still waiting to be explored when the error was found (the kernel's env->stack_size; 8192 is its limit). */
+  pendingBranches?: number;
   stats: { maxStatesPerInsn: number; totalStates: number; peakStates: number };
   /** With opts.proof. */
   proof?: VerifierProof;
@@ -275,6 +277,7 @@ export function verify(parsed: ParsedSpec, opts: VerifyOptions = {}): VerifyResu
   if (!accepted) {
     result.error = env.errorLine ?? 'rejected';
     if (env.cur) result.errorState = stateView(env, curFrame(env.cur), env.cur.frames.length - 1);
+    result.pendingBranches = env.pending.length;
     const path = env.path.slice();
     if (path.length) {
       result.errorPc = path[path.length - 1];

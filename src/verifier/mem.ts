@@ -276,14 +276,14 @@ function assignScalarIdBeforeMov(env: Env, r: Reg): void {
 }
 export { assignScalarIdBeforeMov };
 
-function saveRegisterState(f: Frame, spi: number, reg: Reg, size: number, env: Env): void {
+function saveRegisterState(f: Frame, spi: number, reg: Reg, size: number): void {
   const sl = f.stack[spi]!;
   sl.spilled = copyReg(reg);
   for (let i = 8; i > 8 - size; i--) sl.types[i - 1] = STACK_SPILL;
   for (let i = 8 - size; i > 0; i--) {
     const t = sl.types[i - 1]!;
-    if (t === STACK_ZERO) continue;
-    if (t === STACK_INVALID && env.allowPtrLeaks) continue;
+    // mark_stack_slot_misc: STACK_INVALID stays invalid in every mode (unprivileged, reading it is still an error).
+    if (t === STACK_ZERO || t === STACK_INVALID) continue;
     sl.types[i - 1] = STACK_MISC;
   }
 }
@@ -296,13 +296,13 @@ function checkStackWriteFixedOff(env: Env, f: Frame, off: number, size: number, 
   }
   const reg = valueRegno >= 0 ? env.regs[valueRegno]! : null;
   const aligned = off % 8 === 0;
-  if (reg && aligned && reg.type === 'scalar' && env.allowPtrLeaks) {
+  if (reg && aligned && reg.type === 'scalar' && env.bpfCapable) {
     const fits = regWidth(reg) <= 8 * size;
     if (fits) assignScalarIdBeforeMov(env, reg);
-    saveRegisterState(f, spi, reg, size, env);
+    saveRegisterState(f, spi, reg, size);
     if (!fits) sl.spilled.id = 0;
-  } else if (!reg && aligned && stImm !== null && env.allowPtrLeaks) {
-    saveRegisterState(f, spi, knownScalar(BigInt(stImm)), size, env);
+  } else if (!reg && aligned && stImm !== null && env.bpfCapable) {
+    saveRegisterState(f, spi, knownScalar(BigInt(stImm)), size);
   } else if (reg && isPointer(reg)) {
     if (size !== 8) {
       env.verboseLinfo(env.insnIdx, '; ');
@@ -311,7 +311,7 @@ function checkStackWriteFixedOff(env: Env, f: Frame, off: number, size: number, 
     if (f !== env.frame && reg.type === 'fp') {
       env.reject('cannot spill pointers to stack into stack frame of the caller');
     }
-    saveRegisterState(f, spi, reg, size, env);
+    saveRegisterState(f, spi, reg, size);
   } else {
     let type = STACK_MISC;
     sl.spilled = pointer('not_init');

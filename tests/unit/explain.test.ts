@@ -31,12 +31,16 @@ export const EXPLAIN_CASES: { file: string; kind: string; line: number; fix: boo
   { file: 'unbounded_signed.c', kind: 'pkt-unbounded-offset', line: 21, fix: true },
   { file: 'loop_unbounded.c', kind: 'loop', line: 17, fix: true },
   { file: 'uninit_key.c', kind: 'uninit-stack', line: 21, fix: true, unprivileged: true },
+  { file: 'uninit_local.c', kind: 'uninit-stack', line: 18, fix: true, unprivileged: true },
   { file: 'scalar_deref.c', kind: 'scalar-deref', line: 27, fix: true },
   { file: 'stack_big.c', kind: 'stack-size', line: 24, fix: true },
   { file: 'ptr_align.c', kind: 'pointer-arith', line: 18, fix: true },
   { file: 'stack_misaligned.c', kind: 'stack-access', line: 28, fix: true },
   { file: 'uninit_var.c', kind: 'uninit-reg', line: 22, fix: true },
   { file: 'infinite_loop.c', kind: 'loop', line: 16, fix: true },
+  { file: 'jump_seq.c', kind: 'loop', line: 11, fix: true },
+  { file: 'r0_asm_exit.c', kind: 'uninit-reg', line: 11, fix: true },
+  { file: 'r0_asm_multiline.c', kind: 'uninit-reg', line: 11, fix: true },
 ];
 
 describe('explain: every rejection family, from the verifier state', () => {
@@ -71,6 +75,23 @@ describe('explain: every rejection family, from the verifier state', () => {
     expect(e?.kind).toBe('uninit-reg');
     expect(e?.summary).toMatch(/R0 !read_ok/);
     expect(e?.fix?.insert).toMatch(/return XDP_PASS;/);
+  });
+
+  it('R0 !read_ok from an `exit` in a multi-line asm statement with clobbers: r0 set first in the template, "r0" clobbered', () => {
+    const source = readFileSync(path.join(EXPLAIN_DIR, 'r0_asm_multiline.c'), 'utf8');
+    const r = explainSource(source);
+    if ('error' in r) throw new Error(r.error);
+    const e = r.explanation;
+    expect(r.checked.result.error).toBe('R0 !read_ok');
+    expect(e?.kind).toBe('uninit-reg');
+    expect(e?.summary).toMatch(/`exit` in the inline asm/);
+    expect(e?.line).toBe(11);
+    expect(e?.fix?.line).toBe(11);
+    expect(e?.fix?.insert).toBe('\tasm volatile("r0 = 2\\n\\tr3 = %[p]\\n\\t"');
+    expect(e?.fix?.also).toEqual([{ line: 16, insert: '\t\t     : "r3", "r0");', replace: true }]);
+    const fixed = checkSource(applyFix(source, e!.fix!));
+    if ('error' in fixed) throw new Error(fixed.error);
+    expect(fixed.result.accepted, `after the fix: ${fixed.result.error}`).toBe(true);
   });
 
   it('an accepted program has no explanation', () => {

@@ -59,4 +59,18 @@ describe('teaching CLI', () => {
     const text = await cli('verify', path.resolve(here, '../cases/explain/pkt_access.c'), '--explain');
     expect(text.out).toMatch(/fix: insert before line 18/);
   });
+
+  it('verify --no-perfmon (CAP_BPF + CAP_NET_ADMIN): an uninitialised key is refused and explained; as root it is accepted', async () => {
+    const f = path.resolve(here, '../cases/explain/uninit_key.c');
+    expect((await cli('verify', f)).code).toBe(0);
+    for (const flag of ['--no-perfmon', '--unprivileged']) {
+      const r = await cli('verify', f, flag, '--explain', '--json');
+      expect(r.code).toBe(1);
+      const j = JSON.parse(r.out) as { error: string; explanation: { kind: string; line: number; fix: { line: number; insert: string } } };
+      expect(j.error).toBe('invalid read from stack R2 off=-8 size=4');
+      expect(j.explanation.kind).toBe('uninit-stack');
+      expect(j.explanation.line).toBe(21);
+      expect(j.explanation.fix.insert).toMatch(/__u32 key = 0;/);
+    }
+  });
 });

@@ -1,6 +1,7 @@
 /**
- * xdp-lab verify FILE.c|SPEC.json [clang flags] [--log-level N] [--json] [--unprivileged]
- * [--strict-alignment]: the kernel verifier's judgement. Exit 0 accepted,
+ * xdp-lab verify FILE.c|SPEC.json [clang flags] [--log-level N] [--json] [--no-perfmon]
+ * [--strict-alignment]: the kernel verifier's judgement. --no-perfmon (alias --unprivileged) loads as
+ * CAP_BPF + CAP_NET_ADMIN without CAP_PERFMON: uninitialised stack reads and pointer leaks are refused. Exit 0 accepted,
  * 1 rejected, 2 bad input. --json prints {accepted, error, log, insns_processed}.
  * --explain adds the rejection in a learner's terms (src/explain; JSON: "explanation").
  */
@@ -24,15 +25,15 @@ function loadProgram(file: string, ccFlags: string[]): ParsedSpec {
 export async function run(args: string[], io: CliIO): Promise<number> {
   const { ccFlags, rest } = splitCcFlags(args);
   const { positional, flags, options } = parseArgs(rest, {
-    flags: ['json', 'unprivileged', 'strict-alignment', 'explain'],
+    flags: ['json', 'unprivileged', 'no-perfmon', 'strict-alignment', 'explain'],
     options: ['log-level'],
   });
-  if (positional.length !== 1) throw new UsageError('usage: xdp-lab verify FILE.c|SPEC.json [--log-level 0|1|2] [--json]');
+  if (positional.length !== 1) throw new UsageError('usage: xdp-lab verify FILE.c|SPEC.json [--log-level 0|1|2] [--json] [--no-perfmon] [--explain]');
   const lvText = options.get('log-level') ?? '1';
   if (!/^[012]$/.test(lvText)) throw new UsageError(`--log-level must be 0, 1 or 2 (got ${JSON.stringify(lvText)})`);
   const logLevel = Number(lvText) as 0 | 1 | 2;
   const prog = loadProgram(positional[0]!, ccFlags);
-  const vopts = { unprivileged: flags.has('unprivileged'), strictAlignment: flags.has('strict-alignment') };
+  const vopts = { unprivileged: flags.has('unprivileged') || flags.has('no-perfmon'), strictAlignment: flags.has('strict-alignment') };
   const r = verifyProgram(prog, { logLevel, ...vopts, states: false });
   const explanation = flags.has('explain') ? (await import('./verify_explain')).explainFor(prog, r, vopts) : undefined;
   if (flags.has('json')) {

@@ -27,6 +27,8 @@ export interface EngineApi {
   simLoadPcap(file: Uint8Array | null): SimReply & { frames?: number };
   /** One packet's lifecycle, bytes and program run, instruction by instruction (null: the latest packet). */
   inspectPacket(packet: number | null): PacketDetail | { error: string };
+  /** Run until the packet's journey ends (its buffer returned), then its lifecycle as in inspectPacket, with the snapshot after. */
+  followPacket(packet: number): SimReply & { detail: PacketDetail | { error: string } };
   /** bpf_printk lines since the last call (the worker forwards them as log events). */
   drainPrintk(): string[];
   /** The attached program's maps, as user space dumps them. */

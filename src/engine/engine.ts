@@ -22,6 +22,7 @@ export function createEngine(tc: Toolchain): EngineApi & { session: Session } {
     simConfigure: (patch) => sim.configure(patch),
     drainPrintk: () => sim.drainPrintk(),
     inspectPacket: (p) => sim.inspect(p),
+    followPacket: (p) => sim.followPacket(p),
     mapsRead: () => sim.maps(),
     mapUpdate: (i, k, v) => sim.updateMap(i, k, v),
     simLoadPcap: (file) => {

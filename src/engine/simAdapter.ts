@@ -8,7 +8,8 @@ import { Simulation, HARDWARE_PROFILES, SEED2016_E5, resolveConfig, type SimConf
 import type { FlowSourceSpec, PcapRecord, TrafficSpec } from '../net';
 import type { ParsedSpec } from '../isa';
 import type { Attach, SimPort } from './toolchain';
-import { RUNS_KEPT, type ProgramInstance } from './vmHook';
+import { RUNS_KEPT, type ProgramInstance, type RunRecord } from './vmHook';
+import { journeyEnded, lifecycleOf } from './journey';
 import { replayRun, type PacketDetail } from './inspect';
 import type { MapView } from './simTypes';
 import { hexToBytes } from '../isa';
@@ -29,6 +30,11 @@ export type HookFactory = (program: ParsedSpec, nCpus: number) => ProgramInstanc
 export const SERIES_POINTS = 240;
 /** Trace records kept for the packet inspector (older ones are discarded). */
 export const TRACE_KEEP = 20_000;
+/** Packets the inspector follows at once (the oldest is let go). */
+export const MAX_FOLLOWED = 16;
+/** "Follow to the end" runs at most this many events, checking every FOLLOW_CHUNK. */
+const FOLLOW_MAX_EVENTS = 200_000;
+const FOLLOW_CHUNK = 500;
 /** Trace records pre-rendered in each snapshot. */
 const RECENT = 12;
 
@@ -169,6 +175,8 @@ export class DriverSim implements SimPort {
   /** Sample the rates every this many virtual ns (adapts so the chart spans a useful window). */
   private sampleNs = 20_000;
   private nextSampleNs = 20_000;
+  /** Packets the inspector follows (oldest first): their trace records beyond the window, and their program run's bytes. */
+  private followed = new Map<number, { events: TraceEvent[]; run?: RunRecord }>();
 
   constructor(private readonly hook: HookFactory) {}
 
@@ -201,6 +209,7 @@ export class DriverSim implements SimPort {
         } else this.detachedReason = r.message;
       }
     }
+    this.followed = new Map();
     this.series = [];
     this.cacheHistory = [];
     this.freeHistory = [];
@@ -226,7 +235,11 @@ export class DriverSim implements SimPort {
       }
     }
     const tr = this.sim.machine.trace;
-    if (tr.count - tr.base > TRACE_KEEP * 2) tr.discardBefore(tr.count - TRACE_KEEP);
+    if (tr.count - tr.base > TRACE_KEEP * 2) {
+      // Followed packets keep their records.
+      if (this.followed.size) for (const e of tr.slice(tr.base, tr.count - TRACE_KEEP)) this.followed.get(e.packet)?.events.push(e);
+      tr.discardBefore(tr.count - TRACE_KEEP);
+    }
     return done;
   }
 
@@ -261,7 +274,7 @@ export class DriverSim implements SimPort {
     return this.sim.steps;
   }
 
-  /** One packet's life from the kept trace, and its program run (see inspect.ts). */
+  /** One packet's life from the kept trace and journey log, and its program run (see inspect.ts); inspecting a packet follows it. */
   inspect(packet: number | null): PacketDetail | { error: string } {
     const tr = this.sim.machine.trace;
     const kept = tr.slice(tr.base);
@@ -271,21 +284,54 @@ export class DriverSim implements SimPort {
       for (let i = kept.length - 1; i >= 0 && id === null; i--) if (kept[i]!.kind === 'xdp_run' || (kept[i]!.kind === 'skb_build' && !this.program)) id = kept[i]!.packet;
       if (id === null) return { error: 'no packet has been handled yet: run or step the simulation first' };
     }
-    const cpn = this.sim.machine.cyclesPerNs;
-    const lifecycle = kept.filter((e) => e.packet === id).map((e) => ({ seq: e.seq, kind: e.kind, ns: e.cycle / cpn, text: describe(e, cpn) }));
+    const pinned = this.followed.get(id);
+    const events = [...(pinned?.events ?? []), ...kept.filter((e) => e.packet === id)];
+    const lifecycle = lifecycleOf(events, this.sim.machine.journey.of(id), this.sim.machine.cyclesPerNs);
     if (lifecycle.length === 0) return { error: `packet #${id} is not in the recent trace (the last ${TRACE_KEEP.toLocaleString('en')} events are kept)` };
-    const detail: PacketDetail = { packet: id, lifecycle };
+    const detail: PacketDetail = { packet: id, lifecycle, ended: journeyEnded(lifecycle) };
     const run = kept.find((e) => e.packet === id && e.kind === 'xdp_run');
-    if (!this.program) detail.note = 'no XDP program is attached, so no program ran on this packet';
-    else if (!run) detail.note = 'the program has not run on this packet (yet)';
-    else {
+    let rec = pinned?.run;
+    if (!rec && run && this.program) {
       const later = kept.filter((e) => e.kind === 'xdp_run' && e.seq > run.seq).length;
       const n = this.program.runs.count - 1 - later;
-      const rec = n >= 0 && this.program.runs.count - n <= RUNS_KEPT ? this.program.runs.ring[n % RUNS_KEPT] : undefined;
-      if (!rec) detail.note = `the bytes of packet #${id} are no longer kept (the last ${RUNS_KEPT} program runs are)`;
-      else detail.run = replayRun(this.program.parsed, rec, this.program.maps);
+      rec = n >= 0 && this.program.runs.count - n <= RUNS_KEPT ? this.program.runs.ring[n % RUNS_KEPT] : undefined;
     }
+    this.follow(id, rec);
+    if (!this.program) detail.note = 'no XDP program is attached, so no program ran on this packet';
+    else if (rec) detail.run = replayRun(this.program.parsed, rec, this.program.maps);
+    else if (!run && !pinned) detail.note = 'the program has not run on this packet (yet)';
+    else detail.note = `the bytes of packet #${id} are no longer kept (the last ${RUNS_KEPT} program runs are)`;
     return detail;
+  }
+
+  /** Follow a packet: its records and bytes are kept while it is one of the last MAX_FOLLOWED inspected. */
+  private follow(id: number, run: RunRecord | undefined): void {
+    const had = this.followed.get(id);
+    this.followed.delete(id);
+    this.followed.set(id, { events: had?.events ?? [], run: had?.run ?? run });
+    this.sim.machine.journey.follow(id);
+    for (const old of this.followed.keys()) {
+      if (this.followed.size <= MAX_FOLLOWED) break;
+      this.followed.delete(old);
+      this.sim.machine.journey.unfollow(old);
+    }
+  }
+
+  /**
+   * Run the machine until packet `id`'s journey ends (its buffer is back or
+   * the frame is lost), at most `maxEvents` events; then inspect it.
+   */
+  followToEnd(id: number, maxEvents = FOLLOW_MAX_EVENTS): PacketDetail | { error: string } {
+    let d = this.inspect(id);
+    let ran = 0;
+    while (!('error' in d) && !d.ended && ran < maxEvents) {
+      const n = this.advance('event', Math.min(FOLLOW_CHUNK, maxEvents - ran));
+      if (n === 0) break;
+      ran += n;
+      d = this.inspect(id);
+    }
+    if (!('error' in d) && !d.ended) d.note = `${d.note ? `${d.note}; ` : ''}the journey has not ended after ${ran.toLocaleString('en')} more events`;
+    return d;
   }
 
   drainPrintk(): string[] {

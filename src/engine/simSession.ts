@@ -90,6 +90,13 @@ export class SimSession {
     return s.inspect(packet);
   }
 
+  /** Run the machine until the packet's buffer is back (bounded); the snapshot after, and the packet. */
+  followPacket(packet: number): SimReply & { detail: PacketDetail | { error: string } } {
+    const s = this.sim();
+    const detail = s.followToEnd ? s.followToEnd(packet) : { error: 'following a packet is not available in this build' };
+    return { ...this.reply(), detail };
+  }
+
   drainPrintk(): string[] {
     return this.port?.drainPrintk?.() ?? [];
   }

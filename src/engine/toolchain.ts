@@ -65,6 +65,8 @@ export interface SimPort {
   snapshot(): SimSnapshot;
   /** One packet's lifecycle and program run (null: the latest packet). */
   inspect?(packet: number | null): PacketDetail | { error: string };
+  /** Run until the packet's journey ends (bounded), then inspect it. */
+  followToEnd?(packet: number): PacketDetail | { error: string };
   /** bpf_printk lines since the last call. */
   drainPrintk?(): string[];
   /** The attached program's maps. */

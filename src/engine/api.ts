@@ -5,6 +5,7 @@
  */
 import type { Attach, Example } from './toolchain';
 import type { PacketDetail } from './inspect';
+import type { XdpDumpStatus } from './xdpdump';
 import type { BuildResult } from './types';
 import type { Workspace } from '../cc/workspace';
 import type { SimReply } from './simSession';
@@ -29,6 +30,10 @@ export interface EngineApi {
   inspectPacket(packet: number | null): PacketDetail | { error: string };
   /** Run until the packet's journey ends (its buffer returned), then its lifecycle as in inspectPacket, with the snapshot after. */
   followPacket(packet: number): SimReply & { detail: PacketDetail | { error: string } };
+  /** xdpdump: start a capture of the program's runs (entry and exit frames, verdicts), stop it, or its status. */
+  xdpdump(cmd: 'start' | 'stop' | 'status'): XdpDumpStatus | { error: string };
+  /** The capture as a file: pcapng (two interfaces, entry and exit, a comment per packet) or classic pcap. */
+  xdpdumpFile(format: 'pcapng' | 'pcap'): { ok: true; bytes: Uint8Array; packets: number; name: string } | { ok: false; reason: string };
   /** bpf_printk lines since the last call (the worker forwards them as log events). */
   drainPrintk(): string[];
   /** The attached program's maps, as user space dumps them. */

@@ -23,6 +23,8 @@ export function createEngine(tc: Toolchain): EngineApi & { session: Session } {
     drainPrintk: () => sim.drainPrintk(),
     inspectPacket: (p) => sim.inspect(p),
     followPacket: (p) => sim.followPacket(p),
+    xdpdump: (cmd) => sim.xdpdump(cmd),
+    xdpdumpFile: (format) => sim.xdpdumpFile(format),
     mapsRead: () => sim.maps(),
     mapUpdate: (i, k, v) => sim.updateMap(i, k, v),
     simLoadPcap: (file) => {

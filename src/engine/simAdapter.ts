@@ -10,6 +10,7 @@ import type { ParsedSpec } from '../isa';
 import type { Attach, SimPort } from './toolchain';
 import { RUNS_KEPT, type ProgramInstance, type RunRecord } from './vmHook';
 import { journeyEnded, lifecycleOf } from './journey';
+import { XdpDumpCapture, type XdpDumpStatus } from './xdpdump';
 import { replayRun, type PacketDetail } from './inspect';
 import type { MapView } from './simTypes';
 import { hexToBytes } from '../isa';
@@ -177,6 +178,8 @@ export class DriverSim implements SimPort {
   private nextSampleNs = 20_000;
   /** Packets the inspector follows (oldest first): their trace records beyond the window, and their program run's bytes. */
   private followed = new Map<number, { events: TraceEvent[]; run?: RunRecord }>();
+  /** xdpdump's capture (./xdpdump.ts), kept after it stops until the machine restarts or a new one starts. */
+  private capture: XdpDumpCapture | null = null;
 
   constructor(private readonly hook: HookFactory) {}
 
@@ -210,6 +213,7 @@ export class DriverSim implements SimPort {
       }
     }
     this.followed = new Map();
+    this.capture = null;
     this.series = [];
     this.cacheHistory = [];
     this.freeHistory = [];
@@ -235,6 +239,7 @@ export class DriverSim implements SimPort {
       }
     }
     const tr = this.sim.machine.trace;
+    if (this.capture?.capturing) this.capture.see(tr.slice(Math.max(tr.base, this.capture.traceSeq)));
     if (tr.count - tr.base > TRACE_KEEP * 2) {
       // Followed packets keep their records.
       if (this.followed.size) for (const e of tr.slice(tr.base, tr.count - TRACE_KEEP)) this.followed.get(e.packet)?.events.push(e);
@@ -332,6 +337,36 @@ export class DriverSim implements SimPort {
     }
     if (!('error' in d) && !d.ended) d.note = `${d.note ? `${d.note}; ` : ''}the journey has not ended after ${ran.toLocaleString('en')} more events`;
     return d;
+  }
+
+  /** xdpdump: start a new capture, stop the running one, or say how it stands. */
+  xdpdump(cmd: 'start' | 'stop' | 'status'): XdpDumpStatus | { error: string } {
+    const tr = this.sim.machine.trace;
+    if (cmd === 'start') {
+      if (!this.program) return { error: 'xdpdump needs an attached XDP program: build one the verifier accepts' };
+      const cap = new XdpDumpCapture(tr.count);
+      this.capture = cap;
+      this.program.tap.onRun = (rec) => cap.run(rec);
+      return cap.status();
+    }
+    const cap = this.capture;
+    if (!cap) return { capturing: false, packets: 0, full: false };
+    if (cap.capturing) cap.see(tr.slice(Math.max(tr.base, cap.traceSeq)));
+    if (cmd === 'stop') {
+      cap.capturing = false;
+      if (this.program) this.program.tap.onRun = undefined;
+    }
+    return cap.status();
+  }
+
+  /** The capture as a pcapng (entry and exit frames, a comment with each verdict) or classic pcap file. */
+  xdpdumpFile(format: 'pcapng' | 'pcap'): { ok: true; bytes: Uint8Array; packets: number; name: string } | { ok: false; reason: string } {
+    const st = this.xdpdump('status');
+    if ('error' in st || !this.capture) return { ok: false, reason: 'nothing captured: start xdpdump, then run or step the machine' };
+    const program = this.attachedName ?? 'xdp';
+    const f = this.capture.file(format, { ifname: this.settings.driver.nic, program, cyclesPerNs: this.sim.machine.cyclesPerNs });
+    if (f.packets === 0) return { ok: false, reason: 'the capture is empty: run or step the machine while xdpdump captures' };
+    return { ok: true, bytes: f.bytes, packets: f.packets, name: `xdpdump-${program}.${format}` };
   }
 
   drainPrintk(): string[] {

@@ -6,6 +6,7 @@
  */
 import type { Attach, SimFactory, SimPort } from './toolchain';
 import type { PacketDetail } from './inspect';
+import type { XdpDumpStatus } from './xdpdump';
 import { DEFAULT_SETTINGS, type MapView, type SimSettings, type SimSnapshot, type StepUnit } from './simTypes';
 
 export type SimReply = { ok: true; snapshot: SimSnapshot } | { ok: false; reason: string };
@@ -95,6 +96,16 @@ export class SimSession {
     const s = this.sim();
     const detail = s.followToEnd ? s.followToEnd(packet) : { error: 'following a packet is not available in this build' };
     return { ...this.reply(), detail };
+  }
+
+  xdpdump(cmd: 'start' | 'stop' | 'status'): XdpDumpStatus | { error: string } {
+    const s = this.sim();
+    return s.xdpdump ? s.xdpdump(cmd) : { error: 'xdpdump is not available in this build' };
+  }
+
+  xdpdumpFile(format: 'pcapng' | 'pcap'): { ok: true; bytes: Uint8Array; packets: number; name: string } | { ok: false; reason: string } {
+    const s = this.sim();
+    return s.xdpdumpFile ? s.xdpdumpFile(format) : { ok: false, reason: 'xdpdump is not available in this build' };
   }
 
   drainPrintk(): string[] {

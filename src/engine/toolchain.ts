@@ -10,6 +10,7 @@ import type { Insn, ParsedSpec, ProgramSpec } from '../isa';
 import type { Diagnostic, InsnState } from './types';
 import type { MapView, SimSettings, SimSnapshot, StepUnit } from './simTypes';
 import type { PacketDetail } from './inspect';
+import type { XdpDumpStatus } from './xdpdump';
 import type { ExampleSetup } from '../examples';
 import type { Workspace } from '../cc/workspace';
 
@@ -67,6 +68,9 @@ export interface SimPort {
   inspect?(packet: number | null): PacketDetail | { error: string };
   /** Run until the packet's journey ends (bounded), then inspect it. */
   followToEnd?(packet: number): PacketDetail | { error: string };
+  /** xdpdump's capture of the program's runs. */
+  xdpdump?(cmd: 'start' | 'stop' | 'status'): XdpDumpStatus | { error: string };
+  xdpdumpFile?(format: 'pcapng' | 'pcap'): { ok: true; bytes: Uint8Array; packets: number; name: string } | { ok: false; reason: string };
   /** bpf_printk lines since the last call. */
   drainPrintk?(): string[];
   /** The attached program's maps. */

@@ -13,6 +13,7 @@ import { mergeFromWorker, setApp, useApp } from '../../store';
 import type { PacketDetail } from '../../engine';
 import { memoryAt, type MemoryAt } from '../../engine/inspect';
 import type { DecodedPacket } from '../../net/decode';
+import { XdpDumpBar } from './XdpDumpBar';
 
 function headers(d: DecodedPacket): string {
   const parts: string[] = [];
@@ -129,6 +130,7 @@ export function PacketPane() {
   const mem = run && cur ? memoryAt(run, step) : null;
   return (
     <div className="packet-pane" data-testid="inspector">
+      <XdpDumpBar />
       <div className="inspector-bar">
         <button data-testid="inspect-latest" onClick={() => void inspect(null)}>Inspect latest packet</button>
         <form onSubmit={(e) => { e.preventDefault(); const n = Number(want); if (Number.isInteger(n) && n >= 0) void inspect(n); else setError('a packet number is a whole number, e.g. 42'); }}>

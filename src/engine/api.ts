@@ -6,6 +6,7 @@
 import type { Attach, Example } from './toolchain';
 import type { PacketDetail } from './inspect';
 import type { XdpDumpStatus } from './xdpdump';
+import type { InputFormat } from './mapInput';
 import type { BuildResult } from './types';
 import type { Workspace } from '../cc/workspace';
 import type { SimReply } from './simSession';
@@ -38,8 +39,8 @@ export interface EngineApi {
   drainPrintk(): string[];
   /** The attached program's maps, as user space dumps them. */
   mapsRead(): { ok: true; maps: MapView[] } | { ok: false; reason: string };
-  /** User space's map update (hex key and value); the answer has the maps after it. */
-  mapUpdate(index: number, keyHex: string, valueHex: string): { ok: true; maps: MapView[] } | { ok: false; reason: string };
+  /** User space's map update (key and value in hex, or as C values of the map's types: formats 'c'); the answer has the maps after it. */
+  mapUpdate(index: number, key: string, value: string, formats?: { key?: InputFormat; value?: InputFormat }): { ok: true; maps: MapView[] } | { ok: false; reason: string };
 }
 
 /** Events the engine host pushes without being asked. */

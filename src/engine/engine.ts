@@ -26,7 +26,7 @@ export function createEngine(tc: Toolchain): EngineApi & { session: Session } {
     xdpdump: (cmd) => sim.xdpdump(cmd),
     xdpdumpFile: (format) => sim.xdpdumpFile(format),
     mapsRead: () => sim.maps(),
-    mapUpdate: (i, k, v) => sim.updateMap(i, k, v),
+    mapUpdate: (i, k, v, f) => sim.updateMap(i, k, v, f),
     simLoadPcap: (file) => {
       if (file === null) return sim.usePcap(null);
       const r = tc.readPcap(file);

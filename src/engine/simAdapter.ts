@@ -10,6 +10,7 @@ import type { ParsedSpec } from '../isa';
 import type { Attach, SimPort } from './toolchain';
 import { RUNS_KEPT, type ProgramInstance, type RunRecord } from './vmHook';
 import { journeyEnded, lifecycleOf } from './journey';
+import { cTypeName, decodeC, mapTypes, parseMapInput, type InputFormat } from './mapInput';
 import { XdpDumpCapture, type XdpDumpStatus } from './xdpdump';
 import { replayRun, type PacketDetail } from './inspect';
 import type { MapView } from './simTypes';
@@ -373,29 +374,43 @@ export class DriverSim implements SimPort {
     return this.program ? this.program.printk.splice(0) : [];
   }
 
-  maps(): MapView[] {
-    return (this.program?.maps ?? []).map((m, index) => ({
-      index,
-      name: m.name,
-      type: m.type,
-      keySize: m.keySize,
-      valueSize: m.valueSize,
-      maxEntries: m.maxEntries,
-      percpu: m.percpu,
-      entries: m.dump().entries.slice(0, 512).map((e) => ({ key: e.key, value: Array.isArray(e.value) ? e.value : [e.value] })),
-    }));
+  /** The maps as bpftool dumps them; `typed`: with the C types and keys as C values (the app's view; the golden record has none). */
+  maps(typed = false): MapView[] {
+    const parsed = this.program?.parsed;
+    return (this.program?.maps ?? []).map((m, index) => {
+      const types = parsed && typed ? mapTypes(parsed, index) : {};
+      const keyType = cTypeName(types.key);
+      return {
+        index,
+        name: m.name,
+        type: m.type,
+        keySize: m.keySize,
+        valueSize: m.valueSize,
+        maxEntries: m.maxEntries,
+        percpu: m.percpu,
+        ...(keyType ? { keyType } : {}),
+        ...(cTypeName(types.value) ? { valueType: cTypeName(types.value) } : {}),
+        entries: m.dump().entries.slice(0, 512).map((e) => {
+          const keyC = keyType ? decodeC(hexToBytes(e.key) as Uint8Array, types.key) : undefined;
+          return { key: e.key, value: Array.isArray(e.value) ? e.value : [e.value], ...(keyC !== undefined ? { keyC } : {}) };
+        }),
+      };
+    });
   }
 
-  /** User space's BPF_MAP_UPDATE_ELEM: 0 or a negative errno, or a reason the input is wrong. */
-  updateMap(index: number, keyHex: string, valueHex: string): { ok: true } | { ok: false; reason: string } {
+  /**
+   * User space's BPF_MAP_UPDATE_ELEM: 0 or a negative errno, or a reason the
+   * input is wrong. Key and value are hex bytes, or C values of the map's
+   * key and value types ('c', see mapInput.ts).
+   */
+  updateMap(index: number, keyText: string, valueText: string, formats: { key?: InputFormat; value?: InputFormat } = {}): { ok: true } | { ok: false; reason: string } {
     const m = this.program?.maps[index];
-    if (!m) return { ok: false, reason: 'no such map (is a program attached?)' };
-    const key = hexToBytes(keyHex.replace(/\s+/g, ''));
-    const value = hexToBytes(valueHex.replace(/\s+/g, ''));
-    if (typeof key === 'string') return { ok: false, reason: `key: ${key}` };
-    if (typeof value === 'string') return { ok: false, reason: `value: ${value}` };
-    if (key.length !== m.keySize) return { ok: false, reason: `the key must be ${m.keySize} bytes (${m.keySize * 2} hex digits), got ${key.length}` };
-    if (value.length !== m.valueSize) return { ok: false, reason: `the value must be ${m.valueSize} bytes (${m.valueSize * 2} hex digits), got ${value.length}` };
+    if (!m || !this.program) return { ok: false, reason: 'no such map (is a program attached?)' };
+    const types = mapTypes(this.program.parsed, index);
+    const key = parseMapInput(keyText, formats.key ?? 'hex', types.key, m.keySize, 'key');
+    if (typeof key === 'string') return { ok: false, reason: key };
+    const value = parseMapInput(valueText, formats.value ?? 'hex', types.value, m.valueSize, 'value');
+    if (typeof value === 'string') return { ok: false, reason: value };
     const err = m.userUpdate(key, value);
     return err === 0 ? { ok: true } : { ok: false, reason: `bpf_map_update_elem failed: errno ${-err}` };
   }

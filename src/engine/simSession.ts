@@ -7,6 +7,7 @@
 import type { Attach, SimFactory, SimPort } from './toolchain';
 import type { PacketDetail } from './inspect';
 import type { XdpDumpStatus } from './xdpdump';
+import type { InputFormat } from './mapInput';
 import { DEFAULT_SETTINGS, type MapView, type SimSettings, type SimSnapshot, type StepUnit } from './simTypes';
 
 export type SimReply = { ok: true; snapshot: SimSnapshot } | { ok: false; reason: string };
@@ -113,14 +114,14 @@ export class SimSession {
   }
 
   maps(): { ok: true; maps: MapView[] } | { ok: false; reason: string } {
-    return { ok: true, maps: this.sim().maps?.() ?? [] };
+    return { ok: true, maps: this.sim().maps?.(true) ?? [] };
   }
 
-  updateMap(index: number, keyHex: string, valueHex: string): { ok: true; maps: MapView[] } | { ok: false; reason: string } {
+  updateMap(index: number, key: string, value: string, formats?: { key?: InputFormat; value?: InputFormat }): { ok: true; maps: MapView[] } | { ok: false; reason: string } {
     const s = this.sim();
     if (!s.updateMap) return { ok: false, reason: 'maps cannot be edited in this build' };
-    const r = s.updateMap(index, keyHex, valueHex);
-    return r.ok ? { ok: true, maps: s.maps?.() ?? [] } : r;
+    const r = s.updateMap(index, key, value, formats);
+    return r.ok ? { ok: true, maps: s.maps?.(true) ?? [] } : r;
   }
 
   currentSettings(): SimSettings {

@@ -11,6 +11,7 @@ import type { Diagnostic, InsnState } from './types';
 import type { MapView, SimSettings, SimSnapshot, StepUnit } from './simTypes';
 import type { PacketDetail } from './inspect';
 import type { XdpDumpStatus } from './xdpdump';
+import type { InputFormat } from './mapInput';
 import type { ExampleSetup } from '../examples';
 import type { Workspace } from '../cc/workspace';
 
@@ -74,8 +75,8 @@ export interface SimPort {
   /** bpf_printk lines since the last call. */
   drainPrintk?(): string[];
   /** The attached program's maps. */
-  maps?(): MapView[];
-  updateMap?(index: number, keyHex: string, valueHex: string): { ok: true } | { ok: false; reason: string };
+  maps?(typed?: boolean): MapView[];
+  updateMap?(index: number, key: string, value: string, formats?: { key?: InputFormat; value?: InputFormat }): { ok: true } | { ok: false; reason: string };
 }
 
 export type SimFactory = () => SimPort;

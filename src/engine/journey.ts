@@ -59,6 +59,9 @@ function journeyText(r: JourneyRecord): string {
     case 'xdp_return_frame': return `xdp_return_frame: ${page} goes back to ${RETURNS[r.b] ?? 'its owner'} (page location now: ${loc(r.a)})`;
     case 'veth_xdp_rcv': return `veth_xdp_rcv: the veth peer's program returned ${r.a} (${action(r.a)}) on its ring slot ${r.b}`;
     case 'xdp_drop_frame': return r.a === 2 ? 'bq_xmit_all: ndo_xdp_xmit failed with -ENXIO, frame dropped' : "ndo_xdp_xmit: the egress ring is full, frame dropped";
+    case 'cpu_map_enqueue': return `cpu_map_enqueue → bq_enqueue: into this rx ring's cpumap bulk queue (frames queued: ${r.a} of ${r.b})`;
+    case 'bq_flush_to_queue': return `${r.b ? 'bq_enqueue (queue full)' : 'xdp_do_flush → __cpu_map_flush'} → bq_flush_to_queue: the bulk onto the remote CPU's ptr_ring (frames in the bulk: ${r.a})`;
+    case 'cpu_map_kthread_run': return "cpu_map_kthread_run: the remote CPU's kthread takes the frame off its ptr_ring and drops it (xdp_redirect_cpu -e drop)";
     case 'xsk_rcv': return `xsk_rcv: descriptor on the socket's rx ring (UMEM chunk at 0x${r.a.toString(16)}, rx ring entries: ${r.b})`;
     case 'xsk_rx_consume': return `xsk_ring_cons__peek: the application takes the frame off the rx ring (chunk 0x${r.a.toString(16)}, ${r.b ? 'l2fwd' : 'rxdrop'})`;
     case 'xsk_tx_produce': return `xsk_ring_prod__submit (tx): MACs swapped, descriptor on the socket's tx ring (chunk 0x${r.a.toString(16)}, tx ring entries: ${r.b})`;
@@ -71,7 +74,8 @@ function journeyText(r: JourneyRecord): string {
 
 const RETURNS = ['the page allocator', "the rx ring's page reuse", 'its page_pool'];
 const usAt = (ns: number) => `${(ns / 1000).toFixed(3).padStart(10)} µs`;
-const where = (cpu: number) => (cpu >= 0 ? `cpu${cpu}` : 'NIC');
+/** cpu -1: the NIC; -2: the cpumap's remote CPU (its kthread is not modelled as busy: no clock of its own). */
+const where = (cpu: number) => (cpu >= 0 ? `cpu${cpu}` : cpu === -2 ? 'remote cpu' : 'NIC');
 
 /**
  * Trace records and journey records of one packet in the order the machine

@@ -91,6 +91,14 @@ describe('packet journey', () => {
     expect(d.ended).toBe(true);
   });
 
+  it('cpumap (xdp_redirect_cpu): bulk queue, bq_flush_to_queue, the remote CPU drops it, the page back in its page_pool', () => {
+    const d = followLatest(machine('xdp_redirect_cpu'));
+    expect(d.ended).toBe(true);
+    expect(after(d, 'xdp_run')).toEqual(['xdp_run', 'xdp_redirect', 'cpu_map_enqueue', 'bq_flush_to_queue', 'cpu_map_kthread_run', 'xdp_return_frame']);
+    expect(d.lifecycle.at(-1)!.text).toMatch(/remote cpu xdp_return_frame: page \d+ goes back to its page_pool/);
+    expectLabelled(d);
+  });
+
   it('AF_XDP l2fwd (xdpsock, zero-copy): rx ring, the application, tx ring, wire, completion ring, fill ring', () => {
     const d = followLatest(machine('xdpsock'));
     expect(d.ended).toBe(true);

@@ -73,6 +73,9 @@ test('the maps pane shows xdp1 counting per protocol, and user space can update 
   await expect(udp).toBeVisible();
   await lab.screenshot(testInfo, 'maps');
   await lab.sim.pause();
+  // Raw bytes, as bpftool takes them (the C-typed form is in maps-typed.spec.ts).
+  await page.getByTestId('map-key-format').selectOption('hex');
+  await page.getByTestId('map-value-format').selectOption('hex');
   await page.getByTestId('map-key').fill('06000000');
   await page.getByTestId('map-value').fill('2a00000000000000');
   await page.getByTestId('map-update').click();

@@ -5,6 +5,8 @@
  */
 import type { Attach, Example } from './toolchain';
 import type { PacketDetail } from './inspect';
+import type { XdpDumpStatus } from './xdpdump';
+import type { InputFormat } from './mapInput';
 import type { BuildResult } from './types';
 import type { Workspace } from '../cc/workspace';
 import type { SimReply } from './simSession';
@@ -29,12 +31,18 @@ export interface EngineApi {
   simLoadPcap(file: Uint8Array | null): SimReply & { frames?: number; runts?: number };
   /** One packet's lifecycle, bytes and program run, instruction by instruction (null: the latest packet). */
   inspectPacket(packet: number | null): PacketDetail | { error: string };
+  /** Run until the packet's journey ends (its buffer returned), then its lifecycle as in inspectPacket, with the snapshot after. */
+  followPacket(packet: number): SimReply & { detail: PacketDetail | { error: string } };
+  /** xdpdump: start a capture of the program's runs (entry and exit frames, verdicts), stop it, or its status. */
+  xdpdump(cmd: 'start' | 'stop' | 'status'): XdpDumpStatus | { error: string };
+  /** The capture as a file: pcapng (two interfaces, entry and exit, a comment per packet) or classic pcap. */
+  xdpdumpFile(format: 'pcapng' | 'pcap'): { ok: true; bytes: Uint8Array; packets: number; name: string } | { ok: false; reason: string };
   /** bpf_printk lines since the last call (the worker forwards them as log events). */
   drainPrintk(): string[];
   /** The attached program's maps, as user space dumps them. */
   mapsRead(): { ok: true; maps: MapView[] } | { ok: false; reason: string };
-  /** User space's map update (hex key and value); the answer has the maps after it. */
-  mapUpdate(index: number, keyHex: string, valueHex: string): { ok: true; maps: MapView[] } | { ok: false; reason: string };
+  /** User space's map update (key and value in hex, or as C values of the map's types: formats 'c'); the answer has the maps after it. */
+  mapUpdate(index: number, key: string, value: string, formats?: { key?: InputFormat; value?: InputFormat }): { ok: true; maps: MapView[] } | { ok: false; reason: string };
 }
 
 /** Events the engine host pushes without being asked. */

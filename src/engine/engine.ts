@@ -23,8 +23,11 @@ export function createEngine(tc: Toolchain): EngineApi & { session: Session } {
     simConfigure: (patch) => sim.configure(patch),
     drainPrintk: () => sim.drainPrintk(),
     inspectPacket: (p) => sim.inspect(p),
+    followPacket: (p) => sim.followPacket(p),
+    xdpdump: (cmd) => sim.xdpdump(cmd),
+    xdpdumpFile: (format) => sim.xdpdumpFile(format),
     mapsRead: () => sim.maps(),
-    mapUpdate: (i, k, v) => sim.updateMap(i, k, v),
+    mapUpdate: (i, k, v, f) => sim.updateMap(i, k, v, f),
     simLoadPcap: (file) => {
       if (file === null) return sim.usePcap(null);
       const r = tc.readPcap(file);

@@ -13,12 +13,8 @@ import { createMap, type BpfMap } from '../maps';
 import { disasmInsn, type ParsedSpec } from '../isa';
 import type { RunRecord } from './vmHook';
 
-export interface LifecycleStep {
-  seq: number;
-  kind: string;
-  ns: number;
-  text: string;
-}
+import type { LifecycleStep } from './journey';
+export type { LifecycleStep } from './journey';
 
 export interface InsnStep {
   pc: number;
@@ -50,6 +46,8 @@ export interface MemoryAt {
 export interface PacketDetail {
   packet: number;
   lifecycle: LifecycleStep[];
+  /** The frame's buffer is back (page cache, page_pool, allocator, fill ring) or the frame was lost: nothing more will happen to it. */
+  ended: boolean;
   run?: {
     action: string;
     insns: number;

@@ -8,7 +8,10 @@ import { Simulation, HARDWARE_PROFILES, SEED2016_E5, resolveConfig, type SimConf
 import type { FlowSourceSpec, PcapRecord, TrafficSpec } from '../net';
 import type { ParsedSpec } from '../isa';
 import type { Attach, SimPort } from './toolchain';
-import { RUNS_KEPT, type ProgramInstance } from './vmHook';
+import { RUNS_KEPT, type ProgramInstance, type RunRecord } from './vmHook';
+import { journeyEnded, lifecycleOf } from './journey';
+import { cTypeName, decodeC, mapTypes, parseMapInput, type InputFormat } from './mapInput';
+import { XdpDumpCapture, type XdpDumpStatus } from './xdpdump';
 import { replayRun, type PacketDetail } from './inspect';
 import type { MapView } from './simTypes';
 import { hexToBytes } from '../isa';
@@ -29,6 +32,11 @@ export type HookFactory = (program: ParsedSpec, nCpus: number) => ProgramInstanc
 export const SERIES_POINTS = 240;
 /** Trace records kept for the packet inspector (older ones are discarded). */
 export const TRACE_KEEP = 20_000;
+/** Packets the inspector follows at once (the oldest is let go). */
+export const MAX_FOLLOWED = 16;
+/** "Follow to the end" runs at most this many events, checking every FOLLOW_CHUNK. */
+const FOLLOW_MAX_EVENTS = 200_000;
+const FOLLOW_CHUNK = 500;
 /** Trace records pre-rendered in each snapshot. */
 const RECENT = 12;
 
@@ -169,6 +177,10 @@ export class DriverSim implements SimPort {
   /** Sample the rates every this many virtual ns (adapts so the chart spans a useful window). */
   private sampleNs = 20_000;
   private nextSampleNs = 20_000;
+  /** Packets the inspector follows (oldest first): their trace records beyond the window, and their program run's bytes. */
+  private followed = new Map<number, { events: TraceEvent[]; run?: RunRecord }>();
+  /** xdpdump's capture (./xdpdump.ts), kept after it stops until the machine restarts or a new one starts. */
+  private capture: XdpDumpCapture | null = null;
 
   constructor(private readonly hook: HookFactory) {}
 
@@ -201,6 +213,8 @@ export class DriverSim implements SimPort {
         } else this.detachedReason = r.message;
       }
     }
+    this.followed = new Map();
+    this.capture = null;
     this.series = [];
     this.cacheHistory = [];
     this.freeHistory = [];
@@ -226,7 +240,12 @@ export class DriverSim implements SimPort {
       }
     }
     const tr = this.sim.machine.trace;
-    if (tr.count - tr.base > TRACE_KEEP * 2) tr.discardBefore(tr.count - TRACE_KEEP);
+    if (this.capture?.capturing) this.capture.see(tr.slice(Math.max(tr.base, this.capture.traceSeq)));
+    if (tr.count - tr.base > TRACE_KEEP * 2) {
+      // Followed packets keep their records.
+      if (this.followed.size) for (const e of tr.slice(tr.base, tr.count - TRACE_KEEP)) this.followed.get(e.packet)?.events.push(e);
+      tr.discardBefore(tr.count - TRACE_KEEP);
+    }
     return done;
   }
 
@@ -264,7 +283,7 @@ export class DriverSim implements SimPort {
     return this.sim.steps;
   }
 
-  /** One packet's life from the kept trace, and its program run (see inspect.ts). */
+  /** One packet's life from the kept trace and journey log, and its program run (see inspect.ts); inspecting a packet follows it. */
   inspect(packet: number | null): PacketDetail | { error: string } {
     const tr = this.sim.machine.trace;
     const kept = tr.slice(tr.base);
@@ -274,50 +293,127 @@ export class DriverSim implements SimPort {
       for (let i = kept.length - 1; i >= 0 && id === null; i--) if (kept[i]!.kind === 'xdp_run' || (kept[i]!.kind === 'skb_build' && !this.program)) id = kept[i]!.packet;
       if (id === null) return { error: 'no packet has been handled yet: run or step the simulation first' };
     }
-    const cpn = this.sim.machine.cyclesPerNs;
-    const lifecycle = kept.filter((e) => e.packet === id).map((e) => ({ seq: e.seq, kind: e.kind, ns: e.cycle / cpn, text: describe(e, cpn) }));
+    const pinned = this.followed.get(id);
+    const events = [...(pinned?.events ?? []), ...kept.filter((e) => e.packet === id)];
+    const lifecycle = lifecycleOf(events, this.sim.machine.journey.of(id), this.sim.machine.cyclesPerNs);
     if (lifecycle.length === 0) return { error: `packet #${id} is not in the recent trace (the last ${TRACE_KEEP.toLocaleString('en')} events are kept)` };
-    const detail: PacketDetail = { packet: id, lifecycle };
+    const detail: PacketDetail = { packet: id, lifecycle, ended: journeyEnded(lifecycle) };
     const run = kept.find((e) => e.packet === id && e.kind === 'xdp_run');
-    if (!this.program) detail.note = 'no XDP program is attached, so no program ran on this packet';
-    else if (!run) detail.note = 'the program has not run on this packet (yet)';
-    else {
+    let rec = pinned?.run;
+    if (!rec && run && this.program) {
       const later = kept.filter((e) => e.kind === 'xdp_run' && e.seq > run.seq).length;
       const n = this.program.runs.count - 1 - later;
-      const rec = n >= 0 && this.program.runs.count - n <= RUNS_KEPT ? this.program.runs.ring[n % RUNS_KEPT] : undefined;
-      if (!rec) detail.note = `the bytes of packet #${id} are no longer kept (the last ${RUNS_KEPT} program runs are)`;
-      else detail.run = replayRun(this.program.parsed, rec, this.program.maps);
+      rec = n >= 0 && this.program.runs.count - n <= RUNS_KEPT ? this.program.runs.ring[n % RUNS_KEPT] : undefined;
     }
+    this.follow(id, rec);
+    if (!this.program) detail.note = 'no XDP program is attached, so no program ran on this packet';
+    else if (rec) detail.run = replayRun(this.program.parsed, rec, this.program.maps);
+    else if (!run && !pinned) detail.note = 'the program has not run on this packet (yet)';
+    else detail.note = `the bytes of packet #${id} are no longer kept (the last ${RUNS_KEPT} program runs are)`;
     return detail;
+  }
+
+  /** Follow a packet: its records and bytes are kept while it is one of the last MAX_FOLLOWED inspected. */
+  private follow(id: number, run: RunRecord | undefined): void {
+    const had = this.followed.get(id);
+    this.followed.delete(id);
+    this.followed.set(id, { events: had?.events ?? [], run: had?.run ?? run });
+    this.sim.machine.journey.follow(id);
+    for (const old of this.followed.keys()) {
+      if (this.followed.size <= MAX_FOLLOWED) break;
+      this.followed.delete(old);
+      this.sim.machine.journey.unfollow(old);
+    }
+  }
+
+  /**
+   * Run the machine until packet `id`'s journey ends (its buffer is back or
+   * the frame is lost), at most `maxEvents` events; then inspect it.
+   */
+  followToEnd(id: number, maxEvents = FOLLOW_MAX_EVENTS): PacketDetail | { error: string } {
+    let d = this.inspect(id);
+    let ran = 0;
+    while (!('error' in d) && !d.ended && ran < maxEvents) {
+      const n = this.advance('event', Math.min(FOLLOW_CHUNK, maxEvents - ran));
+      if (n === 0) break;
+      ran += n;
+      d = this.inspect(id);
+    }
+    if (!('error' in d) && !d.ended) d.note = `${d.note ? `${d.note}; ` : ''}the journey has not ended after ${ran.toLocaleString('en')} more events`;
+    return d;
+  }
+
+  /** xdpdump: start a new capture, stop the running one, or say how it stands. */
+  xdpdump(cmd: 'start' | 'stop' | 'status'): XdpDumpStatus | { error: string } {
+    const tr = this.sim.machine.trace;
+    if (cmd === 'start') {
+      if (!this.program) return { error: 'xdpdump needs an attached XDP program: build one the verifier accepts' };
+      const cap = new XdpDumpCapture(tr.count);
+      this.capture = cap;
+      this.program.tap.onRun = (rec) => cap.run(rec);
+      return cap.status();
+    }
+    const cap = this.capture;
+    if (!cap) return { capturing: false, packets: 0, full: false };
+    if (cap.capturing) cap.see(tr.slice(Math.max(tr.base, cap.traceSeq)));
+    if (cmd === 'stop') {
+      cap.capturing = false;
+      if (this.program) this.program.tap.onRun = undefined;
+    }
+    return cap.status();
+  }
+
+  /** The capture as a pcapng (entry and exit frames, a comment with each verdict) or classic pcap file. */
+  xdpdumpFile(format: 'pcapng' | 'pcap'): { ok: true; bytes: Uint8Array; packets: number; name: string } | { ok: false; reason: string } {
+    const st = this.xdpdump('status');
+    if ('error' in st || !this.capture) return { ok: false, reason: 'nothing captured: start xdpdump, then run or step the machine' };
+    const program = this.attachedName ?? 'xdp';
+    const f = this.capture.file(format, { ifname: this.settings.driver.nic, program, cyclesPerNs: this.sim.machine.cyclesPerNs });
+    if (f.packets === 0) return { ok: false, reason: 'the capture is empty: run or step the machine while xdpdump captures' };
+    return { ok: true, bytes: f.bytes, packets: f.packets, name: `xdpdump-${program}.${format}` };
   }
 
   drainPrintk(): string[] {
     return this.program ? this.program.printk.splice(0) : [];
   }
 
-  maps(): MapView[] {
-    return (this.program?.maps ?? []).map((m, index) => ({
-      index,
-      name: m.name,
-      type: m.type,
-      keySize: m.keySize,
-      valueSize: m.valueSize,
-      maxEntries: m.maxEntries,
-      percpu: m.percpu,
-      entries: m.dump().entries.slice(0, 512).map((e) => ({ key: e.key, value: Array.isArray(e.value) ? e.value : [e.value] })),
-    }));
+  /** The maps as bpftool dumps them; `typed`: with the C types and keys as C values (the app's view; the golden record has none). */
+  maps(typed = false): MapView[] {
+    const parsed = this.program?.parsed;
+    return (this.program?.maps ?? []).map((m, index) => {
+      const types = parsed && typed ? mapTypes(parsed, index) : {};
+      const keyType = cTypeName(types.key);
+      return {
+        index,
+        name: m.name,
+        type: m.type,
+        keySize: m.keySize,
+        valueSize: m.valueSize,
+        maxEntries: m.maxEntries,
+        percpu: m.percpu,
+        ...(keyType ? { keyType } : {}),
+        ...(cTypeName(types.value) ? { valueType: cTypeName(types.value) } : {}),
+        entries: m.dump().entries.slice(0, 512).map((e) => {
+          const keyC = keyType ? decodeC(hexToBytes(e.key) as Uint8Array, types.key) : undefined;
+          return { key: e.key, value: Array.isArray(e.value) ? e.value : [e.value], ...(keyC !== undefined ? { keyC } : {}) };
+        }),
+      };
+    });
   }
 
-  /** User space's BPF_MAP_UPDATE_ELEM: 0 or a negative errno, or a reason the input is wrong. */
-  updateMap(index: number, keyHex: string, valueHex: string): { ok: true } | { ok: false; reason: string } {
+  /**
+   * User space's BPF_MAP_UPDATE_ELEM: 0 or a negative errno, or a reason the
+   * input is wrong. Key and value are hex bytes, or C values of the map's
+   * key and value types ('c', see mapInput.ts).
+   */
+  updateMap(index: number, keyText: string, valueText: string, formats: { key?: InputFormat; value?: InputFormat } = {}): { ok: true } | { ok: false; reason: string } {
     const m = this.program?.maps[index];
-    if (!m) return { ok: false, reason: 'no such map (is a program attached?)' };
-    const key = hexToBytes(keyHex.replace(/\s+/g, ''));
-    const value = hexToBytes(valueHex.replace(/\s+/g, ''));
-    if (typeof key === 'string') return { ok: false, reason: `key: ${key}` };
-    if (typeof value === 'string') return { ok: false, reason: `value: ${value}` };
-    if (key.length !== m.keySize) return { ok: false, reason: `the key must be ${m.keySize} bytes (${m.keySize * 2} hex digits), got ${key.length}` };
-    if (value.length !== m.valueSize) return { ok: false, reason: `the value must be ${m.valueSize} bytes (${m.valueSize * 2} hex digits), got ${value.length}` };
+    if (!m || !this.program) return { ok: false, reason: 'no such map (is a program attached?)' };
+    const types = mapTypes(this.program.parsed, index);
+    const key = parseMapInput(keyText, formats.key ?? 'hex', types.key, m.keySize, 'key');
+    if (typeof key === 'string') return { ok: false, reason: key };
+    const value = parseMapInput(valueText, formats.value ?? 'hex', types.value, m.valueSize, 'value');
+    if (typeof value === 'string') return { ok: false, reason: value };
     const err = m.userUpdate(key, value);
     return err === 0 ? { ok: true } : { ok: false, reason: `bpf_map_update_elem failed: errno ${-err}` };
   }

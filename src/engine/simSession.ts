@@ -6,6 +6,8 @@
  */
 import type { Attach, SimFactory, SimPort } from './toolchain';
 import type { PacketDetail } from './inspect';
+import type { XdpDumpStatus } from './xdpdump';
+import type { InputFormat } from './mapInput';
 import { DEFAULT_SETTINGS, type MapView, type SimSettings, type SimSnapshot, type StepUnit } from './simTypes';
 
 export type SimReply = { ok: true; snapshot: SimSnapshot } | { ok: false; reason: string };
@@ -90,19 +92,36 @@ export class SimSession {
     return s.inspect(packet);
   }
 
+  /** Run the machine until the packet's buffer is back (bounded); the snapshot after, and the packet. */
+  followPacket(packet: number): SimReply & { detail: PacketDetail | { error: string } } {
+    const s = this.sim();
+    const detail = s.followToEnd ? s.followToEnd(packet) : { error: 'following a packet is not available in this build' };
+    return { ...this.reply(), detail };
+  }
+
+  xdpdump(cmd: 'start' | 'stop' | 'status'): XdpDumpStatus | { error: string } {
+    const s = this.sim();
+    return s.xdpdump ? s.xdpdump(cmd) : { error: 'xdpdump is not available in this build' };
+  }
+
+  xdpdumpFile(format: 'pcapng' | 'pcap'): { ok: true; bytes: Uint8Array; packets: number; name: string } | { ok: false; reason: string } {
+    const s = this.sim();
+    return s.xdpdumpFile ? s.xdpdumpFile(format) : { ok: false, reason: 'xdpdump is not available in this build' };
+  }
+
   drainPrintk(): string[] {
     return this.port?.drainPrintk?.() ?? [];
   }
 
   maps(): { ok: true; maps: MapView[] } | { ok: false; reason: string } {
-    return { ok: true, maps: this.sim().maps?.() ?? [] };
+    return { ok: true, maps: this.sim().maps?.(true) ?? [] };
   }
 
-  updateMap(index: number, keyHex: string, valueHex: string): { ok: true; maps: MapView[] } | { ok: false; reason: string } {
+  updateMap(index: number, key: string, value: string, formats?: { key?: InputFormat; value?: InputFormat }): { ok: true; maps: MapView[] } | { ok: false; reason: string } {
     const s = this.sim();
     if (!s.updateMap) return { ok: false, reason: 'maps cannot be edited in this build' };
-    const r = s.updateMap(index, keyHex, valueHex);
-    return r.ok ? { ok: true, maps: s.maps?.() ?? [] } : r;
+    const r = s.updateMap(index, key, value, formats);
+    return r.ok ? { ok: true, maps: s.maps?.(true) ?? [] } : r;
   }
 
   currentSettings(): SimSettings {

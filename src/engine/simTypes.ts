@@ -210,6 +210,9 @@ export interface MapView {
   valueSize: number;
   maxEntries: number;
   percpu: boolean;
-  /** Present entries (arrays: non-zero ones), at most 512. */
-  entries: { key: string; value: string[] }[];
+  /** The key's and value's C type names when C values can be typed for them (integers; from the compiler's type info). */
+  keyType?: string;
+  valueType?: string;
+  /** Present entries (arrays: non-zero ones), at most 512; keyC: the key as a C value of keyType. */
+  entries: { key: string; value: string[]; keyC?: string }[];
 }

@@ -10,6 +10,8 @@ import type { Insn, ParsedSpec, ProgramSpec } from '../isa';
 import type { Diagnostic, InsnState } from './types';
 import type { MapView, SimSettings, SimSnapshot, StepUnit } from './simTypes';
 import type { PacketDetail } from './inspect';
+import type { XdpDumpStatus } from './xdpdump';
+import type { InputFormat } from './mapInput';
 import type { ExampleSetup } from '../examples';
 import type { Workspace } from '../cc/workspace';
 
@@ -67,11 +69,16 @@ export interface SimPort {
   snapshot(): SimSnapshot;
   /** One packet's lifecycle and program run (null: the latest packet). */
   inspect?(packet: number | null): PacketDetail | { error: string };
+  /** Run until the packet's journey ends (bounded), then inspect it. */
+  followToEnd?(packet: number): PacketDetail | { error: string };
+  /** xdpdump's capture of the program's runs. */
+  xdpdump?(cmd: 'start' | 'stop' | 'status'): XdpDumpStatus | { error: string };
+  xdpdumpFile?(format: 'pcapng' | 'pcap'): { ok: true; bytes: Uint8Array; packets: number; name: string } | { ok: false; reason: string };
   /** bpf_printk lines since the last call. */
   drainPrintk?(): string[];
   /** The attached program's maps. */
-  maps?(): MapView[];
-  updateMap?(index: number, keyHex: string, valueHex: string): { ok: true } | { ok: false; reason: string };
+  maps?(typed?: boolean): MapView[];
+  updateMap?(index: number, key: string, value: string, formats?: { key?: InputFormat; value?: InputFormat }): { ok: true } | { ok: false; reason: string };
 }
 
 export type SimFactory = () => SimPort;

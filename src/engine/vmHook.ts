@@ -27,6 +27,8 @@ export interface ProgramInstance {
   /** Runs so far, and the last RUNS_KEPT of them (run n is at n % RUNS_KEPT). */
   runs: { count: number; ring: (RunRecord | undefined)[] };
   parsed: ParsedSpec;
+  /** Every run as it happens, when someone listens (xdpdump's capture). */
+  tap: { onRun?: (rec: RunRecord) => void };
 }
 
 /** Recent runs kept for the packet inspector (a copy of each frame before and after). */
@@ -38,6 +40,7 @@ const PRINTK_KEEP = 1000;
 export function loadProgram(parsed: ParsedSpec, nCpus = 1): ProgramInstance | { error: string } {
   const printk: string[] = [];
   const runs: ProgramInstance['runs'] = { count: 0, ring: new Array(RUNS_KEPT) };
+  const tap: ProgramInstance['tap'] = {};
   const hook = load(parsed, {
     nCpus,
     printk: (text) => {
@@ -45,11 +48,13 @@ export function loadProgram(parsed: ParsedSpec, nCpus = 1): ProgramInstance | { 
       if (printk.length > PRINTK_KEEP * 2) printk.splice(0, printk.length - PRINTK_KEEP);
     },
     observe: (before, x, r) => {
-      runs.ring[runs.count++ % RUNS_KEPT] = { before, after: x.mem.slice(x.data, x.dataEnd), retval: r.retval, insns: r.insns, fault: r.fault?.message };
+      const rec = { before, after: x.mem.slice(x.data, x.dataEnd), retval: r.retval, insns: r.insns, fault: r.fault?.message };
+      runs.ring[runs.count++ % RUNS_KEPT] = rec;
+      tap.onRun?.(rec);
     },
     // Charged as the CLI's scenarios charge them, so the app shows the same numbers as `xdp-lab sim`.
     countMapLookups: true,
   });
   if ('error' in hook) return hook;
-  return { hook, maps: hook.maps, printk, runs, parsed };
+  return { hook, maps: hook.maps, printk, runs, parsed, tap };
 }

@@ -4,6 +4,7 @@ export * from './csum';
 export * from './packet';
 export * from './decode';
 export * from './pcap';
+export * from './pcapng';
 export * from './rss';
 export * from './rng';
 export * from './traffic';

@@ -16,6 +16,7 @@
 import type { Cpu, Machine } from './machine';
 import { S as CostSteps } from './cost';
 import { PageLoc } from './page_alloc';
+import { J } from './journey';
 import type { RxRing } from './nic/rx_ring';
 
 const S = { ...CostSteps };
@@ -56,16 +57,25 @@ export class CpumapTarget {
     q.packets[q.n] = packet;
     q.n++;
     this.m.alloc.loc[page] = LOC_REDIRECT;
-    if (q.n === CPU_MAP_BULK_SIZE) this.bq_flush_to_queue(cpu, r);
+    const j = this.m.journey;
+    if (j.on) j.add(J.cpu_map_enqueue, cpu.now, cpu.id, packet, page, q.n, CPU_MAP_BULK_SIZE);
+    if (q.n === CPU_MAP_BULK_SIZE) this.flush(cpu, r, true);
   }
 
   /** bq_flush_to_queue: the bulk onto the remote CPU's ptr_ring (its kthread drops them: `-e drop`). */
   bq_flush_to_queue(cpu: Cpu, r: RxRing): void {
+    this.flush(cpu, r, false);
+  }
+
+  /** bq_flush_to_queue, saying (for the journey) whether a full queue forced it. */
+  private flush(cpu: Cpu, r: RxRing, full: boolean): void {
     const q = this.bq[r.index]!;
     if (q.n === 0) return;
     this.flushHist[q.n] = (this.flushHist[q.n] ?? 0) + 1;
+    const j = this.m.journey;
+    if (j.on) for (let k = 0; k < q.n; k++) j.add(J.bq_flush_to_queue, cpu.now, cpu.id, q.packets[k]!, q.pages[k]!, q.n, full ? 1 : 0);
     this.m.charge(cpu, S.cpumap_flush, q.n);
-    for (let k = 0; k < q.n; k++) this.consume(r, q.pages[k]!, true);
+    for (let k = 0; k < q.n; k++) this.consume(cpu, r, q.pages[k]!, true, q.packets[k]!);
     q.n = 0;
   }
 
@@ -79,13 +89,19 @@ export class CpumapTarget {
   /** Generic XDP: one skb straight onto the remote ring (charged per frame). */
   generic_enqueue(cpu: Cpu, r: RxRing, page: number): void {
     this.m.charge(cpu, S.cpumap_flush);
-    this.consume(r, page, false);
+    this.consume(cpu, r, page, false, -1);
   }
 
   /** The remote CPU takes a frame off its ring and drops it. */
-  private consume(r: RxRing, page: number, pooled: boolean): void {
+  private consume(cpu: Cpu, r: RxRing, page: number, pooled: boolean, packet: number): void {
     r.c.redirect_done++;
     this.returnFrame(r, page, pooled);
+    const j = this.m.journey;
+    if (j.on && packet >= 0) {
+      const loc = this.m.alloc.loc[page]!;
+      j.add(J.cpu_map_kthread_run, cpu.now, -2, packet, page, 0, 0);
+      j.add(J.xdp_return_frame, cpu.now, -2, packet, page, loc, loc === PageLoc.PAGE_CACHE ? (pooled ? 2 : 1) : 0);
+    }
   }
 
   /** Queue stop: frames still queued are freed (counted finished). */

@@ -26,6 +26,7 @@
 import type { Cpu, Machine } from './machine';
 import { S as CostSteps } from './cost';
 import { K as TraceKinds } from './trace';
+import { J } from './journey';
 import { PAGE_SIZE, PageLoc as PageLocEnum } from './page_alloc';
 import { XdpBuff, XDP_ABORTED, XDP_PASS, XDP_REDIRECT, type XdpHook } from './program';
 import { TxWire, wireCyclesPerByte } from './wire';
@@ -112,10 +113,15 @@ export class DevmapTarget {
   }
 
   /** xdp_return_frame: the page goes back to its owner (the rx ring's recycling, or the allocator). */
-  private returnFrame(cpu: Cpu, page: number): void {
-    this.m.charge(cpu, S.xdp_return_frame);
+  private returnFrame(cpu: Cpu, page: number, packet: number): void {
+    const m = this.m;
+    m.charge(cpu, S.xdp_return_frame);
     if (this.opts.returnFrame) this.opts.returnFrame(cpu, page);
-    else this.m.alloc.free(page);
+    else m.alloc.free(page);
+    if (m.journey.on) {
+      const loc = m.alloc.loc[page]!;
+      m.journey.add(J.xdp_return_frame, cpu.now, cpu.id, packet, page, loc, loc === PageLocEnum.PAGE_CACHE ? 1 : 0);
+    }
   }
 
   /**
@@ -136,7 +142,7 @@ export class DevmapTarget {
     if (tr.on) tr.emit(act === XDP_ABORTED || act === XDP_REDIRECT ? K.xdp_exception : K.xdp_drop, cpu.now, cpu.id, -1, -1, packet, page, act);
     this.progDropped++;
     this.finished++;
-    this.returnFrame(cpu, page);
+    this.returnFrame(cpu, page, packet);
     return false;
   }
 
@@ -152,29 +158,31 @@ export class DevmapTarget {
     }
     // Before the patch bq_enqueue set dev_rx/xdp_prog/flush_node on every frame (bq_xmit_all cleared them).
     if (!m.cfg.devmapFlushPatch) m.charge(cpu, S.devmap_bq_prepatch);
-    if (q.n === DEV_MAP_BULK_SIZE) this.bq_xmit_all(cpu);
+    if (q.n === DEV_MAP_BULK_SIZE) this.bq_xmit_all(cpu, true);
     q.pages[q.n] = page;
     q.packets[q.n] = packet;
     q.datas[q.n] = data;
     q.lens[q.n] = len;
     q.n++;
     m.alloc.loc[page] = LOC_REDIRECT;
+    if (m.journey.on) m.journey.add(J.bq_enqueue, cpu.now, cpu.id, packet, page, q.n, DEV_MAP_BULK_SIZE);
   }
 
   /** __dev_flush (from xdp_do_flush): send this CPU's pending bulk. */
   flush(cpu: Cpu): void {
-    if (this.bq[cpu.id]!.n > 0) this.bq_xmit_all(cpu);
+    if (this.bq[cpu.id]!.n > 0) this.bq_xmit_all(cpu, false);
   }
 
   /**
    * bq_xmit_all: after the patch, the entry's program runs over the bulk
    * first (dev_map_bpf_prog_run), then one ndo_xdp_xmit for what is left.
    */
-  private bq_xmit_all(cpu: Cpu): void {
+  private bq_xmit_all(cpu: Cpu, full: boolean): void {
     const q = this.bq[cpu.id]!;
     const m = this.m;
     const tr = m.trace;
     m.charge(cpu, S.devmap_xmit);
+    if (m.journey.on) for (let k = 0; k < q.n; k++) m.journey.add(J.bq_xmit_all, cpu.now, cpu.id, q.packets[k]!, q.pages[k]!, q.n, full ? 1 : 0);
     this.flushes++;
     if (this.flushSizes.length < 1024) this.flushSizes.push(q.n);
     this.flushHist[q.n] = (this.flushHist[q.n] ?? 0) + 1;
@@ -208,8 +216,9 @@ export class DevmapTarget {
       for (let k = 0; k < n; k++) {
         const page = q.pages[k]!;
         if (tr.on) tr.emit(K.xdp_exception, cpu.now, cpu.id, -1, -1, q.packets[k]!, page, -ENXIO);
+        if (m.journey.on) m.journey.add(J.xdp_drop_frame, cpu.now, cpu.id, q.packets[k]!, page, 2, 0);
         this.errors++;
-        this.returnFrame(cpu, page);
+        this.returnFrame(cpu, page, q.packets[k]!);
       }
       return;
     }
@@ -229,15 +238,19 @@ export class DevmapTarget {
       if (tx.full()) {
         this.xmitDropped++;
         this.finished++;
-        this.returnFrame(cpu, page);
+        if (m.journey.on) m.journey.add(J.xdp_drop_frame, cpu.now, cpu.id, q.packets[k]!, page, 1, 0);
+        this.returnFrame(cpu, page, q.packets[k]!);
         continue;
       }
       m.charge(cpu, S.devmap_xmit_frame);
-      tx.post(page, q.packets[k]!, q.datas[k]!, q.lens[k]!);
+      const slot = tx.post(page, q.packets[k]!, q.datas[k]!, q.lens[k]!);
+      if (m.journey.on) m.journey.add(J.ndo_xdp_xmit, cpu.now, cpu.id, q.packets[k]!, page, slot, 0);
       m.alloc.loc[page] = LOC_TX;
     }
+    const from = tx.db;
     tx.ring(this.wire, at);
     m.charge(cpu, S.tx_doorbell);
+    if (m.journey.on) for (let i = from; i < tx.db; i++) m.journey.add(J.tx_doorbell, cpu.now, cpu.id, tx.slotPkt[i & tx.mask]!, tx.slotPage[i & tx.mask]!, tx.db - from, i & tx.mask);
     if (tr.on) tr.emit(K.tx_doorbell, cpu.now, cpu.id, -1, -1, -1, -1, n);
   }
 
@@ -250,11 +263,13 @@ export class DevmapTarget {
       if (tx.full()) {
         this.xmitDropped++;
         this.finished++;
-        this.returnFrame(cpu, page);
+        if (m.journey.on) m.journey.add(J.xdp_drop_frame, cpu.now, cpu.id, q.packets[k]!, page, 1, 0);
+        this.returnFrame(cpu, page, q.packets[k]!);
         continue;
       }
       m.charge(cpu, S.veth_xdp_xmit_frame);
-      tx.post(page, q.packets[k]!, q.datas[k]!, q.lens[k]!);
+      const slot = tx.post(page, q.packets[k]!, q.datas[k]!, q.lens[k]!);
+      if (m.journey.on) m.journey.add(J.ndo_xdp_xmit, cpu.now, cpu.id, q.packets[k]!, page, slot, 0);
       tx.ready(cpu.now);
       m.alloc.loc[page] = LOC_REDIRECT;
     }
@@ -285,11 +300,12 @@ export class DevmapTarget {
         act = bpf_prog_run_xdp(m, cpu, prog, this.x);
       }
       if (tr.on) tr.emit(K.xdp_drop, cpu.now, cpu.id, -1, s, packet, page, act);
+      if (m.journey.on) m.journey.add(J.veth_xdp_rcv, cpu.now, cpu.id, packet, page, act, s);
       // The peer's verdict ends the frame here either way: the model has no stack behind the veth.
       tx.retire();
       this.sent++;
       this.finished++;
-      this.returnFrame(cpu, page);
+      this.returnFrame(cpu, page, packet);
       n++;
     }
     return n;
@@ -298,10 +314,15 @@ export class DevmapTarget {
   /** The target's tx completions up to `now` (i40e_clean_tx_irq): frames returned. */
   complete(cpu: Cpu): number {
     if (this.opts.kind === 'veth' || !this.tx.completed(cpu.now)) return 0;
-    return this.tx.reap(this.m, cpu, S.tx_complete, (page) => {
+    const j = this.m.journey;
+    return this.tx.reap(this.m, cpu, S.tx_complete, (page, packet, slot, sentAt) => {
       this.sent++;
       this.finished++;
-      this.returnFrame(cpu, page);
+      if (j.on) {
+        j.add(J.xmit, sentAt, -1, packet, page, this.tx.slotLen[slot]!, slot);
+        j.add(J.tx_clean, cpu.now, cpu.id, packet, page, slot, 0);
+      }
+      this.returnFrame(cpu, page, packet);
     });
   }
 
@@ -321,7 +342,7 @@ export class DevmapTarget {
       this.finished++;
       if (tr.on) tr.emit(K.xdp_drop, cpu.now, cpu.id, -1, -1, packet, page, 0);
       m.charge(cpu, S.skb_free);
-      this.returnFrame(cpu, page);
+      this.returnFrame(cpu, page, packet);
       return;
     }
     m.charge(cpu, S.generic_dev_xmit);
@@ -330,7 +351,7 @@ export class DevmapTarget {
       this.xmitDropped++;
       this.finished++;
       m.charge(cpu, S.skb_free);
-      this.returnFrame(cpu, page);
+      this.returnFrame(cpu, page, packet);
       return;
     }
     tx.post(page, packet, -1, len);

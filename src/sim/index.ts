@@ -23,6 +23,7 @@ export { resolveConfig, type SimConfig, type StackSinkConfig, type ResolvedConfi
 export { HARDWARE_PROFILES, SEED2016_E5, SEED2016_I7, SEED2019_GOLD6140_I40E, SEED2021_I40E, type HardwareProfile } from './hw';
 export { COST_STEPS, type CostStep, type CostTable, type ProfileEntry } from './cost';
 export { TRACE_KINDS, type TraceKind, type TraceEvent } from './trace';
+export { JOURNEY_STAGES, Journey, type JourneyStage, type JourneyRecord } from './journey';
 export { PAGE_LOC_NAMES, PAGE_SIZE, type PageLocName } from './page_alloc';
 export { XdpBuff, XDP_ABORTED, XDP_DROP, XDP_PASS, XDP_TX, XDP_REDIRECT, XDP_ACTION_NAMES, nativeXdp1, nativeXdp2, nativeConst, type XdpHook } from './program';
 export { NAPI_BUDGET, XDP_PACKET_HEADROOM, RxRing, type RingCounters } from './nic/rx_ring';

@@ -6,6 +6,7 @@
 import { CompiledCosts } from './cost';
 import { PageAllocator } from './page_alloc';
 import { Trace } from './trace';
+import { Journey } from './journey';
 import type { ResolvedConfig } from './config';
 
 export const enum CpuState {
@@ -42,6 +43,8 @@ export class Machine {
   readonly costs: CompiledCosts;
   readonly alloc: PageAllocator;
   readonly trace: Trace;
+  /** Per-packet stages after the verdict (./journey.ts): observation only, outside the trace's hash. */
+  readonly journey: Journey;
   readonly cpus: Cpu[];
   readonly cyclesPerNs: number;
   readonly idleSym: number;
@@ -51,6 +54,7 @@ export class Machine {
     this.costs = new CompiledCosts(cfg.hw.costs);
     this.alloc = new PageAllocator(cfg.memoryPages);
     this.trace = new Trace(cfg.trace, cfg.keepTrace);
+    this.journey = new Journey(cfg.trace && cfg.keepTrace, this.trace);
     // One CPU per rx queue, plus the AF_XDP application's own CPU when a socket is configured.
     this.cpus = Array.from({ length: cfg.queues + (cfg.xsk ? 1 : 0) }, (_, i) => new Cpu(i, this.costs.symbols.length));
     this.cyclesPerNs = cfg.hw.clockHz / 1e9;

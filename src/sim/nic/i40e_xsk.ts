@@ -32,6 +32,7 @@
 import { Cpu, CpuState as CpuStateEnum, type Machine } from '../machine';
 import { S as CostSteps } from '../cost';
 import { K as TraceKinds } from '../trace';
+import { J } from '../journey';
 import type { PageLoc } from '../page_alloc';
 import { XdpBuff, XDP_ABORTED, XDP_DROP, XDP_PASS, XDP_REDIRECT, type XdpHook } from '../program';
 import type { AfXdpSocket, AttachResult, MtuResult, NicDriver, RedirectHandler } from './driver';
@@ -150,6 +151,20 @@ export class I40eXsk implements NicDriver, NapiDriver, RxDma, AfXdpSocket {
 
   fillRingEmpty(): number {
     return this.rings[0]!.c.alloc_fail;
+  }
+
+  /** The UMEM chunk an address (numeric, or as a ring carries it) falls in: the journey's key for the frame in it. */
+  private chunkOf(addr: number | XskAddr): number {
+    const v = typeof addr === 'number' ? addr : xsk_addr_value(addr) % 2 ** 48;
+    return v - (v % this.umem.chunkSize);
+  }
+
+  /** The journey: the packet in the chunk at `addr` reached `stage` (nothing when no packet is known for it). */
+  private journeyChunk(cpu: Cpu, stage: number, addr: number | XskAddr, b: number, at = cpu.now, cpuId = cpu.id): void {
+    const j = this.m.journey;
+    const key = this.chunkOf(addr);
+    const packet = j.chunkPacket(key);
+    if (packet >= 0) j.add(stage, at, cpuId, packet, -1, key, b);
   }
 
   /** A buffer address as user space writes it to a ring. */
@@ -310,7 +325,7 @@ export class I40eXsk implements NicDriver, NapiDriver, RxDma, AfXdpSocket {
     // bpf_redirect(ifindex) names a device, not the socket: this machine has no other device, so xdp_do_redirect fails.
     const toDevice = x.redirectIfindex >= 0;
     if (toDevice) this.warnOnce('bpf_redirect(ifindex) with only an AF_XDP socket to deliver to: redirect to a device fails here (use bpf_redirect_map on the XSKMAP)');
-    if (toDevice || !this.xsk_rcv(cpu, zc ? chunk : -1, s, len)) {
+    if (toDevice || !this.xsk_rcv(cpu, zc ? chunk : -1, s, len, packet)) {
       r.c.xdp_redirect_err++;
       if (!toDevice) this.rxDropped++; // the socket's rx_dropped: its rx ring was full or the fill ring empty
       if (tr.on) tr.emit(K.xdp_exception, cpu.now, cpu.id, 0, s, packet, -1, XDP_REDIRECT);
@@ -331,7 +346,7 @@ export class I40eXsk implements NicDriver, NapiDriver, RxDma, AfXdpSocket {
    * copy (and xsk_generic_rcv in skb mode) takes a fill-ring address and
    * copies the frame into it. False when the frame cannot be delivered.
    */
-  private xsk_rcv(cpu: Cpu, chunk: number, s: number, len: number): boolean {
+  private xsk_rcv(cpu: Cpu, chunk: number, s: number, len: number, packet: number): boolean {
     const m = this.m;
     if (this.rx.free === 0) return false;
     let base: number;
@@ -351,6 +366,12 @@ export class I40eXsk implements NicDriver, NapiDriver, RxDma, AfXdpSocket {
     if (this.umem.unaligned) m.charge(cpu, S.xsk_unaligned_addr);
     this.rx.produceDesc(this.umem.unaligned ? xsk_umem_encode_addr(base, off) : this.ringAddr(base + off), len);
     this.rxProduced++;
+    const j = m.journey;
+    if (j.on) {
+      const key = this.chunkOf(base);
+      j.setChunk(key, packet);
+      j.add(J.xsk_rcv, cpu.now, cpu.id, packet, -1, key, this.rx.entries);
+    }
     return true;
   }
 
@@ -398,7 +419,8 @@ export class I40eXsk implements NicDriver, NapiDriver, RxDma, AfXdpSocket {
   /** One descriptor on the HW tx ring, fetched at once (the caller charges the doorbell). */
   private postTx(cpu: Cpu, addr: number, len: number): void {
     // The completion ring gets the chunk back: the descriptor's address without the frame offset.
-    this.hwTx.post(-1, -1, addr - (addr % this.umem.chunkSize), len);
+    const slot = this.hwTx.post(-1, -1, addr - (addr % this.umem.chunkSize), len);
+    if (this.m.journey.on) this.journeyChunk(cpu, J.xsk_xmit, addr, slot);
     this.hwTx.ring(this.wire, cpu.now + this.txLatency);
   }
 
@@ -410,8 +432,14 @@ export class I40eXsk implements NicDriver, NapiDriver, RxDma, AfXdpSocket {
     this.hwTx.reap(m, cpu, this.xsk.mode === 'zc' ? S.tx_complete : S.xsk_skb_tx_complete, this.xsk_tx_completed);
   }
 
-  private readonly xsk_tx_completed = (_page: number, _packet: number, s: number): void => {
+  private readonly xsk_tx_completed = (_page: number, _packet: number, s: number, sentAt: number): void => {
     this.cq.produceAddr(this.ringAddr(this.hwTx.slotData[s]!));
+    if (this.m.journey.on) {
+      const cpu = this.rings[0]!.cpu;
+      const packet = this.m.journey.chunkPacket(this.hwTx.slotData[s]!);
+      if (packet >= 0) this.m.journey.add(J.xmit, sentAt, -1, packet, -1, this.hwTx.slotLen[s]!, s);
+      this.journeyChunk(cpu, J.xsk_cq, this.hwTx.slotData[s]!, this.cq.entries);
+    }
     if (this.xsk.app === 'l2fwd') this.rings[0]!.c.redirect_done++;
   };
 
@@ -450,7 +478,10 @@ export class I40eXsk implements NicDriver, NapiDriver, RxDma, AfXdpSocket {
       this.cq.release();
       m.charge(cpu, S.xsk_app_recycle);
       if (this.xsk.app === 'txonly') this.appFree.push(xsk_addr_value(a) % 2 ** 48);
-      else this.fq.produceAddr(a);
+      else {
+        this.fq.produceAddr(a);
+        if (m.journey.on) this.journeyChunk(cpu, J.xsk_fq, a, this.fq.entries);
+      }
       n++;
     }
   }
@@ -485,6 +516,7 @@ export class I40eXsk implements NicDriver, NapiDriver, RxDma, AfXdpSocket {
       this.rx.release();
       this.inApp++;
       m.charge(cpu, S.xsk_app_pkt);
+      if (m.journey.on) this.journeyChunk(cpu, J.xsk_rx_consume, a, fwd ? 1 : 0);
       if (fwd) {
         // swap_mac_addresses on the frame in the UMEM (the first touch of the data on this CPU).
         const start = this.umem.unaligned ? (a.hi & 0xffff) * 2 ** 32 + a.lo + (a.hi >>> 16) : xsk_addr_value(a);
@@ -495,9 +527,11 @@ export class I40eXsk implements NicDriver, NapiDriver, RxDma, AfXdpSocket {
           d[start + 6 + b] = t;
         }
         this.tx.produceDesc(a, len);
+        if (m.journey.on) this.journeyChunk(cpu, J.xsk_tx_produce, a, this.tx.entries);
       } else {
         const addr = this.umem.unaligned ? (a.hi & 0xffff) * 2 ** 32 + a.lo : xsk_addr_value(a);
         this.fq.produceAddr(this.ringAddr(addr - (addr % this.umem.chunkSize)));
+        if (m.journey.on) this.journeyChunk(cpu, J.xsk_fq, addr, this.fq.entries);
         this.rings[0]!.c.redirect_done++;
       }
       this.inApp--;

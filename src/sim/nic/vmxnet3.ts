@@ -18,6 +18,7 @@
 import type { Cpu, Machine } from '../machine';
 import { S as CostSteps } from '../cost';
 import { K as TraceKinds } from '../trace';
+import { J } from '../journey';
 import { DmaDir, PAGE_SIZE as PAGE_SIZE_, PageLoc as PageLocEnum } from '../page_alloc';
 import { PagePool, PpSource, PP_ALLOC_CACHE_SIZE } from '../page_pool';
 import * as xdpActions from '../program';
@@ -108,7 +109,7 @@ export class Vmxnet3 implements NicDriver, NapiDriver, RxDma {
       doorbellBudget: VMXNET3_TX_THRESHOLD,
       postStep: -1, // vmx_xdp_xmit / vmx_skb_xmit, charged by the caller, cover the descriptor
       completeStep: S.vmx_tx_complete,
-      complete: (cpu, r, page) => this.txReturn(cpu, r, page),
+      complete: (cpu, r, page, packet) => this.txReturn(cpu, r, page, packet),
     });
     this.coalFrames = cfg.rxCoalFrames;
     this.coalCycles = cfg.rxCoalUsecs * 1000 * m.cyclesPerNs;
@@ -599,14 +600,19 @@ export class Vmxnet3 implements NicDriver, NapiDriver, RxDma {
   }
 
   /** A sent frame's page: xdp_return_frame_bulk into the page_pool, or the skb freed (generic XDP_TX). */
-  private txReturn(cpu: Cpu, r: RxRing, page: number): void {
+  private txReturn(cpu: Cpu, r: RxRing, page: number, packet: number): void {
     const m = this.m;
-    if (m.alloc.dma[page] === DmaDir.BIDIRECTIONAL) {
+    const pool = m.alloc.dma[page] === DmaDir.BIDIRECTIONAL;
+    if (pool) {
       m.charge(cpu, S.xdp_return_frame);
       this.ppPut(r, page);
     } else {
       m.charge(cpu, S.skb_free);
       m.alloc.free(page);
+    }
+    if (m.journey.on) {
+      const loc = m.alloc.loc[page]!;
+      m.journey.add(J.xdp_return_frame, cpu.now, cpu.id, packet, page, loc, pool && loc === LOC.PAGE_CACHE ? 2 : 0);
     }
   }
 }

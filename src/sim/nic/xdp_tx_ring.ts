@@ -95,17 +95,19 @@ export class XdpTxRing {
    * Reap the completions due by `cpu.now`, oldest first, charging `step`
    * for each; the clock moves with every charge, so a frame that finishes
    * meanwhile is reaped too. `done` gets each frame's page and packet
-   * (its slot's data and length are still readable). Returns how many.
+   * (its slot's data and length are still readable) and when the wire
+   * finished it. Returns how many.
    */
-  reap(m: Machine, cpu: Cpu, step: number, done: (page: number, packet: number, slot: number) => void): number {
+  reap(m: Machine, cpu: Cpu, step: number, done: (page: number, packet: number, slot: number, sentAt: number) => void): number {
     let n = 0;
     while (this.completed(cpu.now)) {
       const s = this.cons & this.mask;
       const page = this.slotPage[s]!;
       const packet = this.slotPkt[s]!;
+      const sentAt = this.slotDone[s]!;
       m.charge(cpu, step);
       this.retire();
-      done(page, packet, s);
+      done(page, packet, s, sentAt);
       n++;
     }
     return n;

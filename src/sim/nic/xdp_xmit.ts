@@ -8,6 +8,7 @@
 import type { Cpu, Machine } from '../machine';
 import { S as CostSteps } from '../cost';
 import { K as TraceKinds } from '../trace';
+import { J } from '../journey';
 import { PageLoc } from '../page_alloc';
 import type { TxWire } from '../wire';
 import type { RxRing } from './rx_ring';
@@ -82,7 +83,10 @@ export class XdpXmit {
   doorbell(cpu: Cpu, r: RxRing): void {
     const m = this.m;
     m.charge(cpu, S.tx_doorbell);
+    const from = r.tx.db;
     const frames = r.tx.ring(this.wire, cpu.now + this.latency);
+    const j = m.journey;
+    if (j.on) for (let i = from; i < r.tx.db; i++) j.add(J.tx_doorbell, cpu.now, cpu.id, r.tx.slotPkt[i & r.tx.mask]!, r.tx.slotPage[i & r.tx.mask]!, frames, i & r.tx.mask);
     r.c.tx_doorbells++;
     if (m.trace.on) m.trace.emit(K.tx_doorbell, cpu.now, cpu.id, r.index, -1, -1, -1, frames);
   }
@@ -104,6 +108,7 @@ export class XdpXmit {
       const s = tx.cons & tx.mask;
       const page = tx.slotPage[s]!;
       const packet = tx.slotPkt[s]!;
+      if (m.journey.on) m.journey.add(J.xmit, tx.slotDone[s]!, -1, packet, page, tx.slotLen[s]!, s);
       m.charge(cpu, this.completeStep);
       tx.retire();
       r.c.tx_packets++;

@@ -1,7 +1,9 @@
 /**
  * The attached program's maps, as `bpftool map dump` shows them (hex key,
  * one value per CPU), refreshed while the pane is open, and an update form
- * that does what user space's bpf_map_update_elem does.
+ * that does what user space's bpf_map_update_elem does. Keys and values of
+ * integer C types can be typed as C values ("17", "0x11"), the way the
+ * program declared them; raw little-endian hex works for every map.
  */
 import { useEffect, useState } from 'react';
 import { engine } from '../controller';
@@ -20,7 +22,7 @@ function leNumber(hex: string): string {
 export function MapsPane() {
   const [maps, setMaps] = useState<MapView[] | null>(null);
   const [reason, setReason] = useState<string | null>(null);
-  const [form, setForm] = useState({ index: 0, key: '', value: '' });
+  const [form, setForm] = useState<{ index: number; key: string; value: string; keyFormat: 'c' | 'hex'; valueFormat: 'c' | 'hex' }>({ index: 0, key: '', value: '', keyFormat: 'c', valueFormat: 'c' });
   const [result, setResult] = useState<string | null>(null);
 
   useEffect(() => {
@@ -40,25 +42,32 @@ export function MapsPane() {
   }, []);
 
   const update = async () => {
-    const r = await engine().call('mapUpdate', form.index, form.key, form.value);
+    const m = maps?.[form.index];
+    // A C value needs the type: maps without one take hex whatever the choice.
+    const formats = { key: m?.keyType ? form.keyFormat : 'hex', value: m?.valueType ? form.valueFormat : 'hex' } as const;
+    const r = await engine().call('mapUpdate', form.index, form.key, form.value, formats);
     if (r.ok) { setMaps(r.maps); setResult('updated'); } else setResult(r.reason);
   };
 
   if (reason) return <div className="pane-empty" data-testid="maps-unavailable">{reason}</div>;
   if (!maps) return <div className="pane-empty">loading…</div>;
+  const sel = maps[form.index];
+  const keyC = !!sel?.keyType && form.keyFormat === 'c';
+  const valueC = !!sel?.valueType && form.valueFormat === 'c';
   if (maps.length === 0) return <div className="pane-empty" data-testid="maps-empty">No maps: the attached program declares none, or no program is attached.</div>;
   return (
     <div className="maps" data-testid="maps">
       {maps.map((m) => (
         <section key={m.index} data-testid={`map-${m.name}`}>
-          <h3>{m.name} <small>{m.type} · key {m.keySize} B · value {m.valueSize} B · max_entries {m.maxEntries}</small></h3>
+          <h3>{m.name} <small>{m.type} · key {m.keyType ? `${m.keyType}, ` : ''}{m.keySize} B · value {m.valueType ? `${m.valueType}, ` : ''}{m.valueSize} B · max_entries {m.maxEntries}</small></h3>
           <table className="map-entries">
-            <thead><tr><th>key</th>{m.percpu ? <th>value (per CPU)</th> : <th>value</th>}<th>as integer</th></tr></thead>
+            <thead><tr><th>key</th>{m.keyType && <th>key ({m.keyType})</th>}{m.percpu ? <th>value (per CPU)</th> : <th>value</th>}<th>as integer</th></tr></thead>
             <tbody>
-              {m.entries.length === 0 && <tr><td colSpan={3} className="muted">(empty{m.type.includes('array') ? ': all zero' : ''})</td></tr>}
+              {m.entries.length === 0 && <tr><td colSpan={m.keyType ? 4 : 3} className="muted">(empty{m.type.includes('array') ? ': all zero' : ''})</td></tr>}
               {m.entries.map((e) => (
                 <tr key={e.key} data-testid={`map-${m.name}-${e.key}`}>
                   <td>{e.key}</td>
+                  {m.keyType && <td className="num" data-testid="map-key-c">{e.keyC}</td>}
                   <td>{e.value.join(' ')}</td>
                   <td className="num">{e.value.map(leNumber).join(' + ')}</td>
                 </tr>
@@ -73,8 +82,20 @@ export function MapsPane() {
             {maps.map((m) => <option key={m.index} value={m.index}>{m.name}</option>)}
           </select>
         </label>
-        <label>key (hex)<input data-testid="map-key" value={form.key} onChange={(e) => setForm({ ...form, key: e.target.value })} placeholder={'00'.repeat(maps[form.index]?.keySize ?? 4)} /></label>
-        <label>value (hex)<input data-testid="map-value" value={form.value} onChange={(e) => setForm({ ...form, value: e.target.value })} placeholder={'00'.repeat(maps[form.index]?.valueSize ?? 8)} /></label>
+        <label>key as
+          <select data-testid="map-key-format" value={sel?.keyType ? form.keyFormat : 'hex'} disabled={!sel?.keyType} onChange={(e) => setForm({ ...form, keyFormat: e.target.value === 'hex' ? 'hex' : 'c' })}>
+            {sel?.keyType && <option value="c">{sel.keyType}</option>}
+            <option value="hex">hex bytes</option>
+          </select>
+          <input data-testid="map-key" value={form.key} onChange={(e) => setForm({ ...form, key: e.target.value })} placeholder={keyC ? 'e.g. 17 or 0x11' : '00'.repeat(sel?.keySize ?? 4)} aria-label="key" />
+        </label>
+        <label>value as
+          <select data-testid="map-value-format" value={sel?.valueType ? form.valueFormat : 'hex'} disabled={!sel?.valueType} onChange={(e) => setForm({ ...form, valueFormat: e.target.value === 'hex' ? 'hex' : 'c' })}>
+            {sel?.valueType && <option value="c">{sel.valueType}</option>}
+            <option value="hex">hex bytes</option>
+          </select>
+          <input data-testid="map-value" value={form.value} onChange={(e) => setForm({ ...form, value: e.target.value })} placeholder={valueC ? 'e.g. 42' : '00'.repeat(sel?.valueSize ?? 8)} aria-label="value" />
+        </label>
         <button type="submit" data-testid="map-update">Update</button>
         {result && <span role="status" data-testid="map-update-result">{result}</span>}
       </form>

@@ -9,10 +9,11 @@
 import { useState } from 'react';
 import { engine } from '../controller';
 import { setRunning } from '../simControl';
-import { setApp, useApp } from '../../store';
+import { mergeFromWorker, setApp, useApp } from '../../store';
 import type { PacketDetail } from '../../engine';
 import { memoryAt, type MemoryAt } from '../../engine/inspect';
 import type { DecodedPacket } from '../../net/decode';
+import { XdpDumpBar } from './XdpDumpBar';
 
 function headers(d: DecodedPacket): string {
   const parts: string[] = [];
@@ -83,6 +84,7 @@ export function PacketPane() {
   const [error, setError] = useState<string | null>(null);
   const [step, setStep] = useState(0);
   const [want, setWant] = useState('');
+  const [following, setFollowing] = useState(false);
   const build = useApp((s) => s.build);
 
   const inspect = async (packet: number | null) => {
@@ -96,6 +98,22 @@ export function PacketPane() {
       if (r.run?.steps[0]) setApp({ selectedPc: r.run.steps[0].pc, selectedLine: null });
     } catch (e) {
       setError((e as Error).message);
+    }
+  };
+  /** Run the machine until the followed packet's buffer is back, then show its whole journey. */
+  const follow = async (packet: number) => {
+    await setRunning(false);
+    setFollowing(true);
+    try {
+      const r = await engine().call('followPacket', packet);
+      if (r.ok) mergeFromWorker({ sim: r.snapshot, simMessage: null });
+      if ('error' in r.detail) { setError(r.detail.error); return; }
+      setError(null);
+      setDetail(r.detail);
+    } catch (e) {
+      setError((e as Error).message);
+    } finally {
+      setFollowing(false);
     }
   };
   const go = (i: number) => {
@@ -112,6 +130,7 @@ export function PacketPane() {
   const mem = run && cur ? memoryAt(run, step) : null;
   return (
     <div className="packet-pane" data-testid="inspector">
+      <XdpDumpBar />
       <div className="inspector-bar">
         <button data-testid="inspect-latest" onClick={() => void inspect(null)}>Inspect latest packet</button>
         <form onSubmit={(e) => { e.preventDefault(); const n = Number(want); if (Number.isInteger(n) && n >= 0) void inspect(n); else setError('a packet number is a whole number, e.g. 42'); }}>
@@ -125,6 +144,14 @@ export function PacketPane() {
         <div className="inspector-body">
           <section className="lifecycle">
             <h3>Lifecycle</h3>
+            <p className="journey-state" data-testid="journey-state" data-ended={detail.ended ? 'true' : 'false'}>
+              {detail.ended ? 'Journey complete: the buffer is back (or the frame was lost).' : 'Still in flight: the machine has not finished with this frame yet.'}
+              {!detail.ended && (
+                <button data-testid="follow-packet" disabled={following} onClick={() => void follow(detail.packet)}>
+                  {following ? 'Following…' : 'Follow to the end'}
+                </button>
+              )}
+            </p>
             <ol data-testid="lifecycle">
               {detail.lifecycle.map((s) => <li key={s.seq} data-kind={s.kind} data-testid="lifecycle-step">{s.text}</li>)}
             </ol>

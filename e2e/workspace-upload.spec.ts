@@ -47,7 +47,14 @@ test('xdp-tutorial packet01-parsing uploaded as a folder with ../common: rejecte
     await expect(lab.buildStatus).toContainText('rejected by the verifier', { timeout: 60_000 });
     await lab.tab('verifier').click();
     await expect(page.getByTestId('verdict')).toContainText('rejected: invalid access to packet, off=12 size=2, R4(id=0,off=12,r=1)');
-    // The lesson's fix (packet-solutions): check the whole header.
+    // Explained in the learner's terms, with a fix that is rebuilt in the workspace (its ../common includes) and
+    // returns what parse_ethhdr's own checks return.
+    await expect(page.getByTestId('explain-summary')).toContainText('Line 45', { timeout: 60_000 });
+    await expect(page.getByTestId('explain-fix')).toHaveText(/if \(\(void \*\)\(eth \+ 1\) > data_end\)\s+return -1;/);
+    await page.getByTestId('explain-apply').click();
+    await expect(lab.buildStatus).toContainText('verified', { timeout: 60_000 });
+    await expect.poll(() => lab.source()).toContain('if ((void *)(eth + 1) > data_end)');
+    // The tutorial's own fix (packet-solutions) works as well: check the whole header where the helper checks 1 byte.
     const text = readFileSync(path.join(folder, 'packet01-parsing', 'xdp_prog_kern.c'), 'utf8');
     expect(text).toContain('if (nh->pos + 1 > data_end)');
     await lab.setSource(text.replace('if (nh->pos + 1 > data_end)', 'if (nh->pos + hdrsize > data_end)'));

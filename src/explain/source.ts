@@ -45,7 +45,7 @@ export interface Names {
   /** Whether `data`/`data_end` are variables (they can be re-read after bpf_xdp_adjust_head). */
   dataVar?: string;
   dataEndVar?: string;
-  /** The action the program's own bounds checks return (XDP_DROP when it has none). */
+  /** What the function's own bounds checks return (an XDP action, or a helper's error value); XDP_DROP when it has none. */
   action: string;
 }
 
@@ -62,7 +62,8 @@ export function namesAround(lines: readonly string[], line: number): Names {
   const param = (name: string): string | undefined => (new RegExp(`\\bvoid\\s*\\*\\s*(${name})\\b`).exec(body) ? name : undefined);
   const dataVar = assigned('data') ?? param('data');
   const dataEndVar = assigned('data_end') ?? param('data_end');
-  const action = /data_end\s*\)?\s*\)\s*\n?\s*return\s+(XDP_\w+)/.exec(body)?.[1] ?? 'XDP_DROP';
+  // …or what a parsing helper's own checks return (xdp-tutorial's parse_ethhdr: `return -1;`).
+  const action = /data_end\s*\)?\s*\)\s*\n?\s*return\s+(XDP_\w+|-?\d+)\s*;/.exec(body)?.[1] ?? 'XDP_DROP';
   return {
     ctx,
     data: dataVar ?? `(void *)(long)${ctx}->data`,

@@ -32,7 +32,9 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { applyFix } from '../../src/explain';
 import { functionAround } from '../../src/explain/source';
-import { checkSource, explainSource } from '../../src/explain/program';
+import { checkSource, explainSource, inWorkspace } from '../../src/explain/program';
+import { REALWORLD_DIR } from '../../src/cli/realworld';
+import { diskSystemHeaders } from '../../src/cli/system_headers';
 import { compile } from '../../src/cc';
 import { EXAMPLES } from '../../src/examples';
 import { Oracle, oracleAvailable } from './oracle';
@@ -110,6 +112,30 @@ describe.skipIf(!avail.ok)('explanations vs the kernel', () => {
   for (const c of EXPLAIN_CASES.filter((x) => x.fix && !x.unprivileged)) {
     it(`${c.file}: the kernel rejects it, and accepts it with the proposed fix`, () => checkCase(oracle, c));
   }
+
+  it('a real program of several files it has not seen: xdp-tutorial packet01-parsing (../common includes), its fix rebuilt in the workspace', async () => {
+    // The lesson's deliberate bug: parse_ethhdr checks 1 byte, then reads the 14-byte header. The kernel refuses clang's build too.
+    const dir = path.join(REALWORLD_DIR, 'xdp-project_xdp-tutorial');
+    const files = ['packet01-parsing/xdp_prog_kern.c', 'common/xdp_stats_kern.h', 'common/xdp_stats_kern_user.h'].map((p) => ({ path: p, text: readFileSync(path.join(dir, p), 'utf8') }));
+    const ws = { main: files[0]!.path, files, flags: [] };
+    const recompile = inWorkspace(ws, { systemHeaders: diskSystemHeaders });
+    const r = explainSource(files[0]!.text, {}, recompile);
+    if ('error' in r) throw new Error(r.error);
+    const e = r.explanation!;
+    expect(e.kind).toBe('pkt-access');
+    expect(files[0]!.text.split('\n')[e.line - 1]).toContain('return eth->h_proto;');
+    expect(e.fix?.insert).toMatch(/if \(\(void \*\)\(eth \+ 1\) > data_end\)\s+return -1;/);
+    const load = async (text: string) => {
+      const p = recompile(text);
+      if ('error' in p) throw new Error(p.error);
+      return oracle.ask({ ...(p.spec as object), log_level: 1 } as Parameters<Oracle['ask']>[0]);
+    };
+    const before = await load(files[0]!.text);
+    expect(before.accepted).toBe(false);
+    expect(before.verifier_log).toContain('invalid access to packet, off=12 size=2');
+    const after = await load(applyFix(files[0]!.text, e.fix!));
+    expect(after.accepted, after.verifier_log.split('\n').slice(-3).join(' | ')).toBe(true);
+  });
 
   it('programs it has not seen: the corpus and examples with a check removed', async () => {
     const ms = mutants();

@@ -8,6 +8,8 @@
 import type { ParsedSpec } from '../../isa/spec';
 import { specProgram, verifyProgram } from '../../engine/pipeline';
 import { compileFile, splitCcFlags } from '../ccflags';
+import { inWorkspace } from '../../explain/program';
+import { diskFiles, diskSystemHeaders } from '../system_headers';
 import { parseArgs, parseJson, readTextFile, UsageError, type CliIO } from '../io';
 
 /** FILE.c is compiled first (includes from disk, clang's flags); a spec is decoded and checked. */
@@ -35,7 +37,10 @@ export async function run(args: string[], io: CliIO): Promise<number> {
   const prog = loadProgram(positional[0]!, ccFlags);
   const vopts = { unprivileged: flags.has('unprivileged') || flags.has('no-perfmon'), strictAlignment: flags.has('strict-alignment') };
   const r = verifyProgram(prog, { logLevel, ...vopts, states: false });
-  const explanation = flags.has('explain') ? (await import('./verify_explain')).explainFor(prog, r, vopts) : undefined;
+  // Fixes are tried where the file lives: its "../common/x.h" includes and its flags still apply.
+  const file = positional[0]!;
+  const recompile = file.endsWith('.c') ? inWorkspace({ files: [{ path: file, text: '' }], main: file, flags: [...ccFlags] }, { readFile: diskFiles, systemHeaders: diskSystemHeaders }) : undefined;
+  const explanation = flags.has('explain') ? (await import('./verify_explain')).explainFor(prog, r, vopts, recompile) : undefined;
   if (flags.has('json')) {
     io.out(JSON.stringify({ accepted: r.accepted, error: r.error ?? null, log: r.log, insns_processed: r.insnsProcessed, ...(explanation !== undefined ? { explanation } : {}) }) + '\n');
   } else if (explanation) {

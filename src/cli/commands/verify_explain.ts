@@ -6,12 +6,12 @@
 import type { ParsedSpec } from '../../isa/spec';
 import type { VerifyOptions, VerifyResult } from '../../verifier';
 import { explain, type Explanation } from '../../explain';
-import { recheckWith } from '../../explain/program';
+import { recheckWith, type Recompile } from '../../explain/program';
 
-/** The explanation, or null when the program was accepted. */
-export function explainFor(prog: ParsedSpec, r: VerifyResult, opts: VerifyOptions): Explanation | null {
+/** The explanation, or null when the program was accepted; candidate fixes are rebuilt with `recompile` (the file's own includes and flags). */
+export function explainFor(prog: ParsedSpec, r: VerifyResult, opts: VerifyOptions, recompile?: Recompile): Explanation | null {
   if (r.accepted) return null;
-  return explain({ parsed: prog, result: r }, prog.spec.source ? { recheck: recheckWith(opts) } : {});
+  return explain({ parsed: prog, result: r }, prog.spec.source ? { recheck: recheckWith(opts, recompile) } : {});
 }
 
 export function formatExplanation(e: Explanation, source: string | undefined): string {

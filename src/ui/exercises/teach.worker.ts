@@ -6,7 +6,7 @@
  */
 /// <reference lib="webworker" />
 import { exerciseById, grade } from '../../lessons/exercises';
-import { explainSource } from '../../explain/program';
+import { explainSource, inWorkspace } from '../../explain/program';
 import { prepareSystemHeaders } from '../../worker/systemHeaders';
 import type { TeachRequest, TeachResponse } from './protocol';
 
@@ -19,7 +19,7 @@ function handle(req: TeachRequest): void {
       const ex = exerciseById(req.exercise);
       res = ex ? { id: req.id, ok: true, kind: 'grade', result: grade(ex, req.submission) } : { id: req.id, ok: false, error: `no exercise ${req.exercise}` };
     } else {
-      const r = explainSource(req.source);
+      const r = explainSource(req.source, {}, req.workspace ? inWorkspace(req.workspace) : undefined);
       res = 'error' in r ? { id: req.id, ok: true, kind: 'explain', explanation: null, error: r.error } : { id: req.id, ok: true, kind: 'explain', explanation: r.explanation };
     }
   } catch (err) {

@@ -5,6 +5,7 @@
  */
 import TeachWorker from './teach.worker.ts?worker';
 import type { Explanation } from '../../explain';
+import type { Workspace } from '../../cc/workspace';
 import type { GradeResult } from '../../lessons/exercises';
 import type { TeachRequest, TeachResponse } from './protocol';
 
@@ -52,9 +53,10 @@ export async function gradeInWorker(exercise: string, submission: string): Promi
 
 let latestExplain = 0;
 /** The explanation of a rejected source; null when superseded by a newer request or when accepted. */
-export async function explainInWorker(source: string): Promise<Explanation | null | { error: string }> {
+export async function explainInWorker(source: string, workspace?: Workspace): Promise<Explanation | null | { error: string }> {
   const mine = ++latestExplain;
-  const r = await call({ kind: 'explain', source });
+  // A program of several files is explained (and its fixes rebuilt) in its workspace.
+  const r = await call(workspace && workspace.files.length > 1 ? { kind: 'explain', source, workspace } : { kind: 'explain', source });
   if (mine !== latestExplain) return null;
   if (!r.ok) return { error: r.error };
   return r.kind === 'explain' ? r.explanation : null;

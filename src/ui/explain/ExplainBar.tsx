@@ -26,7 +26,7 @@ export function ExplainBar() {
       return;
     }
     let live = true;
-    void explainInWorker(rejected.source).then((r) => {
+    void explainInWorker(rejected.source, rejected.workspace).then((r) => {
       if (!live || r === null || 'error' in r) return;
       setExp({ source: rejected.source, e: r });
       void highlight(r.path, r.line);

@@ -63,3 +63,21 @@ test('the CFG of a rejected program highlights the failing path; a block shows i
   await page.getByTestId(failing.id).click();
   await expect(page.getByTestId('cfg-states')).toContainText('R1');
 });
+
+test('the same graph shows the running program\'s hot path: xdp1 over the packets it ran last', async ({ page }) => {
+  const lab = new LabPage(page);
+  await lab.open();
+  await expect(page.getByTestId('attached')).toContainText('XDP: xdp_prog1');
+  await lab.sim.run();
+  await expect.poll(() => lab.sim.counter('actions', 'DROP')).toBeGreaterThan(300);
+  await page.getByTestId('tab-cfg').click();
+  await expect(page.getByTestId('cfg')).toBeVisible();
+  await page.getByTestId('cfg-shade-running').check();
+  await expect(page.getByTestId('cfg-hot-key')).toContainText(/times a block ran over the last 256 of [\d,]+ packets/);
+  // The entry block ran once per kept packet; blocks of paths the UDP traffic never takes ran 0 times.
+  const visits = await page.locator('[data-testid^="cfg-block-"]').evaluateAll((els) => els.map((e) => Number(e.getAttribute('data-visits'))));
+  expect(visits[0]).toBe(256);
+  expect(visits.some((v) => v === 0)).toBe(true);
+  await page.getByTestId('cfg-shade-verifier').check();
+  await expect(page.locator('.cfg-key')).toContainText('times the verifier explored a block');
+});

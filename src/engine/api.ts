@@ -4,6 +4,7 @@
  * tests call the same object directly on the main thread.
  */
 import type { Attach, Example } from './toolchain';
+import type { HotPath } from './hotPath';
 import type { PacketDetail } from './inspect';
 import type { XdpDumpStatus } from './xdpdump';
 import type { InputFormat } from './mapInput';
@@ -33,6 +34,8 @@ export interface EngineApi {
   inspectPacket(packet: number | null): PacketDetail | { error: string };
   /** Run until the packet's journey ends (its buffer returned), then its lifecycle as in inspectPacket, with the snapshot after. */
   followPacket(packet: number): SimReply & { detail: PacketDetail | { error: string } };
+  /** How often each instruction ran over the frames the attached program saw last (the CFG view's running shade). */
+  hotPath(): HotPath | { error: string };
   /** xdpdump: start a capture of the program's runs (entry and exit frames, verdicts), stop it, or its status. */
   xdpdump(cmd: 'start' | 'stop' | 'status'): XdpDumpStatus | { error: string };
   /** The capture as a file: pcapng (two interfaces, entry and exit, a comment per packet) or classic pcap. */

@@ -24,6 +24,7 @@ export function createEngine(tc: Toolchain): EngineApi & { session: Session } {
     drainPrintk: () => sim.drainPrintk(),
     inspectPacket: (p) => sim.inspect(p),
     followPacket: (p) => sim.followPacket(p),
+    hotPath: () => sim.hotPath(),
     xdpdump: (cmd) => sim.xdpdump(cmd),
     xdpdumpFile: (format) => sim.xdpdumpFile(format),
     mapsRead: () => sim.maps(),

@@ -5,6 +5,7 @@
  * how fast the browser happened to run it.
  */
 import { Simulation, HARDWARE_PROFILES, SEED2016_E5, resolveConfig, type SimConfig, type SimSnapshot as DriverSnapshot, type TraceEvent } from '../sim';
+import { hotPath, type HotPath } from './hotPath';
 import type { FlowSourceSpec, PcapRecord, TrafficSpec } from '../net';
 import type { ParsedSpec } from '../isa';
 import type { Attach, SimPort } from './toolchain';
@@ -281,6 +282,12 @@ export class DriverSim implements SimPort {
 
   eventCount(): number {
     return this.sim.steps;
+  }
+
+  hotPath(): HotPath | { error: string } {
+    if (!this.program) return { error: `no program is attached (${this.detachedReason})` };
+    if (this.program.runs.count === 0) return { error: 'the program has not run yet: run or step the simulation first' };
+    return hotPath(this.program.parsed, this.program.runs, this.program.maps);
   }
 
   /** One packet's life from the kept trace and journey log, and its program run (see inspect.ts); inspecting a packet follows it. */

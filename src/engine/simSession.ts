@@ -5,6 +5,7 @@
  * simulation is deterministic (DESIGN.md convention 6).
  */
 import type { Attach, SimFactory, SimPort } from './toolchain';
+import type { HotPath } from './hotPath';
 import type { PacketDetail } from './inspect';
 import type { XdpDumpStatus } from './xdpdump';
 import type { InputFormat } from './mapInput';
@@ -90,6 +91,11 @@ export class SimSession {
     const s = this.sim();
     if (!s.inspect) return { error: 'packet inspection is not available in this build' };
     return s.inspect(packet);
+  }
+
+  hotPath(): HotPath | { error: string } {
+    const s = this.sim();
+    return s.hotPath ? s.hotPath() : { error: 'the hot path is not available in this build' };
   }
 
   /** Run the machine until the packet's buffer is back (bounded); the snapshot after, and the packet. */

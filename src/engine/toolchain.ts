@@ -10,6 +10,7 @@ import type { Insn, ParsedSpec, ProgramSpec } from '../isa';
 import type { Diagnostic, InsnState } from './types';
 import type { MapView, SimSettings, SimSnapshot, StepUnit } from './simTypes';
 import type { PacketDetail } from './inspect';
+import type { HotPath } from './hotPath';
 import type { XdpDumpStatus } from './xdpdump';
 import type { InputFormat } from './mapInput';
 import type { ExampleSetup } from '../examples';
@@ -71,6 +72,8 @@ export interface SimPort {
   inspect?(packet: number | null): PacketDetail | { error: string };
   /** Run until the packet's journey ends (bounded), then inspect it. */
   followToEnd?(packet: number): PacketDetail | { error: string };
+  /** The attached program's hot path over the frames it ran last (see ./hotPath.ts). */
+  hotPath?(): HotPath | { error: string };
   /** xdpdump's capture of the program's runs. */
   xdpdump?(cmd: 'start' | 'stop' | 'status'): XdpDumpStatus | { error: string };
   xdpdumpFile?(format: 'pcapng' | 'pcap'): { ok: true; bytes: Uint8Array; packets: number; name: string } | { ok: false; reason: string };

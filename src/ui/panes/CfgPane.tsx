@@ -4,9 +4,14 @@
  * states were pruned; a rejected program's failing path is drawn in the
  * error colour. Clicking a block (or Enter on it) shows the verifier's state
  * at each of its instructions and links its first one to the editor.
+ * "Running" shades the same graph by how often each block ran over the
+ * frames the attached program saw last (the engine's hot path, re-run in
+ * the worker from the inspector's kept frames).
  */
-import { useMemo, useState } from 'react';
+import { useEffect, useMemo, useState } from 'react';
 import { setApp, useApp } from '../../store';
+import { engine } from '../controller';
+import type { HotPath } from '../../engine/hotPath';
 import { buildCfg, type CfgBlock } from './cfgModel';
 
 export function CfgPane() {
@@ -17,9 +22,23 @@ export function CfgPane() {
     () => (build?.disasm.status === 'ok' ? build.disasm.lines.flatMap((l) => (l.kind === 'insn' ? [{ pc: l.pc, text: l.text }] : [])) : []),
     [build],
   );
-  const cfg = useMemo(() => buildCfg(insns, verify?.visits ?? null, verify?.errorPath ?? []), [insns, verify]);
+  const [shade, setShade] = useState<'verifier' | 'running'>('verifier');
+  const [hot, setHot] = useState<HotPath | { error: string } | null>(null);
+  const running = shade === 'running' && hot && !('error' in hot) ? hot : null;
+  const counts = useMemo(() => (running ? { visits: running.counts, pruned: new Uint32Array(running.counts.length) } : verify?.visits ?? null), [running, verify]);
+  const cfg = useMemo(() => buildCfg(insns, counts, verify?.errorPath ?? []), [insns, counts, verify]);
+  // A new build or a switch to "running" asks the engine again; the shade follows the program attached now.
+  useEffect(() => {
+    if (shade !== 'running') return;
+    let live = true;
+    void engine().call('hotPath').then((h) => { if (live) setHot(h); }, (e: Error) => { if (live) setHot({ error: e.message }); });
+    return () => {
+      live = false;
+    };
+  }, [shade, build]);
   if (!verify || cfg.blocks.length === 0) return <p className="pane-empty">No verified program to draw yet.</p>;
   const maxVisits = Math.max(1, ...cfg.blocks.map((b) => b.visits));
+  const refresh = () => void engine().call('hotPath').then(setHot, (e: Error) => setHot({ error: e.message }));
   const block = picked !== null ? cfg.blocks[picked] : undefined;
   const choose = (b: CfgBlock) => {
     setPicked(b.id);
@@ -28,7 +47,18 @@ export function CfgPane() {
   return (
     <div className="cfg-pane" data-testid="cfg-pane">
       <p className="cfg-key">
-        {verify.accepted ? 'accepted' : <span className="cfg-err">rejected: {verify.error} (failing path in red)</span>} · shade: times the verifier explored a block (most: {maxVisits}) · ✂ states pruned
+        {verify.accepted ? 'accepted' : <span className="cfg-err">rejected: {verify.error} (failing path in red)</span>}
+        {' · shade: '}
+        <span role="radiogroup" aria-label="Shade blocks by">
+          <label><input type="radio" name="cfg-shade" data-testid="cfg-shade-verifier" checked={shade === 'verifier'} onChange={() => setShade('verifier')} /> verifier</label>{' '}
+          <label><input type="radio" name="cfg-shade" data-testid="cfg-shade-running" checked={shade === 'running'} onChange={() => setShade('running')} disabled={!verify.accepted} /> running program</label>
+        </span>
+        {shade === 'verifier' ? <> · times the verifier explored a block (most: {maxVisits}) · ✂ states pruned</> : (
+          <span data-testid="cfg-hot-key">
+            {' · '}{!hot ? 'counting…' : 'error' in hot ? hot.error : `times a block ran over the last ${hot.runs.toLocaleString('en')} of ${hot.total.toLocaleString('en')} packets (most: ${maxVisits.toLocaleString('en')})`}
+            {' '}<button data-testid="cfg-hot-refresh" onClick={refresh}>Refresh</button>
+          </span>
+        )}
       </p>
       <div className="cfg-split">
         <svg className="cfg" width={cfg.width} height={cfg.height} data-testid="cfg" role="group" aria-label="Control-flow graph">

@@ -539,6 +539,27 @@ export function describe(e: TraceEvent, cyclesPerNs: number): string {
   if (e.slot >= 0) parts.push(`slot ${e.slot}`);
   if (e.packet >= 0) parts.push(`pkt #${e.packet}`);
   if (e.page >= 0) parts.push(`page ${e.page}`);
-  if (e.detail) parts.push(`(${e.detail})`);
+  if (e.detail) parts.push(`(${(DETAIL_LABEL[e.kind] ?? ((d: number) => `detail ${d}`))(e.detail)})`);
   return parts.join(' ');
 }
+
+/** What a trace record's detail number is, per kind (src/sim/trace.ts), so no line ends in a bare number. */
+const DETAIL_LABEL: Partial<Record<TraceEvent['kind'], (d: number) => string>> = {
+  nic_rx: (d) => `${d} B`,
+  rx_missed: (d) => `${d} B`,
+  dma_sync: (d) => `${d} B`,
+  tx_post: (d) => `${d} B`,
+  napi_poll: (d) => `budget ${d}`,
+  napi_complete: (d) => `${d} packets`,
+  xdp_run: (d) => `returned ${d}`,
+  xdp_exception: (d) => (d < 0 ? `errno ${d}` : `action ${d}`),
+  xdp_drop: (d) => `verdict ${d}`,
+  xdp_redirect: (d) => (d > 0 ? `ifindex ${d}` : 'via a map'),
+  xdp_unknown: (d) => `value ${d}`,
+  page_cache_put: (d) => `cached after: ${d}`,
+  page_cache_get: (d) => `cached after: ${d}`,
+  page_alloc: (d) => `order ${d}`,
+  page_free: (d) => `order ${d}`,
+  rx_doorbell: (d) => `producer ${d}`,
+  tx_doorbell: (d) => `${d} frames`,
+};

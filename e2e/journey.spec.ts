@@ -1,4 +1,4 @@
-/** Following one packet past the program's verdict to where its page goes back: XDP_TX and a devmap redirect. */
+/** Following one packet past the program's verdict to where its page goes back: XDP_TX, a devmap redirect and AF_XDP. */
 import { expect, test, type Page } from '@playwright/test';
 import { LabPage } from './pages/LabPage';
 
@@ -44,5 +44,20 @@ test('devmap redirect: bulk queue, flush, ndo_xdp_xmit on the egress port, compl
   const from = kinds.indexOf('xdp_run');
   expect(kinds.slice(from)).toEqual(['xdp_run', 'xdp_redirect', 'bq_enqueue', 'bq_xmit_all', 'ndo_xdp_xmit', 'tx_doorbell', 'xmit', 'tx_clean', 'xdp_return_frame']);
   expect(texts.at(-1)).toMatch(/xdp_return_frame: page \d+ goes back to the rx ring's page reuse/);
+  await expect(page.getByTestId('inspected-packet')).toContainText('XDP_REDIRECT');
+});
+
+test('AF_XDP (xdpsock l2fwd, zero-copy): socket rx ring, the application, tx ring, wire, completion ring, back to the fill ring', async ({ page }) => {
+  const lab = new LabPage(page);
+  await lab.open();
+  await lab.examples.selectOption('xdpsock');
+  await expect(page.getByTestId('attached')).toContainText('XDP: xdp_sock_prog', { timeout: 20_000 });
+  await lab.sim.run();
+  await expect.poll(() => lab.sim.counter('actions', 'REDIRECT'), { timeout: 20_000 }).toBeGreaterThan(10);
+  const { kinds, texts } = await followLatest(page, lab);
+  const from = kinds.indexOf('xdp_run');
+  expect(kinds.slice(from)).toEqual(['xdp_run', 'xdp_redirect', 'xsk_rcv', 'xsk_rx_consume', 'xsk_tx_produce', 'xsk_xmit', 'xmit', 'xsk_cq', 'xsk_fq']);
+  // The chunk ends where xdpsock puts it: back on the fill ring for the NIC.
+  expect(texts.at(-1)).toMatch(/fill ring/);
   await expect(page.getByTestId('inspected-packet')).toContainText('XDP_REDIRECT');
 });

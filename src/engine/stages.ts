@@ -9,7 +9,7 @@
 import type { Diagnostic as CcDiagnostic } from '../cc';
 import { EXAMPLES } from '../examples';
 import { disasmInsn, type Insn } from '../isa';
-import { readPcap, wireRecords } from '../net';
+import { readCapture, wireRecords } from '../net';
 import { DriverSim } from './simAdapter';
 import { loadProgram } from './vmHook';
 import type { FirstStateText } from '../verifier';
@@ -73,7 +73,7 @@ export const landedToolchain: Toolchain = {
   examples: EXAMPLES.map((e) => ({ name: e.id, title: e.title, source: e.source, ...(e.setup ? { setup: e.setup } : {}) })),
   readPcap: (file) => {
     try {
-      const { records, runts } = wireRecords(readPcap(file).records);
+      const { records, runts } = wireRecords(readCapture(file).records);
       return { frames: records.map((r) => r.data), runts };
     } catch (e) {
       return { error: (e as Error).message };

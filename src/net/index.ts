@@ -5,6 +5,7 @@ export * from './packet';
 export * from './decode';
 export * from './pcap';
 export * from './pcapng';
+export * from './capture';
 export * from './rss';
 export * from './rng';
 export * from './traffic';

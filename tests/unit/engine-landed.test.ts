@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { createEngine, landedToolchain } from '../../src/engine';
-import { writePcap, buildPacket } from '../../src/net';
+import { writePcap, writePcapng, buildPacket } from '../../src/net';
 
 describe('engine over the landed toolchain', () => {
   const engine = () => createEngine(landedToolchain);
@@ -150,6 +150,17 @@ describe('engine over the landed toolchain', () => {
     if (!d.ok) throw new Error('the simulation did not run');
     const last = d.snapshot.series.at(-1)!;
     expect(last.xdpDropPps).toBeGreaterThan(0.9 * last.pps);
+  });
+
+  it('replays a pcapng as Wireshark saves it (and as the lab\'s xdpdump writes it)', () => {
+    const e = engine();
+    const frames = Array.from({ length: 7 }, (_, i) => buildPacket({ l3: 'ipv4', l4: 'udp', sport: 2000 + i, frameLen: 64 }));
+    const file = writePcapng([{ name: 'eth0', linkType: 1 }], frames.map((data, i) => ({ iface: 0, tsNs: i * 1000, data })));
+    expect(e.simLoadPcap(file)).toMatchObject({ ok: true, frames: 7 });
+    const run = e.simStep('event', 100_000);
+    expect(run.ok && run.snapshot.counters.find((c) => c.name === 'offered')?.value).toBe(7);
+    const notEthernet = writePcapng([{ name: 'lo', linkType: 113 }], [{ iface: 0, tsNs: 0, data: frames[0]! }]);
+    expect(engine().simLoadPcap(notEthernet)).toMatchObject({ ok: false, reason: expect.stringMatching(/link type 113: only Ethernet/) });
   });
 
   it('refuses a file that is not a pcap, saying why', () => {

@@ -15,7 +15,7 @@
  */
 import { compileFile, splitCcFlags } from '../ccflags';
 import { parseArgs, parseJson, readBinaryFile, readTextFile, UsageError, type CliIO } from '../io';
-import { readPcap, wireRecords, PcapError, TRAFFIC_PROFILES, type TrafficSpec } from '../../net';
+import { readCapture, wireRecords, PcapError, TRAFFIC_PROFILES, type TrafficSpec } from '../../net';
 import {
   findScenario,
   HARDWARE_PROFILES,
@@ -82,7 +82,7 @@ export async function run(args: string[], io: CliIO): Promise<number> {
     if (options.has('traffic')) throw new UsageError('give either --traffic or --pcap, not both');
     const file = options.get('pcap')!;
     try {
-      const { records, runts } = wireRecords(readPcap(readBinaryFile(file)).records);
+      const { records, runts } = wireRecords(readCapture(readBinaryFile(file)).records);
       if (records.length === 0) throw new UsageError(`${file}: the pcap file holds no packets${runts ? ` (${runts} record${runts === 1 ? '' : 's'} shorter than an Ethernet header)` : ''}`);
       if (runts) io.err(`${file}: ${runts} record${runts === 1 ? '' : 's'} shorter than an Ethernet header (14 bytes) left out\n`);
       traffic = { linkGbps: 40, pcap: { records } };

@@ -106,7 +106,7 @@ export function Settings() {
           </select>
         </label>
         <label>pcap
-          <input type="file" accept=".pcap,.cap,application/vnd.tcpdump.pcap" data-testid="pcap-upload"
+          <input type="file" accept=".pcap,.pcapng,.cap,application/vnd.tcpdump.pcap" data-testid="pcap-upload"
             onChange={(e) => void loadPcap(e.target.files?.[0] ?? null)} />
         </label>
         <button onClick={() => void loadPcap(null)}>Use generated traffic</button>

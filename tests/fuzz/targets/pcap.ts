@@ -1,7 +1,9 @@
 /**
  * Fuzz target "pcap": classic pcap files (either byte order, micro- and
  * nanosecond magic, odd link types and snaplens, 0-byte and huge records)
- * written by writePcap or by hand, then damaged byte by byte, cut short,
+ * written by writePcap or by hand, and pcapng files (writePcapng: several
+ * interfaces, comments, odd link types) read through readCapture as the
+ * lab's upload reads them, then damaged byte by byte, cut short,
  * grown or given extreme header fields. Properties: readPcap either returns
  * records or throws a PcapError (one line naming the problem) — never
  * anything else; what it returns is well formed (each record's bytes lie in
@@ -12,11 +14,22 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { bytesToHex, hexToBytes } from '../../../src/isa';
-import { PcapError, readPcap, writePcap } from '../../../src/net';
+import { PCAPNG_SHB, PcapError, readCapture, readPcap, writePcap, writePcapng } from '../../../src/net';
 import { errorText, below, pick, type FuzzTarget, type Rng } from '../types';
 import { randomPacket } from './bytecode';
 
+/** A pcapng: one to three interfaces (some not Ethernet), packets on them with comments. */
+function freshPcapng(r: Rng): Uint8Array {
+  const ifaces = Array.from({ length: 1 + below(r, 3) }, (_, i) => ({ name: `if${i}`, linkType: r() < 0.8 ? 1 : pick(r, [0, 101, 113, 276]), snaplen: pick(r, [0, 64, 65535]) }));
+  const packets = Array.from({ length: below(r, 5) }, () => {
+    const data = r() < 0.1 ? new Uint8Array(0) : randomPacket(r);
+    return { iface: below(r, ifaces.length), tsNs: below(r, 2 ** 40), data, ...(r() < 0.5 ? { comment: `packet ${below(r, 100)}` } : {}) };
+  });
+  return writePcapng(ifaces, packets, r() < 0.3 ? { comment: 'fuzz' } : {});
+}
+
 function fresh(r: Rng): Uint8Array {
+  if (r() < 0.3) return freshPcapng(r);
   const records = Array.from({ length: below(r, 5) }, () => {
     const data = r() < 0.1 ? new Uint8Array(0) : randomPacket(r);
     return { sec: below(r, 2 ** 32), nsec: below(r, 1e9), data, origLen: r() < 0.8 ? data.length : below(r, 2 ** 32) };
@@ -63,6 +76,19 @@ export const pcapTarget: FuzzTarget<Uint8Array> = {
   generate: fresh,
   mutate: mutateBytes,
   run(input) {
+    if (input.length >= 4 && new DataView(input.buffer, input.byteOffset, 4).getUint32(0, true) === PCAPNG_SHB) {
+      try {
+        const c = readCapture(input);
+        for (const [i, rec] of c.records.entries()) {
+          if (!(rec.nsec >= 0 && rec.nsec < 1e9) || !Number.isFinite(rec.tsNs)) return { kind: 'failure', why: `pcapng record ${i}: time ${rec.sec} s ${rec.nsec} ns` };
+          if (rec.data.length > input.length) return { kind: 'failure', why: `pcapng record ${i}: ${rec.data.length} bytes from a ${input.length}-byte file` };
+        }
+        return { kind: 'ok' };
+      } catch (e) {
+        if (e instanceof PcapError) return e.message && !e.message.includes('\n') ? { kind: 'expected', why: e.message } : { kind: 'failure', why: `PcapError without a one-line message: ${JSON.stringify(e.message)}` };
+        return { kind: 'failure', why: `uncaught exception in the pcapng reader: ${errorText(e)}` };
+      }
+    }
     let res;
     try {
       res = readPcap(input);

@@ -500,6 +500,8 @@ function rings(d: DriverSnapshot): RingView[] {
 function gauges(d: DriverSnapshot, cache: number[][], free: number[]): GaugeView[] {
   const out: GaugeView[] = [];
   for (const q of d.queues) {
+    // A zero-copy AF_XDP ring has no page cache or pool (its buffers are UMEM chunks): no "0 / 0" gauge.
+    if (q.cache.size === 0) continue;
     const pool = q.cache.kind === 'page_pool';
     out.push({
       id: `${pool ? 'page-pool' : 'page-cache'}${q.index ? `-${q.index}` : ''}`,

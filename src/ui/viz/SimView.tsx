@@ -84,9 +84,10 @@ export function SimView() {
             <SideCounters />
             <SideCharts />
           </div>
+          {/* A socket's UMEM and rings first when there is one: with xdpsock they are what the learner came for. */}
+          <XskPanel />
           <PageMap />
           <RedirectPanel />
-          <XskPanel />
           <Settings />
         </div>
       )}

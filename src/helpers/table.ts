@@ -95,6 +95,8 @@ export const BPF_FUNC = {
   map_peek_elem: 89,
   jiffies64: 118,
   ktime_get_boot_ns: 125,
+  ktime_get_tai_ns: 208,
+  ktime_get_coarse_ns: 160,
   ringbuf_output: 130,
   ringbuf_reserve: 131,
   ringbuf_submit: 132,

@@ -138,6 +138,11 @@ export function xdpHelpers(ctx: XdpHelperContext): Map<number, HelperFn> {
   });
   h.set(BPF_FUNC.ktime_get_ns, (m) => m.setReg(0, ctx.env.ktimeNs()));
   h.set(BPF_FUNC.ktime_get_boot_ns, (m) => m.setReg(0, ctx.env.ktimeNs()));
+  // CLOCK_TAI: the simulated clock, like the other ktime helpers (a verified program may call it; the VM refused it).
+  h.set(BPF_FUNC.ktime_get_tai_ns, (m) => m.setReg(0, ctx.env.ktimeNs()));
+  h.set(BPF_FUNC.ktime_get_coarse_ns, (m) => m.setReg(0, ctx.env.ktimeNs()));
+  // jiffies at HZ=250 (Debian's kernels), from the same clock.
+  h.set(BPF_FUNC.jiffies64, (m) => m.setReg(0, Math.floor(ctx.env.ktimeNs() / 4_000_000)));
   h.set(BPF_FUNC.get_prandom_u32, (m) => m.setReg(0, ctx.env.prandomU32() >>> 0));
   h.set(BPF_FUNC.get_smp_processor_id, (m) => m.setReg(0, ctx.env.cpu));
   h.set(BPF_FUNC.get_numa_node_id, (m) => m.setReg(0, 0));

@@ -97,6 +97,8 @@ export const BPF_FUNC = {
   ktime_get_boot_ns: 125,
   ktime_get_tai_ns: 208,
   ktime_get_coarse_ns: 160,
+  send_signal: 109,
+  send_signal_thread: 117,
   ringbuf_output: 130,
   ringbuf_reserve: 131,
   ringbuf_submit: 132,

@@ -141,6 +141,10 @@ export function xdpHelpers(ctx: XdpHelperContext): Map<number, HelperFn> {
   // CLOCK_TAI: the simulated clock, like the other ktime helpers (a verified program may call it; the VM refused it).
   h.set(BPF_FUNC.ktime_get_tai_ns, (m) => m.setReg(0, ctx.env.ktimeNs()));
   h.set(BPF_FUNC.ktime_get_coarse_ns, (m) => m.setReg(0, ctx.env.ktimeNs()));
+  // bpf_send_signal(_thread): XDP runs in NAPI softirq, where `current` is ksoftirqd or whatever task was
+  // interrupted; the lab models the kernel thread, which bpf_send_signal refuses with -EPERM.
+  h.set(BPF_FUNC.send_signal, (m) => m.setReg(0, -1));
+  h.set(BPF_FUNC.send_signal_thread, (m) => m.setReg(0, -1));
   // jiffies at HZ=250 (Debian's kernels), from the same clock.
   h.set(BPF_FUNC.jiffies64, (m) => m.setReg(0, Math.floor(ctx.env.ktimeNs() / 4_000_000)));
   h.set(BPF_FUNC.get_prandom_u32, (m) => m.setReg(0, ctx.env.prandomU32() >>> 0));

@@ -24,7 +24,7 @@ const KNOWN_GAPS = [
   'bpf_map_push_elem#87', 'bpf_map_pop_elem#88', 'bpf_map_peek_elem#89',
   'bpf_skc_lookup_tcp#99', 'bpf_strtol#105', 'bpf_strtoul#106',
   'bpf_probe_read_user#112', 'bpf_probe_read_kernel#113', 'bpf_probe_read_user_str#114', 'bpf_probe_read_kernel_str#115',
-   'bpf_get_ns_current_pid_tgid#120', 'bpf_get_current_ancestor_cgroup_id#123',
+  'bpf_get_ns_current_pid_tgid#120', 'bpf_get_current_ancestor_cgroup_id#123',
   'bpf_ringbuf_query#134', 'bpf_check_mtu#163',
   'bpf_timer_init#169', 'bpf_timer_set_callback#170', 'bpf_timer_start#171', 'bpf_timer_cancel#172', 'bpf_map_lookup_percpu_elem#195',
 ];

@@ -13,7 +13,7 @@
 import { createVm } from '../vm';
 import type { BpfMap } from '../maps';
 import type { ParsedSpec } from '../isa';
-import { copyMaps } from './inspect';
+import { copyMaps, replayFrame } from './inspect';
 import type { RunRecord } from './vmHook';
 
 export interface HotPath {
@@ -39,9 +39,7 @@ export function hotPath(parsed: ParsedSpec, runs: { count: number; ring: readonl
     for (let i = Math.max(0, runs.count - n); i < runs.count; i++) {
       const rec = runs.ring[i % n];
       if (!rec) continue;
-      page.fill(0);
-      page.set(rec.before.subarray(0, 4096 - 256), 256);
-      vm.runXdp({ buf: page, data: 256, dataEnd: 256 + Math.min(rec.before.length, 4096 - 256), dataMeta: 256, ingressIfindex: 1, rxQueueIndex: 0, frameSize: 4096 });
+      vm.runXdp(replayFrame(rec.before, page));
       done++;
     }
   }

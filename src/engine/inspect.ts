@@ -8,7 +8,7 @@
  * packets may have changed since the live run.
  */
 import { decodePacket, type DecodedPacket } from '../net';
-import { createVm, STACK_SIZE } from '../vm';
+import { createVm, STACK_SIZE, type XdpFrame } from '../vm';
 import { createMap, type BpfMap } from '../maps';
 import { disasmInsn, type ParsedSpec } from '../isa';
 import type { RunRecord } from './vmHook';
@@ -89,6 +89,14 @@ export function copyMaps(parsed: ParsedSpec, live: readonly BpfMap[]): BpfMap[] 
   return out;
 }
 
+/** A recorded frame laid out again for a re-run: 256 bytes of headroom in a zeroed 4 KiB page (reused when given), queue 0 of ifindex 1. */
+export function replayFrame(before: Uint8Array, page: Uint8Array): XdpFrame {
+  const len = Math.min(before.length, page.length - 256);
+  page.fill(0);
+  page.set(before.subarray(0, len), 256);
+  return { buf: page, data: 256, dataEnd: 256 + len, dataMeta: 256, ingressIfindex: 1, rxQueueIndex: 0, frameSize: page.length };
+}
+
 /** Re-run a recorded packet one instruction at a time, with copies of the live maps when given (else empty ones). */
 export function replayRun(parsed: ParsedSpec, rec: RunRecord, liveMaps?: readonly BpfMap[]): NonNullable<PacketDetail['run']> {
   const steps: InsnStep[] = [];
@@ -103,9 +111,7 @@ export function replayRun(parsed: ParsedSpec, rec: RunRecord, liveMaps?: readonl
       const mem = m && { region: m.region, kind: m.kind, offset: m.kind === 'stack' ? m.offset - STACK_SIZE : m.offset, size: m.size, write: m.write, hex: hexBytes(m.bytes) };
       steps.push({ pc: ev.pc, text: disasmInsn(ev.insn, { style: 'kernel' }, ev.pc), before: ev.before.map(hex64), after: ev.after.map(hex64), changed, mem });
     });
-    const page = new Uint8Array(4096);
-    page.set(rec.before, 256);
-    vm.runXdp({ buf: page, data: 256, dataEnd: 256 + rec.before.length, dataMeta: 256, ingressIfindex: 1, rxQueueIndex: 0, frameSize: 4096 });
+    vm.runXdp(replayFrame(rec.before, new Uint8Array(4096)));
   }
   return {
     action: ACTIONS[rec.retval] ?? `unknown action ${rec.retval}`,

@@ -119,8 +119,3 @@ export const INSN_SIZE = 8;
 /** Ordered load and store (BPF_ATOMIC imm): dst = *(size *)(src + off) with acquire, *(size *)(dst + off) = src with release. */
 export const BPF_LOAD_ACQ = 0x100;
 export const BPF_STORE_REL = 0x110;
-
-/** A load-acquire or store-release slot (their code is an atomic's; imm tells). */
-export function isOrderedAccess(code: number, imm: number): boolean {
-  return (code & 0xe7) === 0xc3 && (imm === BPF_LOAD_ACQ || imm === BPF_STORE_REL);
-}

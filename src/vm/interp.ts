@@ -19,6 +19,7 @@
  * Every program is validated (isa/validate.ts) before its first run.
  */
 import { type Insn } from '../isa/insn';
+import { BPF_LOAD_ACQ, BPF_STORE_REL } from '../isa/opcodes';
 import { lookupInsn } from '../isa/table';
 import { validateProgram } from '../isa/validate';
 import { clearStack, HI_BASE, LO_BASE, RegionTable, VmFault, type Region, type RegionKind } from './memory';
@@ -450,14 +451,12 @@ export class Machine {
           this.store(here, c, d, o, k, k >> 31, 0);
           break;
         case 3: // STX
-          if (c === 0xc3 || c === 0xdb) {
-            // Load-acquire / store-release are the plain load and store of their size here (one thread, no reordering).
-            if (k === 0x100) this.load(here, 0x61 | (c & 0x18), d, s, o);
-            else if (k === 0x110) this.store(here, 0x63 | (c & 0x18), d, o, lo[s]!, hi[s]!, pv[s]!);
-            else this.atomic(here, c === 0xdb, d, s, o, k);
-          } else if ((c & 0xe0) === 0xc0) {
-            if (k === 0x100) this.load(here, 0x61 | (c & 0x18), d, s, o);
-            else if (k === 0x110) this.store(here, 0x63 | (c & 0x18), d, o, lo[s]!, hi[s]!, pv[s]!);
+          if ((c & 0xe0) === 0xc0) {
+            // BPF_ATOMIC. Load-acquire / store-release (any size) are the plain load and store of their size here
+            // (one thread, no reordering); read-modify-write atomics are 32- and 64-bit only.
+            if (k === BPF_LOAD_ACQ) this.load(here, 0x61 | (c & 0x18), d, s, o);
+            else if (k === BPF_STORE_REL) this.store(here, 0x63 | (c & 0x18), d, o, lo[s]!, hi[s]!, pv[s]!);
+            else if (c === 0xc3 || c === 0xdb) this.atomic(here, c === 0xdb, d, s, o, k);
             else this.invalid(here);
           } else this.store(here, c, d, o, lo[s]!, hi[s]!, pv[s]!);
           break;

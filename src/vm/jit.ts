@@ -40,6 +40,7 @@ import { REG_KIND_BIT } from '../verifier';
 import { helperById } from '../helpers/table';
 import { BPF_FUNC } from '../helpers/table';
 import type { Machine } from './interp';
+import { BPF_LOAD_ACQ, BPF_STORE_REL } from '../isa/opcodes';
 import { HI_BASE, LO_BASE, VmFault, type Region } from './memory';
 
 /** Runs the translated program (r1 = ctx, the packet bound by the owner); throws VmFault like the interpreter's loop. */
@@ -773,7 +774,7 @@ function orderedKind(m: Machine, k: number): 'acq' | 'rel' | undefined {
   const c = m.code[k]!;
   if ((c & 0xe7) !== 0xc3) return undefined;
   const imm = m.imm[k]!;
-  return imm === 0x100 ? 'acq' : imm === 0x110 ? 'rel' : undefined;
+  return imm === BPF_LOAD_ACQ ? 'acq' : imm === BPF_STORE_REL ? 'rel' : undefined;
 }
 
 const LOAD_SIZE: Record<number, number> = { 0x61: 4, 0x69: 2, 0x71: 1, 0x79: 8, 0x81: 4, 0x89: 2, 0x91: 1 };

@@ -264,7 +264,7 @@ export class DriverSim implements SimPort {
       this.series.push({ t: nowNs, pps: ((processed - this.last.processed) * 1e9) / dt, xdpDropPps: ((xdpDropped - this.last.xdpDropped) * 1e9) / dt, lostPps: ((lost - this.last.lost) * 1e9) / dt });
       this.sim.nic.rings.forEach((r, i) => (this.cacheHistory[i] ??= []).push(this.sim.nic.cacheView(r.index).level));
       this.freeHistory.push(this.sim.machine.alloc.freePages);
-      const now: Record<string, number> = { ...c, offered: this.sim.offered };
+      const now: Record<string, number> = { ...c, offered: this.sim.offered, tx_packets: netdevTxPackets(this.sim, c.tx_packets) };
       for (const [k, v] of Object.entries(redirectCounts(this.sim))) now[`redirect.${k}`] = v;
       for (const k of Object.keys(now)) this.rates[k] = ((now[k]! - (this.lastCounters[k] ?? 0)) * 1e9) / dt;
       this.lastCounters = now;
@@ -447,7 +447,7 @@ export class DriverSim implements SimPort {
         value: d.counters[`xdp_${a}`],
         rate: per(`xdp_${a}`),
       })),
-      counters: driverCounters(d, per),
+      counters: driverCounters(d, netdevTxPackets(this.sim, d.counters.tx_packets), per),
       series: this.series,
       profile: d.profile.map((p) => ({ symbol: p.symbol, percent: p.percent })),
       recent: this.sim.events(Math.max(0, d.traceCount - RECENT)).map((e) => ({ seq: e.seq, text: describe(e, this.sim.machine.cyclesPerNs), packetId: e.packet >= 0 ? e.packet : undefined })),
@@ -515,7 +515,18 @@ function gauges(d: DriverSnapshot, cache: number[][], free: number[]): GaugeView
   return out;
 }
 
-function driverCounters(d: DriverSnapshot, per: (name: string) => number): CounterView[] {
+/**
+ * tx_packets as `ip -s link` reports it: the driver's XDP_TX frames sent plus,
+ * with an AF_XDP socket, the socket's frames the NIC sent (i40e counts the
+ * zero-copy tx on the same netdev, and copy mode's skbs are ordinary tx). The
+ * simulator's own tx_packets stays XDP_TX only: its invariants account XDP_TX.
+ */
+function netdevTxPackets(sim: Simulation, xdpTxSent: number): number {
+  const sock = sim.nic.afXdp();
+  return xdpTxSent + (sock ? sock.cq.producer : 0);
+}
+
+function driverCounters(d: DriverSnapshot, txPackets: number, per: (name: string) => number): CounterView[] {
   const c = d.counters;
   const rows: [string, number][] = [
     ['offered', c.offered],
@@ -523,7 +534,7 @@ function driverCounters(d: DriverSnapshot, per: (name: string) => number): Count
     ['rx_missed', c.rx_missed],
     ['stack_dropped', c.stack_dropped],
     ['rx_no_xdp', c.rx_no_xdp],
-    ['tx_packets', c.tx_packets],
+    ['tx_packets', txPackets],
     ['tx_dropped', c.tx_dropped],
     ['stack_rx', c.stack_rx],
     ['cache_get', c.cache_get],

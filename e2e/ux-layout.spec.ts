@@ -35,6 +35,21 @@ for (const [width, height] of [[1280, 720], [1920, 1080]] as const) {
   });
 }
 
+test('at 1280×720 an AF_XDP machine shows its socket rings and totals beside the NIC rings, without scrolling', async ({ page }) => {
+  await page.setViewportSize({ width: 1280, height: 720 });
+  const lab = new LabPage(page);
+  await lab.open('/');
+  await lab.examples.selectOption('xdpsock');
+  await expect(page.getByTestId('attached')).toContainText('XDP: xdp_sock_prog');
+  for (const kind of ['fill', 'xsk_rx', 'xsk_tx', 'completion']) await inViewport(page, `xsk-mini-${kind}`);
+  await inViewport(page, 'xsk-strip-totals');
+  await inViewport(page, 'counters');
+  // The strip is live: frames reach the socket and l2fwd sends them back.
+  await expect(page.getByTestId('xsk-strip-totals')).toContainText(/socket rx [1-9]/);
+  await expect(page.getByTestId('xsk-strip-totals')).toContainText(/tx [1-9]/);
+  expect(await page.getByTestId('sim').evaluate((e) => e.scrollTop)).toBe(0);
+});
+
 test('no sideways scroll at 1024 px; the editor / simulation divider drags and keys', async ({ page }) => {
   await page.setViewportSize({ width: 1024, height: 720 });
   const lab = new LabPage(page);

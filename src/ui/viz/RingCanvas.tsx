@@ -12,7 +12,12 @@ import { slotColors } from './palette';
 // The hands on the canvas; the pointer names below take the same hues per theme from app.css (.ptr-N), readable on either background.
 const POINTER_COLORS = ['#cf222e', '#1f883d', '#9a6700', '#0550ae'];
 
-export const RingCanvas = memo(function RingCanvas({ ring, size = 136 }: { ring: RingView; size?: number }) {
+/**
+ * `compact`: a small ring for the machine's summary row (the AF_XDP socket's
+ * four rings beside the NIC's): a thin margin for the hands, and a one-line
+ * caption (`caption`) instead of the label and the pointer values.
+ */
+export const RingCanvas = memo(function RingCanvas({ ring, size = 136, compact, caption, testid }: { ring: RingView; size?: number; compact?: boolean; caption?: string; testid?: string }) {
   const ref = useRef<HTMLCanvasElement>(null);
   // A ring scrolled out of the simulation view is not redrawn until it is back in view.
   const [visible, setVisible] = useState(true);
@@ -35,8 +40,8 @@ export const RingCanvas = memo(function RingCanvas({ ring, size = 136 }: { ring:
     ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
     ctx.clearRect(0, 0, size, size);
     ctx.translate(size / 2, size / 2);
-    const outer = size / 2 - 18;
-    const inner = outer - Math.max(10, size / 9);
+    const outer = size / 2 - (compact ? 4 : 18);
+    const inner = outer - Math.max(compact ? 6 : 10, size / 9);
     const n = Math.max(1, ring.size);
     const step = (2 * Math.PI) / n;
     const pad = n <= 256 ? step * 0.12 : 0;
@@ -69,16 +74,17 @@ export const RingCanvas = memo(function RingCanvas({ ring, size = 136 }: { ring:
       ctx.strokeStyle = color;
       ctx.lineWidth = 2;
       ctx.beginPath();
-      ctx.moveTo(Math.cos(a) * (inner - 16 - k * 6), Math.sin(a) * (inner - 16 - k * 6));
-      ctx.lineTo(Math.cos(a) * (outer + 4), Math.sin(a) * (outer + 4));
+      const from = compact ? Math.max(2, inner - 4 - k * 3) : inner - 16 - k * 6;
+      ctx.moveTo(Math.cos(a) * from, Math.sin(a) * from);
+      ctx.lineTo(Math.cos(a) * (outer + (compact ? 2 : 4)), Math.sin(a) * (outer + (compact ? 2 : 4)));
       ctx.stroke();
     });
-  }, [ring, size, visible]);
+  }, [ring, size, visible, compact]);
   const label = `${ring.label}: ${ring.size} slots; ${ring.pointers.map((p) => `${p.name} at ${p.index}`).join(', ')}`;
   return (
-    <figure className="ring" data-testid={`ring-${ring.id}`} data-kind={ring.kind}>
+    <figure className={compact ? 'ring ring-compact' : 'ring'} data-testid={testid ?? `ring-${ring.id}`} data-kind={ring.kind}>
       <canvas ref={ref} style={{ width: size, height: size }} role="img" aria-label={label} />
-      <figcaption>
+      {compact ? <figcaption>{caption ?? ring.label}</figcaption> : <figcaption>
         <strong>{ring.label}</strong>
         <span className="ring-pointers">
           {ring.pointers.map((p, k) => (
@@ -87,7 +93,7 @@ export const RingCanvas = memo(function RingCanvas({ ring, size = 136 }: { ring:
             </span>
           ))}
         </span>
-      </figcaption>
+      </figcaption>}
     </figure>
   );
 });

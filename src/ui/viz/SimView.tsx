@@ -16,7 +16,7 @@ import { Counters } from './Counters';
 import { LineChart } from './LineChart';
 import { Profile } from './Profile';
 import { RedirectPanel } from './RedirectPanel';
-import { XskPanel } from './XskPanel';
+import { XskPanel, XskStrip } from './XskPanel';
 import { PageMap } from './PageMap';
 import { fmtCount, fmtTime } from './format';
 
@@ -36,11 +36,19 @@ const SimClock = memo(function SimClock() {
 
 const Rings = memo(function Rings() {
   const rings = useApp((s) => s.sim?.rings);
+  const socket = useApp((s) => s.sim?.xsk != null);
   if (!rings) return null;
   return (
     <div className="rings">
-      {rings.map((r) => <RingCanvas key={r.id} ring={r} size={112} />)}
-      <Legend rings={rings} />
+      {/* With an AF_XDP socket its rings join the NIC's here, so the NIC's draw a little smaller. */}
+      {rings.map((r) => <RingCanvas key={r.id} ring={r} size={socket ? 96 : 112} />)}
+      {socket && <XskStrip />}
+      {socket ? (
+        <details className="legend-fold">
+          <summary>slot colours</summary>
+          <Legend rings={rings} />
+        </details>
+      ) : <Legend rings={rings} />}
     </div>
   );
 });

@@ -18,6 +18,7 @@ import { XskSettings } from '../controls/XskSettings';
 import { RingCanvas } from './RingCanvas';
 import { Counters } from './Counters';
 import { UmemGrid } from './UmemGrid';
+import { fmtCount } from './format';
 
 const MODE_LABEL: Record<XskView['mode'], string> = {
   zc: 'zero-copy: the NIC DMAs straight into UMEM chunks',
@@ -94,6 +95,34 @@ const XskCycle = memo(function XskCycle({ view }: { view: XskView }) {
       <NicBox owner="nic_tx" title="i40e tx descriptors" n={count(view.umem, 'nic_tx')} what={zc ? 'the NIC reads the frame from the chunk' : 'an skb per frame, its data copied from the chunk'} />
       <Step arrow="←">{zc ? 'i40e_xmit_zc takes tx descriptors in the NAPI poll' : 'sendto() → xsk_generic_xmit takes tx descriptors'}</Step>
       <RingBox ring={tx} owner="tx" />
+    </div>
+  );
+});
+
+const SHORT: Record<string, string> = { fill: 'fill', xsk_rx: 'rx', xsk_tx: 'tx', completion: 'comp' };
+
+/**
+ * The socket's four rings in the machine's summary row, small, with their
+ * entries and the socket's rx/tx totals: at 1280×720 the detailed panel
+ * below is out of view, and these are the socket's side of the machine.
+ */
+export const XskStrip = memo(function XskStrip() {
+  const view = useApp((s) => s.sim?.xsk ?? null);
+  if (!view) return null;
+  const c = (name: string) => view.counters.find((x) => x.name === name)?.value ?? 0;
+  return (
+    <div className="xsk-strip" data-testid="xsk-strip" aria-label="AF_XDP socket rings">
+      <span className="xsk-strip-title">AF_XDP socket (queue 0)</span>
+      <div className="xsk-strip-rings">
+        {view.rings.map((r) => (
+          <div key={r.id} className={`xsk-owner-${r.kind === 'xsk_rx' ? 'rx' : r.kind === 'xsk_tx' ? 'tx' : r.kind}`}>
+            <RingCanvas ring={r} size={52} compact testid={`xsk-mini-${r.kind}`} caption={`${SHORT[r.kind] ?? r.kind} ${entries(r)}`} />
+          </div>
+        ))}
+      </div>
+      <span className="xsk-strip-totals" data-testid="xsk-strip-totals">
+        socket rx {fmtCount(c('rx'))} · tx {fmtCount(c('tx'))} · rx_dropped {fmtCount(c('rx_dropped'))}
+      </span>
     </div>
   );
 });

@@ -48,6 +48,8 @@ export interface PacketDetail {
   lifecycle: LifecycleStep[];
   /** The frame's buffer is back (page cache, page_pool, allocator, fill ring) or the frame was lost: nothing more will happen to it. */
   ended: boolean;
+  /** The stage that lost the frame (xdp_exception, tx_dropped, …) when the journey ended with the frame lost rather than its buffer returned. */
+  lostAt?: string;
   run?: {
     action: string;
     insns: number;

@@ -3,7 +3,7 @@
  * the packet and the simulator's journey log (src/sim/journey.ts: doorbell,
  * wire, bulk queue, flush, egress, completion, page return, AF_XDP rings)
  * merged in simulated time, each line in kernel names with every number
- * labelled. `journeyEnded` says whether the frame's buffer is back where
+ * labelled. `journeyEnd` says whether the frame's buffer is back where
  * buffers come from (page cache, page_pool, allocator, fill ring) or the
  * frame was lost, so "follow to the end" knows when to stop.
  */
@@ -92,9 +92,22 @@ export function lifecycleOf(events: readonly TraceEvent[], journey: readonly Jou
 }
 
 /** Stages after which the frame is gone and its buffer back where buffers come from. */
-const FINAL = new Set(['page_cache_put', 'page_free', 'stack_free', 'xdp_return_frame', 'xsk_fq', 'rx_missed']);
+const FINAL = new Set(['page_cache_put', 'page_free', 'stack_free', 'xdp_return_frame', 'xsk_fq']);
+/**
+ * Stages at which the frame itself is lost: nothing more happens to it. Its
+ * buffer may be reused in place with no record of its own (i40e's rx buffer
+ * reuse after a failed redirect into a copy-mode socket), so these end the
+ * journey too.
+ */
+const LOST = new Set(['rx_missed', 'xdp_exception', 'xdp_unknown', 'tx_dropped', 'xdp_drop_frame']);
 
-/** Has the packet's journey ended (its buffer returned, or the frame lost before a buffer)? */
-export function journeyEnded(steps: readonly LifecycleStep[]): boolean {
-  return steps.some((s) => FINAL.has(s.kind));
+/**
+ * Has the packet's journey ended, and how: `returned` (its buffer is back),
+ * or `lost` with the stage that lost the frame; null while in flight.
+ */
+export function journeyEnd(steps: readonly LifecycleStep[]): { how: 'returned' } | { how: 'lost'; at: string } | null {
+  if (steps.some((s) => FINAL.has(s.kind))) return { how: 'returned' };
+  const lost = steps.find((s) => LOST.has(s.kind));
+  return lost ? { how: 'lost', at: lost.kind } : null;
 }
+

@@ -10,7 +10,7 @@ import type { FlowSourceSpec, PcapRecord, TrafficSpec } from '../net';
 import type { ParsedSpec } from '../isa';
 import type { Attach, SimPort } from './toolchain';
 import { RUNS_KEPT, type ProgramInstance, type RunRecord } from './vmHook';
-import { journeyEnded, lifecycleOf } from './journey';
+import { journeyEnd, lifecycleOf } from './journey';
 import { cTypeName, decodeC, mapTypes, parseMapInput, type InputFormat } from './mapInput';
 import { XdpDumpCapture, type XdpDumpStatus } from './xdpdump';
 import { replayRun, type PacketDetail } from './inspect';
@@ -304,7 +304,8 @@ export class DriverSim implements SimPort {
     const events = [...(pinned?.events ?? []), ...kept.filter((e) => e.packet === id)];
     const lifecycle = lifecycleOf(events, this.sim.machine.journey.of(id), this.sim.machine.cyclesPerNs);
     if (lifecycle.length === 0) return { error: `packet #${id} is not in the recent trace (the last ${TRACE_KEEP.toLocaleString('en')} events are kept)` };
-    const detail: PacketDetail = { packet: id, lifecycle, ended: journeyEnded(lifecycle) };
+    const end = journeyEnd(lifecycle);
+    const detail: PacketDetail = { packet: id, lifecycle, ended: end !== null, ...(end?.how === 'lost' ? { lostAt: end.at } : {}) };
     const run = kept.find((e) => e.packet === id && e.kind === 'xdp_run');
     let rec = pinned?.run;
     if (!rec && run && this.program) {

@@ -115,6 +115,32 @@ describe('packet journey', () => {
     expect(d.ended).toBe(true);
   });
 
+  it('a frame lost part-way ends its journey there, named: a copy-mode socket overrun at 30 Mpps fails the redirect (xdp_exception)', () => {
+    const ex = EXAMPLES.find((e) => e.id === 'xdpsock')!;
+    const p = compileSource(ex.source, 'xdpsock.c');
+    if ('error' in p) throw new Error(p.error);
+    const sim = new DriverSim(loadProgram);
+    sim.reset({ traffic: { ...DEFAULT_SETTINGS.traffic, ratePps: 30_000_000 }, driver: { ...DEFAULT_SETTINGS.driver, ...ex.setup, xsk: 'copy' } }, { program: p }, null);
+    const seen = { lost: 0, returned: 0 };
+    for (let k = 0; k < 12; k++) {
+      sim.advance('event', 3000);
+      const first = sim.inspect(null);
+      if ('error' in first) continue;
+      const d = sim.followToEnd(first.packet, 20_000);
+      if ('error' in d) throw new Error(d.error);
+      // Every followed frame's journey ends: its chunk back on the fill ring, or the frame lost.
+      expect(d.ended, d.lifecycle.map((s) => s.kind).join(' > ')).toBe(true);
+      expect(d.note ?? '').not.toMatch(/has not ended/);
+      if (d.lostAt) {
+        seen.lost++;
+        expect(d.lostAt).toBe('xdp_exception');
+        expect(d.lifecycle.map((s) => s.kind)).toEqual(expect.arrayContaining(['xdp_run', 'xdp_redirect', 'xdp_exception']));
+        expect(d.lifecycle.some((s) => s.kind.startsWith('xsk_'))).toBe(false);
+      } else seen.returned++;
+    }
+    expect(seen.lost).toBeGreaterThan(0);
+  });
+
   it('recording the journey changes nothing in the run', () => {
     const cfg = simConfig({ traffic: { ...DEFAULT_SETTINGS.traffic }, driver: { ...DEFAULT_SETTINGS.driver, ...EXAMPLES.find((e) => e.id === 'xdpsock')!.setup } }, null);
     const a = new Simulation(cfg, examplePrograms('xdpsock'));

@@ -144,8 +144,10 @@ export function PacketPane() {
         <div className="inspector-body">
           <section className="lifecycle">
             <h3>Lifecycle</h3>
-            <p className="journey-state" data-testid="journey-state" data-ended={detail.ended ? 'true' : 'false'}>
-              {detail.ended ? 'Journey complete: the buffer is back (or the frame was lost).' : 'Still in flight: the machine has not finished with this frame yet.'}
+            <p className="journey-state" data-testid="journey-state" data-ended={detail.ended ? 'true' : 'false'} data-lost={detail.lostAt ?? ''}>
+              {detail.lostAt
+                ? `Journey over: the frame was lost at ${detail.lostAt}; nothing more happens to it.`
+                : detail.ended ? 'Journey complete: the buffer is back.' : 'Still in flight: the machine has not finished with this frame yet.'}
               {!detail.ended && (
                 <button data-testid="follow-packet" disabled={following} onClick={() => void follow(detail.packet)}>
                   {following ? 'Following…' : 'Follow to the end'}

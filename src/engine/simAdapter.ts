@@ -11,7 +11,8 @@ import type { ParsedSpec } from '../isa';
 import type { Attach, SimPort } from './toolchain';
 import { RUNS_KEPT, type ProgramInstance, type RunRecord } from './vmHook';
 import { journeyEnd, lifecycleOf } from './journey';
-import { cTypeName, decodeC, mapTypes, parseMapInput, type InputFormat } from './mapInput';
+import type { TypeDesc } from '../cc/maps';
+import { cTypeName, decodeC, mapTypes, parseMapInput, templateC, type InputFormat } from './mapInput';
 import { XdpDumpCapture, type XdpDumpStatus } from './xdpdump';
 import { replayRun, type PacketDetail } from './inspect';
 import type { MapView } from './simTypes';
@@ -391,6 +392,7 @@ export class DriverSim implements SimPort {
     return (this.program?.maps ?? []).map((m, index) => {
       const types = parsed && typed ? mapTypes(parsed, index) : {};
       const keyType = cTypeName(types.key);
+      const valueType = cTypeName(types.value);
       return {
         index,
         name: m.name,
@@ -399,11 +401,13 @@ export class DriverSim implements SimPort {
         valueSize: m.valueSize,
         maxEntries: m.maxEntries,
         percpu: m.percpu,
-        ...(keyType ? { keyType } : {}),
-        ...(cTypeName(types.value) ? { valueType: cTypeName(types.value) } : {}),
+        ...(keyType && types.key ? { keyType, keyTemplate: templateC(types.key) } : {}),
+        ...(valueType && types.value ? { valueType, valueTemplate: templateC(types.value) } : {}),
         entries: m.dump().entries.slice(0, 512).map((e) => {
-          const keyC = keyType ? decodeC(hexToBytes(e.key) as Uint8Array, types.key) : undefined;
-          return { key: e.key, value: Array.isArray(e.value) ? e.value : [e.value], ...(keyC !== undefined ? { keyC } : {}) };
+          const value = Array.isArray(e.value) ? e.value : [e.value];
+          const keyC = keyType ? cValue(e.key, types.key) : undefined;
+          const valueC = valueType ? value.map((v) => cValue(v, types.value) ?? v) : undefined;
+          return { key: e.key, value, ...(keyC !== undefined ? { keyC } : {}), ...(valueC ? { valueC } : {}) };
         }),
       };
     });
@@ -514,6 +518,12 @@ function gauges(d: DriverSnapshot, cache: number[][], free: number[]): GaugeView
   }
   out.push({ id: 'free-pages', label: 'free pages', value: d.pages.free, capacity: d.pages.total, history: free });
   return out;
+}
+
+/** Hex bytes as a C value of type t, when they are bytes of it. */
+function cValue(hex: string, t: TypeDesc | undefined): string | undefined {
+  const b = hexToBytes(hex);
+  return typeof b === 'string' ? undefined : decodeC(b, t);
 }
 
 /**

@@ -210,9 +210,12 @@ export interface MapView {
   valueSize: number;
   maxEntries: number;
   percpu: boolean;
-  /** The key's and value's C type names when C values can be typed for them (integers; from the compiler's type info). */
+  /** The key's and value's C type names when C values can be typed for them (integers, pointers, structs/unions/arrays of those; from the compiler's type info). */
   keyType?: string;
   valueType?: string;
-  /** Present entries (arrays: non-zero ones), at most 512; keyC: the key as a C value of keyType. */
-  entries: { key: string; value: string[]; keyC?: string }[];
+  /** A zero key / value of those types in C syntax (a struct's members named), as an example of what to type. */
+  keyTemplate?: string;
+  valueTemplate?: string;
+  /** Present entries (arrays: non-zero ones), at most 512; keyC / valueC: the key and (per CPU) value as C values of keyType / valueType. */
+  entries: { key: string; value: string[]; keyC?: string; valueC?: string[] }[];
 }

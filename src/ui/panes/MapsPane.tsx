@@ -1,9 +1,10 @@
 /**
  * The attached program's maps, as `bpftool map dump` shows them (hex key,
  * one value per CPU), refreshed while the pane is open, and an update form
- * that does what user space's bpf_map_update_elem does. Keys and values of
- * integer C types can be typed as C values ("17", "0x11"), the way the
- * program declared them; raw little-endian hex works for every map.
+ * that does what user space's bpf_map_update_elem does. Keys and values are
+ * shown and typed as C values of the types the program declared ("17",
+ * "0x11", "{ .rx_packets = 3, .rx_bytes = 180 }"); raw little-endian hex
+ * works for every map.
  */
 import { useEffect, useState } from 'react';
 import { engine } from '../controller';
@@ -17,6 +18,11 @@ function leNumber(hex: string): string {
   let v = 0n;
   for (let i = hex.length - 2; i >= 0; i -= 2) v = (v << 8n) | BigInt(parseInt(hex.slice(i, i + 2), 16));
   return v.toString();
+}
+
+/** An aggregate's zero value (its members named) shows what to type; a plain integer gets an example number. */
+function example(template: string | undefined, number: string): string {
+  return template?.startsWith('{') ? template : number;
 }
 
 export function MapsPane() {
@@ -61,7 +67,7 @@ export function MapsPane() {
         <section key={m.index} data-testid={`map-${m.name}`}>
           <h3>{m.name} <small>{m.type} · key {m.keyType ? `${m.keyType}, ` : ''}{m.keySize} B · value {m.valueType ? `${m.valueType}, ` : ''}{m.valueSize} B · max_entries {m.maxEntries}</small></h3>
           <table className="map-entries">
-            <thead><tr><th>key</th>{m.keyType && <th>key ({m.keyType})</th>}{m.percpu ? <th>value (per CPU)</th> : <th>value</th>}<th>as integer</th></tr></thead>
+            <thead><tr><th>key</th>{m.keyType && <th>key ({m.keyType})</th>}{m.percpu ? <th>value (per CPU)</th> : <th>value</th>}<th>{m.valueType ? `value (${m.valueType})` : 'as integer'}</th></tr></thead>
             <tbody>
               {m.entries.length === 0 && <tr><td colSpan={m.keyType ? 4 : 3} className="muted">(empty{m.type.includes('array') ? ': all zero' : ''})</td></tr>}
               {m.entries.map((e) => (
@@ -69,7 +75,9 @@ export function MapsPane() {
                   <td>{e.key}</td>
                   {m.keyType && <td className="num" data-testid="map-key-c">{e.keyC}</td>}
                   <td>{e.value.join(' ')}</td>
-                  <td className="num">{e.value.map(leNumber).join(' + ')}</td>
+                  {e.valueC
+                    ? <td className="num" data-testid="map-value-c">{e.valueC.join(m.valueTemplate?.startsWith('{') ? ' | ' : ' + ')}</td>
+                    : <td className="num">{e.value.map(leNumber).join(' + ')}</td>}
                 </tr>
               ))}
             </tbody>
@@ -87,14 +95,14 @@ export function MapsPane() {
             {sel?.keyType && <option value="c">{sel.keyType}</option>}
             <option value="hex">hex bytes</option>
           </select>
-          <input data-testid="map-key" value={form.key} onChange={(e) => setForm({ ...form, key: e.target.value })} placeholder={keyC ? 'e.g. 17 or 0x11' : '00'.repeat(sel?.keySize ?? 4)} aria-label="key" />
+          <input data-testid="map-key" value={form.key} onChange={(e) => setForm({ ...form, key: e.target.value })} placeholder={keyC ? example(sel.keyTemplate, 'e.g. 17 or 0x11') : '00'.repeat(sel?.keySize ?? 4)} aria-label="key" />
         </label>
         <label>value as
           <select data-testid="map-value-format" value={sel?.valueType ? form.valueFormat : 'hex'} disabled={!sel?.valueType} onChange={(e) => setForm({ ...form, valueFormat: e.target.value === 'hex' ? 'hex' : 'c' })}>
             {sel?.valueType && <option value="c">{sel.valueType}</option>}
             <option value="hex">hex bytes</option>
           </select>
-          <input data-testid="map-value" value={form.value} onChange={(e) => setForm({ ...form, value: e.target.value })} placeholder={valueC ? 'e.g. 42' : '00'.repeat(sel?.valueSize ?? 8)} aria-label="value" />
+          <input data-testid="map-value" value={form.value} onChange={(e) => setForm({ ...form, value: e.target.value })} placeholder={valueC ? example(sel.valueTemplate, 'e.g. 42') : '00'.repeat(sel?.valueSize ?? 8)} aria-label="value" />
         </label>
         <button type="submit" data-testid="map-update">Update</button>
         {result && <span role="status" data-testid="map-update-result">{result}</span>}

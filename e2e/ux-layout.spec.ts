@@ -35,6 +35,24 @@ for (const [width, height] of [[1280, 720], [1920, 1080]] as const) {
   });
 }
 
+test('at 1280×720 every example keeps its rings, actions, counters and gauges on screen without scrolling', async ({ page }) => {
+  await page.setViewportSize({ width: 1280, height: 720 });
+  const lab = new LabPage(page);
+  await lab.open('/');
+  const examples = await lab.examples.locator('option').evaluateAll((os) => os.map((o) => (o as HTMLOptionElement).value).filter(Boolean));
+  expect(examples.length).toBeGreaterThanOrEqual(8);
+  for (const id of examples) {
+    await lab.examples.selectOption(id);
+    await expect(page.getByTestId('attached')).toBeVisible();
+    await expect(page.getByTestId('ring-rx0')).toBeVisible();
+    for (const ring of await page.locator('.rings [data-testid^="ring-"][data-kind]').evaluateAll((els) => els.map((e) => (e as HTMLElement).dataset.testid!))) await inViewport(page, ring);
+    await inViewport(page, 'actions');
+    await inViewport(page, 'counters');
+    for (const g of await page.locator('.sim-side [data-testid^="gauge-"]').evaluateAll((els) => els.map((e) => (e as HTMLElement).dataset.testid!))) await inViewport(page, g);
+    expect(await page.evaluate(() => document.documentElement.scrollWidth), `${id}: no sideways scroll`).toBeLessThanOrEqual(1280);
+  }
+});
+
 test('at 1280×720 an AF_XDP machine shows its socket rings and totals beside the NIC rings, without scrolling', async ({ page }) => {
   await page.setViewportSize({ width: 1280, height: 720 });
   const lab = new LabPage(page);

@@ -1,5 +1,5 @@
 /**
- * The simulated machine: controls, rings, page cache, action counters,
+ * The simulated machine: controls, rings and the page cache under them, action counters,
  * rate chart and CPU profile, all functions of the latest worker snapshot.
  * Each part selects only its own slice of the snapshot (the store shares
  * unchanged subtrees between snapshots), so a snapshot re-renders only
@@ -27,7 +27,8 @@ const SimClock = memo(function SimClock() {
   const napiPolls = useApp((s) => s.sim?.napiPolls ?? 0);
   const attached = useApp((s) => s.sim?.attached);
   return (
-    <div className="sim-clock" data-testid="sim-clock" data-events={events} data-packets={packets}>
+    // One line, so a long detach reason cannot push the machine down; the whole line is its title.
+    <div className="sim-clock" data-testid="sim-clock" data-events={events} data-packets={packets} title={attached && !attached.ok ? `no XDP program: ${attached.reason}` : undefined}>
       t = {fmtTime(nowNs)} · {fmtCount(events)} events · {fmtCount(packets)} packets · {fmtCount(napiPolls)} NAPI polls ·{' '}
       {attached && <span data-testid="attached" className={attached.ok ? 'ok' : 'warn'}>{attached.ok ? `XDP: ${attached.name}` : `no XDP program: ${attached.reason}`}</span>}
     </div>
@@ -37,12 +38,15 @@ const SimClock = memo(function SimClock() {
 const Rings = memo(function Rings() {
   const rings = useApp((s) => s.sim?.rings);
   const socket = useApp((s) => s.sim?.xsk != null);
+  const gauges = useApp((s) => s.sim?.gauges);
   if (!rings) return null;
   return (
     <div className="rings">
       {/* With an AF_XDP socket its rings join the NIC's here, so the NIC's draw a little smaller. */}
       {rings.map((r) => <RingCanvas key={r.id} ring={r} size={socket ? 96 : 112} />)}
       {socket && <XskStrip />}
+      {/* The buffers the rings draw from, under the rings (at 1280×720 the counters' column has no room left). */}
+      {gauges?.map((g) => <Gauge key={g.id} g={g} />)}
       {socket ? (
         <details className="legend-fold">
           <summary>slot colours</summary>
@@ -56,12 +60,10 @@ const Rings = memo(function Rings() {
 const SideCounters = memo(function SideCounters() {
   const actions = useApp((s) => s.sim?.actions);
   const counters = useApp((s) => s.sim?.counters);
-  const gauges = useApp((s) => s.sim?.gauges);
   return (
     <div className="sim-side">
       {actions && <Counters title="XDP actions" rows={actions} testid="actions" />}
       {counters && <Counters title="Driver" rows={counters} testid="counters" />}
-      {gauges?.map((g) => <Gauge key={g.id} g={g} />)}
     </div>
   );
 });

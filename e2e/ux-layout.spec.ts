@@ -48,7 +48,9 @@ test('at 1280×720 every example keeps its rings, actions, counters and gauges o
     for (const ring of await page.locator('.rings [data-testid^="ring-"][data-kind]').evaluateAll((els) => els.map((e) => (e as HTMLElement).dataset.testid!))) await inViewport(page, ring);
     await inViewport(page, 'actions');
     await inViewport(page, 'counters');
-    for (const g of await page.locator('.sim-side [data-testid^="gauge-"]').evaluateAll((els) => els.map((e) => (e as HTMLElement).dataset.testid!))) await inViewport(page, g);
+    const gauges = await page.locator('.sim-grid .gauge[data-testid^="gauge-"]').evaluateAll((els) => els.map((e) => (e as HTMLElement).dataset.testid!));
+    expect(gauges, `${id}: the free pages gauge at least`).toContain('gauge-free-pages');
+    for (const g of gauges) await inViewport(page, g);
     expect(await page.evaluate(() => document.documentElement.scrollWidth), `${id}: no sideways scroll`).toBeLessThanOrEqual(1280);
   }
 });

@@ -52,7 +52,17 @@ test('at 1280×720 every example keeps its rings, actions, counters and gauges o
     expect(gauges, `${id}: the free pages gauge at least`).toContain('gauge-free-pages');
     for (const g of gauges) await inViewport(page, g);
     expect(await page.evaluate(() => document.documentElement.scrollWidth), `${id}: no sideways scroll`).toBeLessThanOrEqual(1280);
+    // The page itself never scrolls: a refusal's explanation above the editor shrinks the editor instead.
+    expect(await page.evaluate(() => document.documentElement.scrollHeight), `${id}: no page scroll`).toBeLessThanOrEqual(720);
   }
+  // The same with the lessons open above the explanation and the editor.
+  await lab.examples.selectOption('missing-bounds-check');
+  await page.getByTestId('lessons-toggle').click();
+  await expect(page.getByTestId('explain-bar')).toBeVisible();
+  expect(await page.evaluate(() => document.documentElement.scrollHeight), 'lessons open: no page scroll').toBeLessThanOrEqual(720);
+  const editor = (await page.getByTestId('editor').boundingBox())!;
+  expect(editor.y + editor.height).toBeLessThanOrEqual(720);
+  expect(editor.height).toBeGreaterThanOrEqual(100);
 });
 
 test('at 1280×720 an AF_XDP machine shows its socket rings and totals beside the NIC rings, without scrolling', async ({ page }) => {

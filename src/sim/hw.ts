@@ -80,22 +80,35 @@ export const SEED2016_E5: HardwareProfile = {
   nic: 'Mellanox ConnectX-3 40G (mlx4)',
   clockHz: 3.7e9,
   linkGbps: 40,
+  // mlx4's adaptive rx moderation: with an average frame under 128 B it
+  // uses the low moderation time, 0 us, so the completion event fires as
+  // soon as a CQE lands on an armed CQ. At 64 B a CPU that keeps up takes
+  // an interrupt every few dozen packets: that is why mlx4_eq_int,
+  // tasklet_action and the cpuidle exit show up in the with-cache profile.
   rxCoalFrames: 44,
-  rxCoalUsecs: 16,
-  pollIdleNs: 1000,
+  rxCoalUsecs: 0,
+  // [fit] the idle governor's poll_idle cut-off (the prediction is the mean of the last 8 stretches, machine.ts).
+  pollIdleNs: 850,
   txLatencyNs: 500,
   costs: {
-    // [fit] interrupt path; mlx4_eq_int and tasklet_action appear at 6% and 4% in the with-cache profile.
-    irq: [['mlx4_eq_int', 350], ['tasklet_action', 230], ['native_irq_return_iret', 120]],
-    idle_wake: [['cpuidle_enter_state', 220], ['menu_select', 75]],
+    // [perf]/[fit] one interrupt wake: the with-cache profile (patch 07 "After") has mlx4_eq_int 6.4%,
+    // tasklet_action 4.2%, cpuidle_enter_state 4.0%, native_irq_return_iret 2.2%, menu_select 1.4%: these
+    // keep those ratios, scaled to the interrupt rate that emerges (~60 packets an interrupt).
+    irq: [['mlx4_eq_int', 620], ['tasklet_action', 410], ['native_irq_return_iret', 210]],
+    idle_wake: [['cpuidle_enter_state', 390], ['menu_select', 130]],
     napi_poll: [['net_rx_action', 90], ['mlx4_en_poll_rx_cq', 30]],
     napi_complete: [['napi_complete_done', 40], ['mlx4_en_arm_cq', 60]],
-    // [perf] 26% of the 3.7e9/20.4e6 = 181 cycles a packet in the before-cache profile.
-    rx_cqe: [['mlx4_en_process_rx_cq', 48]],
+    // [perf] 8.8% of 181 cycles in the with-cache profile: the CQE and the xdp_buff set-up.
+    rx_cqe: [['mlx4_en_process_rx_cq', 16]],
+    // [perf] before the cache process_rx_cq is 28-29% (~50 cycles): in frags mode every frame lands in
+    // a fragment of an order-3 page fresh from the allocator, whose first line is cold when the driver
+    // reads it (charged only in frags mode; a recycled page was touched one ring ago).
+    pkt_line_miss: [['mlx4_en_process_rx_cq', 28]],
     // [measured] direct DMA (no IOMMU, no bounce buffers): a sync is nearly free on x86.
     dma_sync_cpu: [['dma_sync_single_for_cpu', 1]],
     // [perf] the unnamed JIT addresses in [mlx4_en] (~7%) are the program: entry + ~0.6 cycles per insn.
-    xdp_run: [['bpf_prog_run_xdp', 6]],
+    // [fit] entry plus the program's first read of the frame (an LLC hit: DDIO put the DMA'd line there).
+    xdp_run: [['bpf_prog_run_xdp', 18]],
     xdp_insn: [['bpf_prog_run_xdp', 0.6]],
     // [perf] bpf_map_lookup_elem 2.6%, percpu_array_map_lookup_elem 1.9%.
     map_lookup: [['bpf_map_lookup_elem', 4.7], ['percpu_array_map_lookup_elem', 3.5]],
@@ -119,7 +132,7 @@ export const SEED2016_E5: HardwareProfile = {
     rx_frag_free: [['mlx4_en_free_frag', 10.5]],
     rx_doorbell: [['mlx4_en_update_rx_prod_db', 10]],
     // [fit] to xdp2's ~10 Mpps: descriptor write with an RFO miss on the WQE line, MMIO doorbell.
-    tx_post: [['mlx4_en_xmit_frame', 110], ['dma_sync_single_for_device', 2]],
+    tx_post: [['mlx4_en_xmit_frame', 130], ['dma_sync_single_for_device', 2]],
     tx_doorbell: [['mlx4_en_xmit_doorbell', 400]],
     tx_cq_poll: [['mlx4_en_process_tx_cq', 60]],
     tx_complete: [['mlx4_en_process_tx_cq', 80], ['mlx4_en_recycle_tx_desc', 15]],
@@ -159,6 +172,13 @@ export const SEED2016_I7: HardwareProfile = {
     ...SEED2016_E5.costs,
     // [perf] baseline report at 966 cycles/packet: process_rx_cq 6.76%, prepare_rx_desc 4.22%, free_frag 3.46%.
     rx_cqe: [['mlx4_en_process_rx_cq', 65]],
+    // No DDIO on this desktop part: the first touch of a frame is the skb header copy, whose miss is in memcpy_erms (skb_build).
+    pkt_line_miss: [],
+    // [perf] the order-0 allocator as the xdp-pass report splits it (percent of 1305 cycles a packet):
+    // get_page_from_freelist 5.16, __alloc_pages_nodemask 2.71, alloc_pages_current 1.05, __inc_zone_state 0.83,
+    // __list_del_entry 0.73, policy_zonelist 0.57; freeing: free_hot_cold_page 3.67, __list_add 0.69, __put_page 0.49.
+    alloc_order0: [['get_page_from_freelist', 67], ['__alloc_pages_nodemask', 35], ['alloc_pages_current', 14], ['__inc_zone_state', 11], ['__list_del_entry', 9.5], ['policy_zonelist', 7.4]],
+    free_order0: [['free_hot_cold_page', 48], ['__list_add', 9], ['__put_page', 6.4]],
     // [perf] swiotlb is active on this machine (swiotlb_map_page, swiotlb_sync_single_for_cpu in the report).
     dma_sync_cpu: [['swiotlb_sync_single_for_cpu', 3.8]],
     dma_map: [['swiotlb_map_page', 8]],
@@ -167,7 +187,8 @@ export const SEED2016_I7: HardwareProfile = {
     // [perf] XDP_PASS report: mlx4_alloc_pages 4.46% of 1305 cycles.
     rx_alloc_page: [['mlx4_en_prepare_rx_desc', 20], ['mlx4_alloc_pages', 38]],
     // [fit] Jesper's unexplained extra ~24 ns "from an earlier cache miss" on fresh order-0 pages.
-    order0_page_miss: [['mlx4_alloc_pages', 60]],
+    // mlx4_alloc_pages is 4.46% (58 cycles) in all: the rest of the miss lands in mlx4_en_free_frag (5.42% vs 3.46%).
+    order0_page_miss: [['mlx4_alloc_pages', 20], ['mlx4_en_free_frag', 26]],
     rx_frag_free: [['mlx4_en_free_frag', 33]],
     map_lookup: [['bpf_map_lookup_elem', 3], ['percpu_array_map_lookup_elem', 2.9]],
     // [perf] memcpy_erms 36.6% of 966 cycles: no DDIO on a desktop part, the header copy takes a DRAM miss.

@@ -80,13 +80,9 @@ export const SEED2016_E5: HardwareProfile = {
   nic: 'Mellanox ConnectX-3 40G (mlx4)',
   clockHz: 3.7e9,
   linkGbps: 40,
-  // mlx4's adaptive rx moderation: with an average frame under 128 B it
-  // uses the low moderation time, 0 us, so the completion event fires as
-  // soon as a CQE lands on an armed CQ. At 64 B a CPU that keeps up takes
-  // an interrupt every few dozen packets: that is why mlx4_eq_int,
-  // tasklet_action and the cpuidle exit show up in the with-cache profile.
+  // ethtool -C defaults (mlx4_en.h); the seed 000 scenarios run with adaptive moderation's 0 us (scenarios.ts).
   rxCoalFrames: 44,
-  rxCoalUsecs: 0,
+  rxCoalUsecs: 16,
   // [fit] the idle governor's poll_idle cut-off (the prediction is the mean of the last 8 stretches, machine.ts).
   pollIdleNs: 850,
   txLatencyNs: 500,
@@ -153,7 +149,8 @@ export const SEED2016_E5: HardwareProfile = {
     'seed 000 patch 06: xdp1 on one core drops ~20.4 Mpps from 4 pktgen threads; receiver E5-1630 v3 @ 3.70GHz, ConnectX-3 40G',
     'seed 000 patch 07: perf report before/after the page cache (mlx4_en_process_rx_cq 26.9%, mlx4_en_alloc_frags 17.9%, mlx4_en_free_frag 6.0%, get_page_from_freelist 4.5%; after: ~40% idle)',
     'seed 000 patch 12: xdp2 forwards ~10 Mpps on one core',
-    'mlx4_en.h: rx coalescing 44 frames / 16 us, default rx ring 1024, FRAG_SZ0 1536 (21 frags per order-3 page)',
+    'mlx4_en.h: rx coalescing 44 frames / 16 us (adaptive moderation uses 0 us for frames of 256 B or less: the seed 000 scenarios); default rx ring 1024, FRAG_SZ0 1536 (21 frags per order-3 page)',
+    'after the cache (patch 07): intel_idle 31.7%, process_rx_cq 8.8%, poll_idle 7.5%, mlx4_eq_int 6.4%, tasklet_action 4.2%, cpuidle_enter_state 4.0%: an interrupt every few dozen packets and short idle gaps',
   ],
 };
 
@@ -233,7 +230,9 @@ export const SEED2023_VMXNET3: HardwareProfile = {
     dma_sync_cpu: [['dma_sync_single_for_cpu', 5]],
     // Memory the backend wrote on another core: a miss per line on first touch.
     pkt_line_miss: [['vmxnet3_rq_rx_complete', 220]],
-    copy_line: [['memcpy_erms', 60]],
+    // [fit] with pkt_line_miss: ~286 cycles a line on the skb path, which the table's 64 B -> 512 B steps pin
+    // down to 1.9-2.2 K cycles for seven more lines (drop 1875 -> 3476, redirect 2308 -> 4552 at 3 GHz).
+    copy_line: [['memcpy_erms', 66]],
     xdp_run: [['bpf_prog_run_xdp', 6]],
     xdp_insn: [['bpf_prog_run_xdp', 0.6]],
     map_lookup: [['bpf_map_lookup_elem', 5], ['percpu_array_map_lookup_elem', 4]],
@@ -249,10 +248,13 @@ export const SEED2023_VMXNET3: HardwareProfile = {
     skb_alloc: [['__netdev_alloc_skb', 250], ['kmem_cache_alloc', 150]],
     build_skb: [['napi_build_skb', 150], ['kmem_cache_alloc', 50]],
     skb_free: [['kfree_skb', 100], ['skb_release_data', 100], ['kmem_cache_free', 100]],
-    generic_xdp: [['netif_receive_generic_xdp', 200], ['bpf_prog_run_generic_xdp', 100]],
-    pskb_expand_head: [['pskb_expand_head', 250], ['__kmalloc_node_track_caller', 150]],
+    generic_xdp: [['netif_receive_generic_xdp', 120], ['bpf_prog_run_generic_xdp', 16]],
+    pskb_expand_head: [['pskb_expand_head', 150], ['__kmalloc_node_track_caller', 100]],
     generic_xdp_tx: [['generic_xdp_tx', 100], ['dev_hard_start_xmit', 200]],
-    vmx_skb_xmit: [['vmxnet3_xmit_frame', 400]],
+    vmx_skb_xmit: [['vmxnet3_xmit_frame', 500]],
+    // [fit] TX costs the guest more per byte than DROP (64 -> 512 B: +2.7 K cycles vs +1.6 K): ESXi runs a
+    // vNIC's tx in the context of the vCPU that writes TXPROD, so reading the frame out is the guest's time.
+    vmx_tx_line: [['vmxnet3_xdp_xmit_back', 98]],
     vmx_xdp_xmit: [['vmxnet3_xdp_xmit_frame', 300]],
     // Writing TXPROD traps to the hypervisor.
     tx_doorbell: [['vmxnet3_xdp_xmit_back', 3000]],
@@ -263,6 +265,8 @@ export const SEED2023_VMXNET3: HardwareProfile = {
     xdp_redirect: [['xdp_do_redirect', 150]],
     cpumap_enqueue: [['cpu_map_enqueue', 60]],
     cpumap_flush: [['bq_flush_to_queue', 380]],
+    // [fit] skb-mode REDIRECT is ~340 cycles dearer than the bulk path: cpu_map_generic_redirect wakes the kthread per skb.
+    cpumap_generic_wake: [['wake_up_process', 340]],
     xdp_do_flush: [['xdp_do_flush', 40]],
     // The stack of a guest: UDP to a port nobody listens on ([fit] to ~340-376 Kpps).
     stack_rx: [['__netif_receive_skb_core', 700], ['ip_rcv', 900], ['ip_local_deliver', 600], ['__udp4_lib_rcv', 1200], ['icmp_send', 2000], ['nf_hook_slow', 400]],

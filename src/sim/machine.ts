@@ -34,8 +34,8 @@ export class Cpu {
   /** Cycles per profile symbol (index: CompiledCosts.symbols). */
   readonly sym: Float64Array;
   pollDone = 0;
-  /** The last IDLE_HISTORY idle stretches (cycles), for the idle governor's prediction. */
-  readonly idleHist = new Float64Array(IDLE_HISTORY);
+  /** The last IDLE_HISTORY idle stretches (cycles), for the idle governor's prediction; no history yet predicts a long stretch (the next timer). */
+  readonly idleHist = new Float64Array(IDLE_HISTORY).fill(Infinity);
   idleHistAt = 0;
   constructor(
     readonly id: number,

@@ -25,7 +25,7 @@ export interface HardwareProfile {
   /** rx interrupt moderation (ethtool -C rx-frames / rx-usecs). */
   rxCoalFrames: number;
   rxCoalUsecs: number;
-  /** Idle stretches shorter than this are spent in poll_idle, longer ones in intel_idle. */
+  /** The idle governor picks poll_idle when it predicts a stretch shorter than this (from the recent ones, machine.ts), else intel_idle. */
   pollIdleNs: number;
   /** Latency from the doorbell to the NIC putting a frame on the wire (DMA read of descriptor and data). */
   txLatencyNs: number;

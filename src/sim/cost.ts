@@ -57,9 +57,11 @@ export const COST_STEPS = [
   'vmx_skb_xmit', // vmxnet3_xmit_frame for an skb (header parse, copy to the tx data ring)
   'vmx_xdp_xmit', // vmxnet3_xdp_xmit_frame for an xdp_frame
   'vmx_tx_complete', // vmxnet3_tq_tx_complete per frame
+  'vmx_tx_line', // the hypervisor reading one 64-byte line of a queued tx frame, in the vCPU's context (TXPROD trap)
   'xdp_return_frame', // xdp_return_frame_bulk per frame
   'cpumap_enqueue', // cpu_map_enqueue: into the per-CPU bulk queue (8)
   'cpumap_flush', // bq_flush_to_queue: one frame onto the remote CPU's ptr_ring
+  'cpumap_generic_wake', // cpu_map_generic_redirect: wake_up_process of the remote kthread, once per skb (generic XDP has no bulk queue)
   'xdp_do_flush', // xdp_do_flush at the end of the poll
   'devmap_enqueue', // dev_map_enqueue / bq_enqueue: into the per-CPU devmap bulk queue (16)
   'devmap_xmit', // bq_xmit_all: one ndo_xdp_xmit call for a bulk

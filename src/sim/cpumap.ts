@@ -89,6 +89,7 @@ export class CpumapTarget {
   /** Generic XDP: one skb straight onto the remote ring (charged per frame). */
   generic_enqueue(cpu: Cpu, r: RxRing, page: number): void {
     this.m.charge(cpu, S.cpumap_flush);
+    this.m.charge(cpu, S.cpumap_generic_wake);
     this.consume(cpu, r, page, false, -1);
   }
 

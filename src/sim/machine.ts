@@ -21,6 +21,9 @@ export const enum CpuState {
 }
 export const CPU_STATE_NAMES = ['idle', 'poll_begin', 'poll_rx', 'poll_end'] as const;
 
+/** How many past idle stretches the idle governor averages (the menu governor keeps 8 intervals). */
+export const IDLE_HISTORY = 8;
+
 export class Cpu {
   /** This CPU's clock in cycles: the time up to which its work is done. */
   now = 0;
@@ -31,6 +34,9 @@ export class Cpu {
   /** Cycles per profile symbol (index: CompiledCosts.symbols). */
   readonly sym: Float64Array;
   pollDone = 0;
+  /** The last IDLE_HISTORY idle stretches (cycles), for the idle governor's prediction; no history yet predicts a long stretch (the next timer). */
+  readonly idleHist = new Float64Array(IDLE_HISTORY).fill(Infinity);
+  idleHistAt = 0;
   constructor(
     readonly id: number,
     nsyms: number,
@@ -70,10 +76,22 @@ export class Machine {
     cpu.now += c.total[step]! * times;
   }
 
-  /** Account an idle stretch [from, to) to poll_idle (short) or intel_idle. */
+  /**
+   * Account an idle stretch [from, to) to poll_idle or intel_idle. The
+   * governor cannot know how long the CPU will be idle: like the menu
+   * governor it predicts the stretch from the recent ones (their mean) and
+   * picks poll_idle when the prediction is shorter than pollIdleNs. A
+   * mispredicted stretch is spent whole in the state picked (poll_idle
+   * spins until the interrupt).
+   */
   chargeIdle(cpu: Cpu, from: number, to: number): void {
     if (to <= from) return;
-    const short = to - from < this.cfg.hw.pollIdleNs * this.cyclesPerNs;
+    const h = cpu.idleHist;
+    let sum = 0;
+    for (let i = 0; i < IDLE_HISTORY; i++) sum += h[i]!;
+    const short = sum / IDLE_HISTORY < this.cfg.hw.pollIdleNs * this.cyclesPerNs;
     cpu.sym[short ? this.pollIdleSym : this.idleSym]! += to - from;
+    h[cpu.idleHistAt] = to - from;
+    cpu.idleHistAt = (cpu.idleHistAt + 1) % IDLE_HISTORY;
   }
 }

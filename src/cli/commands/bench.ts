@@ -11,6 +11,7 @@ const SECTIONS: Record<string, () => Promise<{ bench(io: CliIO, opts: { quick: b
   ccmem: () => import('../bench/ccmem'),
   verifier: () => import('../bench/verifier'),
   sim: () => import('../bench/sim'),
+  seeds: () => import('../bench/seeds'),
   realworld: () => import('../bench/realworld'),
 };
 

@@ -64,7 +64,7 @@ export async function run(args: string[], io: CliIO): Promise<number> {
     io.out(`  hardware: ${r.hw}   program: ${r.program ?? '(none)'}${r.program_engine ? ` [${r.program_engine}]` : ''}${r.other_programs.map((o) => `   ${o.role}: ${o.name} [${o.engine}]`).join('')}\n`);
     io.out(`  rate:  ${(r.rate_pps / 1e6).toFixed(2)} Mpps${r.published.rate_pps ? `   (published ${(r.published.rate_pps / 1e6).toFixed(2)} Mpps)` : ''}\n`);
     io.out(`  idle:  ${r.idle_percent.toFixed(1)}%${r.published.idle_percent !== undefined ? `   (published ~${r.published.idle_percent}%)` : ''}\n`);
-    if (r.published.profile) io.out(`  published profile: ${Object.entries(r.published.profile).map(([k, v]) => `${k} ${v}%`).join(', ')}\n`);
+    for (const p of r.published.profiles ?? []) io.out(`  published profile (${p.source}): ${Object.entries(p.symbols).map(([k, v]) => `${k} ${v.toFixed(2)}%`).join(', ')}\n`);
     io.out(`  source: ${r.published.source}\n`);
     printProfile(io, r.profile);
     printCounters(io, r.counters);

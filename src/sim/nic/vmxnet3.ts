@@ -586,7 +586,11 @@ export class Vmxnet3 implements NicDriver, NapiDriver, RxDma {
 
   /** Post a frame on the ring's tx ring (TXPROD written every VMXNET3_TX_THRESHOLD frames); a full ring drops it. */
   private xmit(cpu: Cpu, r: RxRing, page: number, packet: number, data: number, len: number, pooled: boolean): void {
-    if (this.xdpTx.xmit(cpu, r, page, packet, data, len)) return;
+    if (this.xdpTx.xmit(cpu, r, page, packet, data, len)) {
+      // ESXi processes a vNIC's tx in the context of the vCPU that writes TXPROD: the frame's bytes cost the guest.
+      this.m.charge(cpu, S.vmx_tx_line, lines(len));
+      return;
+    }
     if (pooled) this.ppRecycleDirect(cpu, r, page, packet);
     else {
       this.m.charge(cpu, S.skb_free);

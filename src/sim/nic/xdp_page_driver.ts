@@ -359,6 +359,8 @@ export abstract class XdpPageDriver implements NicDriver, NapiDriver, RxDma {
     const packet = r.slotPkt[s]!;
     const off = r.slotOff[s]!;
     m.charge(cpu, S.rx_cqe);
+    // A fragment of an order-3 page fresh from the allocator: the frame's first line is cold when the driver first reads it (mlx4 frags mode; recycled order-0 pages were touched one ring ago).
+    if (this.mode === 'frags') m.charge(cpu, S.pkt_line_miss);
     m.charge(cpu, S.dma_sync_cpu);
     if (tr.on) tr.emit(K.dma_sync, cpu.now, cpu.id, r.index, s, packet, page, len);
     r.slotState[s] = SlotState.EMPTY;
@@ -584,6 +586,8 @@ export abstract class XdpPageDriver implements NicDriver, NapiDriver, RxDma {
     const a = m.alloc;
     const tr = m.trace;
     if (!skbBuilt) m.charge(cpu, S.skb_build);
+    // The skb holds its own page reference; the driver still drops the ring's (mlx4_en_free_frag, i40e_put_rx_buffer).
+    m.charge(cpu, S.rx_frag_free);
     m.charge(cpu, S.stack_rx);
     r.c.stack_rx++;
     if (tr.on) tr.emit(K.skb_build, cpu.now, cpu.id, r.index, -1, packet, page, 0);

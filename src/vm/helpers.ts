@@ -107,6 +107,7 @@ export function xdpHelpers(ctx: XdpHelperContext): Map<number, HelperFn> {
     if (!key) keyScratch.set(n, (key = new Uint8Array(n)));
     const src = m.resRegion.bytes;
     for (let i = 0; i < n; i++) key[i] = src[at + i]!;
+    if (map.lookupCounter) map.lookupCounter.n++;
     const v = map.lookup(key, ctx.env.cpu);
     if (!v) return m.setReg(0, 0);
     if (map.type === 'array_of_maps' || map.type === 'hash_of_maps') {
@@ -198,6 +199,7 @@ export function xdpHelpers(ctx: XdpHelperContext): Map<number, HelperFn> {
     const x = ctx.xdp();
     if (!(broadcastOk && flags & 8)) {
       let present: Uint8Array | undefined;
+      if (map.lookupCounter) map.lookupCounter.n++;
       if (map.lookupIndex) present = map.lookupIndex(key, ctx.env.cpu);
       else {
         redirectKey[0] = key & 0xff;

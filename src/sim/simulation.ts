@@ -286,7 +286,7 @@ export class Simulation {
       cycle: this.now(),
       counters: this.counters(),
       offered: this.offered,
-      sym: this.machine.cpus.map((c) => Float64Array.from(c.sym)),
+      sym: this.machine.cpus.map((c) => c.sym),
     };
   }
 
@@ -322,8 +322,8 @@ export class Simulation {
   profile(cpu = 0): ProfileEntry[] {
     const c = this.machine.cpus[cpu]!;
     const base = this.window.sym[cpu]!;
-    const d = new Float64Array(c.sym.length);
-    for (let i = 0; i < d.length; i++) d[i] = c.sym[i]! - (base[i] ?? 0);
+    const d = c.sym;
+    for (let i = 0; i < d.length; i++) d[i] = d[i]! - (base[i] ?? 0);
     // A CPU idle right now has been idle since idleSince: count it.
     if (c.state === CpuState.IDLE) {
       const upto = Math.max(this.now(), c.idleSince);

@@ -41,12 +41,13 @@ import {
   checkUmemChunks,
   XdpUmem,
   XskQueue,
-  xskq_cons_peek_desc,
-  xskq_cons_read_addr,
-  xsk_addr_value,
+  xskq_cons_peek_desc as peekDesc,
+  xskq_cons_read_addr as readAddr,
+  xsk_addr_value as addrValue,
   xsk_statistics,
-  xsk_umem_encode_addr,
+  xsk_umem_encode_addr as encodeAddr,
   type XskAddr,
+  type XskDesc,
 } from '../xsk';
 import type { XskConfig } from '../config';
 import { TxWire, wireCyclesPerByte } from '../wire';
@@ -58,6 +59,11 @@ const S = { ...CostSteps };
 const K = { ...TraceKinds };
 const CpuState = { IDLE: CpuStateEnum.IDLE, POLL_BEGIN: CpuStateEnum.POLL_BEGIN, POLL_RX: CpuStateEnum.POLL_RX, POLL_END: CpuStateEnum.POLL_END } as const;
 const bpf_prog_run_xdp = runXdp;
+// Module-local copies of the per-packet ring helpers (an imported binding is a getter call under tsx/vitest).
+const xskq_cons_peek_desc = peekDesc;
+const xskq_cons_read_addr = readAddr;
+const xsk_addr_value = addrValue;
+const xsk_umem_encode_addr = encodeAddr;
 const xdp_prepare_buff = prepareBuff;
 const napi_poll_step = pollStep;
 const nic_receive = receive;
@@ -169,8 +175,22 @@ export class I40eXsk implements NicDriver, NapiDriver, RxDma, AfXdpSocket {
 
   /** A buffer address as user space writes it to a ring. */
   private ringAddr(addr: number): XskAddr {
-    return this.umem.unaligned ? xsk_umem_encode_addr(addr, 0) : { hi: Math.floor(addr / 2 ** 32), lo: addr % 2 ** 32 };
+    const out = this.addrOut;
+    if (this.umem.unaligned) return xsk_umem_encode_addr(addr, 0, out);
+    out.hi = Math.floor(addr / 2 ** 32);
+    out.lo = addr % 2 ** 32;
+    return out;
   }
+
+  // Scratch records for the per-packet ring traffic: each is filled and
+  // consumed at once (the rings copy what they are given), so nothing is
+  // allocated per packet.
+  /** What ringAddr returns. */
+  private readonly addrOut: XskAddr = { hi: 0, lo: 0 };
+  /** An entry peeked from the completion ring or the rx ring. */
+  private readonly peeked: XskAddr = { hi: 0, lo: 0 };
+  /** A descriptor taken from the tx ring. */
+  private readonly txDesc: XskDesc = { addr: 0, raw: { hi: 0, lo: 0 }, len: 0 };
 
   setXdp(prog: XdpHook | null): AttachResult {
     this.prog_ = prog;
@@ -364,7 +384,7 @@ export class I40eXsk implements NicDriver, NapiDriver, RxDma, AfXdpSocket {
     // The descriptor: aligned mode the frame's address; unaligned mode the base with the headroom as the offset.
     const off = this.umem.headroom + XDP_PACKET_HEADROOM;
     if (this.umem.unaligned) m.charge(cpu, S.xsk_unaligned_addr);
-    this.rx.produceDesc(this.umem.unaligned ? xsk_umem_encode_addr(base, off) : this.ringAddr(base + off), len);
+    this.rx.produceDesc(this.umem.unaligned ? xsk_umem_encode_addr(base, off, this.addrOut) : this.ringAddr(base + off), len);
     this.rxProduced++;
     const j = m.journey;
     if (j.on) {
@@ -406,7 +426,7 @@ export class I40eXsk implements NicDriver, NapiDriver, RxDma, AfXdpSocket {
     const m = this.m;
     let n = 0;
     while (!this.hwTx.full() && n < NAPI_BUDGET) {
-      const d = xskq_cons_peek_desc(this.tx, this.umem);
+      const d = xskq_cons_peek_desc(this.tx, this.umem, this.txDesc);
       if (!d) break;
       m.charge(cpu, S.xsk_xmit_zc);
       if (this.umem.unaligned) m.charge(cpu, S.xsk_unaligned_addr);
@@ -474,7 +494,7 @@ export class I40eXsk implements NicDriver, NapiDriver, RxDma, AfXdpSocket {
     }
     let n = 0;
     while (this.cq.entries > 0 && n < BATCH_SIZE) {
-      const a = this.cq.peekAddr(this.cq.consumer);
+      const a = this.cq.peekAddr(this.cq.consumer, this.peeked);
       this.cq.release();
       m.charge(cpu, S.xsk_app_recycle);
       if (this.xsk.app === 'txonly') this.appFree.push(xsk_addr_value(a) % 2 ** 48);
@@ -490,7 +510,7 @@ export class I40eXsk implements NicDriver, NapiDriver, RxDma, AfXdpSocket {
   private xsk_generic_xmit(cpu: Cpu): void {
     const m = this.m;
     for (let n = 0; n < TX_BATCH_SIZE && !this.hwTx.full(); n++) {
-      const d = xskq_cons_peek_desc(this.tx, this.umem);
+      const d = xskq_cons_peek_desc(this.tx, this.umem, this.txDesc);
       if (!d) break;
       m.charge(cpu, S.xsk_generic_xmit);
       m.charge(cpu, S.copy_line, (d.len + 63) >> 6);
@@ -511,7 +531,7 @@ export class I40eXsk implements NicDriver, NapiDriver, RxDma, AfXdpSocket {
     m.charge(cpu, S.xsk_app_batch);
     for (let k = 0; k < n; k++) {
       const i = this.rx.consumer;
-      const a = this.rx.peekAddr(i);
+      const a = this.rx.peekAddr(i, this.peeked);
       const len = this.rx.peekLen(i);
       this.rx.release();
       this.inApp++;

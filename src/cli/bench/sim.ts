@@ -7,7 +7,12 @@
  * alone, which is what the >= 2 M/s target is about). Then every named
  * scenario, tracing off: simulated packets per wall second with the VM
  * programs next to the same setup with the native stand-ins (the anchor).
+ * Last, memory: the heap after a full collection at 1e5 simulated packets
+ * and again at 1e7 (1e6 with --quick), which stays flat when nothing on
+ * the per-packet path is kept.
  */
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import type { CliIO } from '../io';
 import { findScenario, nativePrograms, SCENARIOS, Simulation, type ProgramResolver, type Scenario } from '../../sim';
 import { examplePrograms } from '../../engine/programs';
@@ -38,6 +43,31 @@ export async function bench(io: CliIO, opts: { quick: boolean }): Promise<void> 
     io.out(`  ${r[0].padEnd(42)} ${(best[i]! / 1e6).toFixed(2).padStart(6)} M/s   ${ratio}\n`);
   });
   scenarios(io, opts.quick);
+  memory(io, opts.quick);
+}
+
+/** A full collection: `gc` exposed on demand (the flag only takes effect in a fresh context). */
+function collect(): void {
+  setFlagsFromString('--expose-gc');
+  (runInNewContext('gc') as () => void)();
+}
+
+/** Heap in use after a full collection, typed-array stores included, in MB. */
+function heapMb(): number {
+  collect();
+  const u = process.memoryUsage();
+  return (u.heapUsed + u.arrayBuffers) / 2 ** 20;
+}
+
+function memory(io: CliIO, quick: boolean): void {
+  const s = findScenario('seed000-xdp1-drop')!;
+  const far = quick ? 1e6 : 1e7;
+  const sim = new Simulation({ ...s.config(), trace: false, keepTrace: false }, examplePrograms('xdp1'));
+  sim.run({ packets: 1e5 });
+  const at1e5 = heapMb();
+  sim.run({ packets: far - 1e5 });
+  const atFar = heapMb();
+  io.out(`  memory, VM xdp1 tracing off: heap after GC ${at1e5.toFixed(1)} MB at 1e5 packets, ${atFar.toFixed(1)} MB at ${far === 1e7 ? '1e7' : '1e6'} (${(atFar - at1e5 >= 0 ? '+' : '') + (atFar - at1e5).toFixed(2)} MB)\n`);
 }
 
 /** Packets per wall second of one scenario's setup, tracing off (its own programs from `programs`). */

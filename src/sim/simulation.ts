@@ -224,9 +224,38 @@ export class Simulation {
     const stopOffered = opts.packets !== undefined ? this.offered + opts.packets : Infinity;
     const stopCycle = opts.ns !== undefined ? this.now() + opts.ns * this.machine.cyclesPerNs : Infinity;
     const stopSteps = opts.maxSteps !== undefined ? this.steps + opts.maxSteps : Infinity;
+    if (stopCycle === Infinity && this.machine.cpus.length === 1) {
+      this.runOneCpu(stopOffered, stopSteps);
+      return;
+    }
     while (this.offered < stopOffered && this.steps < stopSteps) {
       if (stopCycle !== Infinity && this.now() >= stopCycle) break;
       if (!this.stepEvent()) break;
+    }
+  }
+
+  /**
+   * run() on a one-CPU machine (one queue, no AF_XDP application CPU): the
+   * loop of stepEvent with the choice between the wire and the CPU written
+   * out, event for event the same order (an arrival wins a tie).
+   */
+  private runOneCpu(stopOffered: number, stopSteps: number): void {
+    const cpu = this.machine.cpus[0]!;
+    const tr = this.traffic;
+    const nic = this.nic;
+    const cyclesPerNs = this.machine.cyclesPerNs;
+    while (this.offered < stopOffered && this.steps < stopSteps) {
+      if (this.steps === this.nextOpAt) this.applyPending();
+      const arrival = tr.nextNs * cyclesPerNs;
+      const t = cpu.state === CpuState.IDLE ? cpu.wakeAt : cpu.now;
+      if (arrival <= t) {
+        if (arrival === Infinity) return;
+        nic.nicReceive(0, tr.nextFrame, tr.produced - 1, arrival);
+        this.offered++;
+        this.lastArrival = arrival;
+        tr.advance();
+      } else nic.step(cpu);
+      this.steps++;
     }
   }
 

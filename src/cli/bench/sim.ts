@@ -6,7 +6,9 @@
  * interpreter's) and the simulator's native reference (the driver model
  * alone, which is what the >= 2 M/s target is about). Then every named
  * scenario, tracing off: simulated packets per wall second with the VM
- * programs next to the same setup with the native stand-ins (the anchor).
+ * programs next to the same setup with the native stand-ins (the anchor),
+ * and the same per second of the process's CPU time (steadier when the
+ * machine is shared).
  * Last, memory: the heap after a full collection at 1e5 simulated packets
  * and again at 1e7 (1e6 with --quick), which stays flat when nothing on
  * the per-packet path is kept.
@@ -70,26 +72,32 @@ function memory(io: CliIO, quick: boolean): void {
   io.out(`  memory, VM xdp1 tracing off: heap after GC ${at1e5.toFixed(1)} MB at 1e5 packets, ${atFar.toFixed(1)} MB at ${far === 1e7 ? '1e7' : '1e6'} (${(atFar - at1e5 >= 0 ? '+' : '') + (atFar - at1e5).toFixed(2)} MB)\n`);
 }
 
-/** Packets per wall second of one scenario's setup, tracing off (its own programs from `programs`). */
-function scenarioRate(s: Scenario, programs: ProgramResolver, packets: number): number {
+/** Packets per wall second and per second of this process's CPU time, of one scenario's setup, tracing off (its own programs from `programs`). */
+function scenarioRate(s: Scenario, programs: ProgramResolver, packets: number): { wall: number; cpu: number } {
   const cfg = s.config();
   const devmapProgram = cfg.devmapProg ? programs('xdp_redirect_map_egress') : undefined;
   const vethPeerProgram = cfg.redirectTarget === 'devmap-veth' && (cfg.redirectTargetXdp ?? true) ? programs('xdp_drop') : undefined;
   const sim = new Simulation({ ...cfg, devmapProgram, vethPeerProgram, trace: false, keepTrace: false }, s.program ? programs(s.program) : null);
   sim.run({ packets: Math.min(s.warmup, 20_000) });
   const done0 = sim.nic.packetsDone;
+  const c0 = process.cpuUsage();
   const t0 = performance.now();
   sim.run({ packets });
-  return ((sim.nic.packetsDone - done0) / (performance.now() - t0)) * 1000;
+  const wallMs = performance.now() - t0;
+  const c = process.cpuUsage(c0);
+  const done = sim.nic.packetsDone - done0;
+  return { wall: (done / wallMs) * 1000, cpu: (done / (c.user + c.system)) * 1e6 };
 }
 
 function scenarios(io: CliIO, quick: boolean): void {
   const packets = quick ? 20_000 : 100_000;
-  io.out(`  every named scenario, tracing off: simulated packets per wall second (${packets.toLocaleString('en')} packets after warm-up)\n`);
-  io.out(`  ${'scenario'.padEnd(42)} ${'VM'.padStart(8)} ${'native'.padStart(8)}   VM / native\n`);
+  io.out(`  every named scenario, tracing off: simulated packets per wall second (${packets.toLocaleString('en')} packets after warm-up);\n`);
+  io.out(`  'cpu': per second of this process's CPU time, steadier than wall time on a shared machine\n`);
+  io.out(`  ${'scenario'.padEnd(42)} ${'VM'.padStart(8)} ${'native'.padStart(8)}   VM / native   ${'VM cpu'.padStart(8)} ${'nat cpu'.padStart(8)}   VM / native (cpu)\n`);
   for (const s of SCENARIOS) {
     const vm = scenarioRate(s, examplePrograms, packets);
     const native = scenarioRate(s, nativePrograms, packets);
-    io.out(`  ${s.name.padEnd(42)} ${(vm / 1e6).toFixed(2).padStart(6)} M ${(native / 1e6).toFixed(2).padStart(6)} M   ${(vm / native).toFixed(2)}\n`);
+    const m = (v: number) => `${(v / 1e6).toFixed(2).padStart(6)} M`;
+    io.out(`  ${s.name.padEnd(42)} ${m(vm.wall)} ${m(native.wall)}   ${(vm.wall / native.wall).toFixed(2).padStart(11)}   ${m(vm.cpu)} ${m(native.cpu)}   ${(vm.cpu / native.cpu).toFixed(2)}\n`);
   }
 }

@@ -123,6 +123,13 @@ export interface BpfMap {
    * lookup each time instead of inlining the array access.
    */
   observed?: boolean;
+  /**
+   * Set by a caller that counts the program's lookups without wrapping them
+   * (the simulator's cost model): every lookup the program makes, through
+   * the helper or inlined by the JIT, adds one. Unlike `observed`, the JIT
+   * keeps inlining the array access (it bumps the counter itself).
+   */
+  lookupCounter?: { n: number };
   /** The program's bpf_map_update_elem: 0 or a negative errno. */
   update(key: Uint8Array, value: Uint8Array, flags: number, cpu: number): number;
   /** bpf_map_delete_elem: 0 or a negative errno. */

@@ -58,6 +58,10 @@ export const MAX_TEMPLATES = 4096;
 interface SourceState {
   templates: Uint8Array[];
   hashes: Uint32Array;
+  /** Per template, its time on the wire (wireNs with the link's per-frame time), computed once: advance runs per packet. */
+  wire: Float64Array;
+  /** The same without the per-frame time (the gap inside a burst). */
+  wireBare: Float64Array;
   gapNs: number;
   burst: number;
   inBurst: number;
@@ -138,6 +142,8 @@ export class TrafficGenerator {
   /** Packets handed out so far (the next one gets this id). */
   produced = 0;
   private wireFreeNs = 0;
+  /** spec.maxPackets, or no limit (read per packet: a number, not an optional field). */
+  private readonly maxPackets: number;
   private readonly sources: SourceState[] = [];
   private readonly rng: Rng;
 
@@ -146,6 +152,7 @@ export class TrafficGenerator {
     seed: number,
   ) {
     this.rng = new Rng(seed ^ 0x7a3f);
+    this.maxPackets = spec.maxPackets ?? Infinity;
     if (!(spec.linkGbps > 0)) throw new Error('traffic: linkGbps must be positive');
     for (const s of spec.sources ?? []) {
       const templates = buildTemplates(s);
@@ -155,6 +162,8 @@ export class TrafficGenerator {
       const st: SourceState = {
         templates,
         hashes: Uint32Array.from(templates.map(rssHash)),
+        wire: Float64Array.from(templates, (t) => wireNs(t.length, spec.linkGbps, spec.perFrameNs)),
+        wireBare: Float64Array.from(templates, (t) => wireNs(t.length, spec.linkGbps)),
         gapNs: 1e9 / rate,
         burst,
         inBurst: 0,
@@ -177,6 +186,8 @@ export class TrafficGenerator {
       this.sources.push({
         templates: recs.map((r) => r.data),
         hashes: Uint32Array.from(recs.map((r) => rssHash(r.data))),
+        wire: Float64Array.from(recs, (r) => wireNs(r.data.length, spec.linkGbps, spec.perFrameNs)),
+        wireBare: Float64Array.from(recs, (r) => wireNs(r.data.length, spec.linkGbps)),
         gapNs: spec.pcap.ratePps ? 1e9 / spec.pcap.ratePps : last / Math.max(1, recs.length - 1),
         burst: 1,
         inBurst: 0,
@@ -199,7 +210,7 @@ export class TrafficGenerator {
 
   /** Compute the next frame: the earliest source, serialized onto the wire. */
   advance(): void {
-    if (this.spec.maxPackets !== undefined && this.produced >= this.spec.maxPackets) {
+    if (this.produced >= this.maxPackets) {
       this.nextNs = Infinity;
       return;
     }
@@ -220,7 +231,7 @@ export class TrafficGenerator {
     const idx = s.random ? this.rng.below(s.templates.length) : s.flow;
     const frame = s.templates[idx]!;
     const t = Math.max(bestNs, this.wireFreeNs);
-    this.wireFreeNs = t + wireNs(frame.length, this.spec.linkGbps, this.spec.perFrameNs);
+    this.wireFreeNs = t + s.wire[idx]!;
     this.nextNs = t;
     this.nextFrame = frame;
     this.nextHash = s.hashes[idx]!;
@@ -242,11 +253,11 @@ export class TrafficGenerator {
     }
     s.flow = s.flow + 1 >= s.templates.length ? 0 : s.flow + 1;
     s.inBurst++;
-    if (s.inBurst < s.burst) s.nextNs = bestNs + wireNs(frame.length, this.spec.linkGbps);
+    if (s.inBurst < s.burst) s.nextNs = bestNs + s.wireBare[idx]!;
     else {
       s.inBurst = 0;
       // Bursts keep the source's average rate: the burst starts are gap*burst apart.
-      s.nextNs = bestNs + s.gapNs * s.burst - (s.burst - 1) * wireNs(frame.length, this.spec.linkGbps);
+      s.nextNs = bestNs + s.gapNs * s.burst - (s.burst - 1) * s.wireBare[idx]!;
     }
   }
 }

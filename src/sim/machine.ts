@@ -31,8 +31,10 @@ export class Cpu {
   idleSince = 0;
   /** When an idle CPU gets its next interrupt (Infinity: none pending). */
   wakeAt = Infinity;
-  /** Cycles per profile symbol (index: CompiledCosts.symbols). */
-  readonly sym: Float64Array;
+  /** Cycles per profile symbol charged as they happen (index: CompiledCosts.symbols); see `sym`. */
+  readonly eagerSym: Float64Array;
+  /** How many times each deferred cost step was charged (Machine.charge: their cycles are added up when read). */
+  readonly stepTimes: Float64Array;
   pollDone = 0;
   /** The last IDLE_HISTORY idle stretches (cycles), for the idle governor's prediction; no history yet predicts a long stretch (the next timer). */
   readonly idleHist = new Float64Array(IDLE_HISTORY).fill(Infinity);
@@ -40,9 +42,52 @@ export class Cpu {
   constructor(
     readonly id: number,
     nsyms: number,
+    nsteps: number,
+    private readonly costs: CompiledCosts | null = null,
+    private readonly deferred: Uint8Array | null = null,
   ) {
-    this.sym = new Float64Array(nsyms);
+    this.eagerSym = new Float64Array(nsyms);
+    this.stepTimes = new Float64Array(nsteps);
   }
+
+  /** Cycles per profile symbol (index: CompiledCosts.symbols): the eager sums plus the deferred steps' counts times their cycles. A fresh array. */
+  get sym(): Float64Array {
+    const out = Float64Array.from(this.eagerSym);
+    const c = this.costs;
+    const d = this.deferred;
+    if (!c || !d) return out;
+    for (let step = 0; step < d.length; step++) {
+      const n = this.stepTimes[step]!;
+      if (!d[step] || n === 0) continue;
+      for (let k = c.start[step]!; k < c.start[step + 1]!; k++) out[c.partSym[k]!]! += c.partCycles[k]! * n;
+    }
+    return out;
+  }
+}
+
+/**
+ * Which cost steps may be counted instead of summed per symbol as they
+ * happen. The profile must come out bit for bit as a running sum would (the
+ * goldens record it to the last digit), so a step is deferred only when all
+ * its symbols take nothing but values that a double adds exactly — multiples
+ * of 2^-10 — whatever the order: then count x cycles, added at the end, is
+ * the running sum. Symbols charged any other value (0.6 cycles per eBPF
+ * instruction, say, or idle stretches) keep the running sum, and so do the
+ * steps charging them.
+ */
+function deferrableSteps(c: CompiledCosts, idleSyms: readonly number[]): Uint8Array {
+  const nsteps = c.total.length;
+  const exactSym = new Uint8Array(c.symbols.length).fill(1);
+  // chargeIdle adds any length of idle time to these.
+  for (const s of idleSyms) if (s >= 0) exactSym[s] = 0;
+  for (let k = 0; k < c.partCycles.length; k++) if (!Number.isInteger(c.partCycles[k]! * 1024)) exactSym[c.partSym[k]!] = 0;
+  const out = new Uint8Array(nsteps);
+  for (let step = 0; step < nsteps; step++) {
+    let ok = 1;
+    for (let k = c.start[step]!; k < c.start[step + 1]!; k++) if (!exactSym[c.partSym[k]!]) ok = 0;
+    out[step] = ok;
+  }
+  return out;
 }
 
 export class Machine {
@@ -55,14 +100,20 @@ export class Machine {
   readonly cyclesPerNs: number;
   readonly idleSym: number;
   readonly pollIdleSym: number;
+  /** Per cost step, 1 when charging it only counts (deferrableSteps). */
+  private readonly deferred: Uint8Array;
+  /** costs.total, held here: one load less per charge. */
+  private readonly totals: Float64Array;
 
   constructor(readonly cfg: ResolvedConfig) {
     this.costs = new CompiledCosts(cfg.hw.costs);
     this.alloc = new PageAllocator(cfg.memoryPages);
     this.trace = new Trace(cfg.trace, cfg.keepTrace);
     this.journey = new Journey(cfg.trace && cfg.keepTrace, this.trace);
+    this.totals = this.costs.total;
+    this.deferred = deferrableSteps(this.costs, [this.costs.symbolId('intel_idle'), this.costs.symbolId('poll_idle')]);
     // One CPU per rx queue, plus the AF_XDP application's own CPU when a socket is configured.
-    this.cpus = Array.from({ length: cfg.queues + (cfg.xsk ? 1 : 0) }, (_, i) => new Cpu(i, this.costs.symbols.length));
+    this.cpus = Array.from({ length: cfg.queues + (cfg.xsk ? 1 : 0) }, (_, i) => new Cpu(i, this.costs.symbols.length, this.costs.total.length, this.costs, this.deferred));
     this.cyclesPerNs = cfg.hw.clockHz / 1e9;
     this.idleSym = this.costs.symbolId('intel_idle');
     this.pollIdleSym = this.costs.symbolId('poll_idle');
@@ -70,10 +121,18 @@ export class Machine {
 
   /** Charge one cost step to a CPU: its clock advances, its profile grows. */
   charge(cpu: Cpu, step: number, times = 1): void {
+    // Counting is one add; the profile's per-symbol sums are made when read (Cpu.sym).
+    // Kept this small on purpose: V8 inlines it into the per-packet path.
+    if (this.deferred[step] === 1) cpu.stepTimes[step]! += times;
+    else this.chargeParts(cpu, step, times);
+    cpu.now += this.totals[step]! * times;
+  }
+
+  /** The running per-symbol sums of a step that cannot be deferred. */
+  private chargeParts(cpu: Cpu, step: number, times: number): void {
     const c = this.costs;
     const end = c.start[step + 1]!;
-    for (let k = c.start[step]!; k < end; k++) cpu.sym[c.partSym[k]!]! += c.partCycles[k]! * times;
-    cpu.now += c.total[step]! * times;
+    for (let k = c.start[step]!; k < end; k++) cpu.eagerSym[c.partSym[k]!]! += c.partCycles[k]! * times;
   }
 
   /**
@@ -90,7 +149,7 @@ export class Machine {
     let sum = 0;
     for (let i = 0; i < IDLE_HISTORY; i++) sum += h[i]!;
     const short = sum / IDLE_HISTORY < this.cfg.hw.pollIdleNs * this.cyclesPerNs;
-    cpu.sym[short ? this.pollIdleSym : this.idleSym]! += to - from;
+    cpu.eagerSym[short ? this.pollIdleSym : this.idleSym]! += to - from;
     h[cpu.idleHistAt] = to - from;
     cpu.idleHistAt = (cpu.idleHistAt + 1) % IDLE_HISTORY;
   }

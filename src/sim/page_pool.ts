@@ -29,6 +29,8 @@ export class PagePool {
   ringTail = 0;
   /** Pages moved from the ptr_ring into the cache by the last alloc (for costing). */
   lastRefill = 0;
+  /** Where the last allocPage found its page (a field, not a returned record: this runs per packet). */
+  lastSrc: PpSource = PpSource.CACHE;
   allocs = 0;
   slowAllocs = 0;
   recycledDirect = 0;
@@ -47,8 +49,8 @@ export class PagePool {
     return this.ringTail - this.ringHead;
   }
 
-  /** page_pool_dev_alloc_pages: the page, and where it came from. */
-  allocPage(): { page: number; src: PpSource } {
+  /** page_pool_dev_alloc_pages: the page (-1: none); where it came from is left in lastSrc. */
+  allocPage(): number {
     this.lastRefill = 0;
     let src = PpSource.CACHE;
     if (this.cacheCount === 0) {
@@ -61,14 +63,19 @@ export class PagePool {
     if (this.cacheCount > 0) {
       const page = this.cache[--this.cacheCount]!;
       this.allocs++;
-      return { page, src };
+      this.lastSrc = src;
+      return page;
     }
     const page = this.alloc.alloc(0);
-    if (page < 0) return { page, src: PpSource.FAIL };
+    if (page < 0) {
+      this.lastSrc = PpSource.FAIL;
+      return page;
+    }
     this.alloc.dma[page] = DmaDir.BIDIRECTIONAL;
     this.allocs++;
     this.slowAllocs++;
-    return { page, src: PpSource.SLOW };
+    this.lastSrc = PpSource.SLOW;
+    return page;
   }
 
   /** Return a page: `direct` (the pool's own NAPI context) may use the cache. Returns false when freed. */

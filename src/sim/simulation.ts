@@ -224,9 +224,38 @@ export class Simulation {
     const stopOffered = opts.packets !== undefined ? this.offered + opts.packets : Infinity;
     const stopCycle = opts.ns !== undefined ? this.now() + opts.ns * this.machine.cyclesPerNs : Infinity;
     const stopSteps = opts.maxSteps !== undefined ? this.steps + opts.maxSteps : Infinity;
+    if (stopCycle === Infinity && this.machine.cpus.length === 1) {
+      this.runOneCpu(stopOffered, stopSteps);
+      return;
+    }
     while (this.offered < stopOffered && this.steps < stopSteps) {
       if (stopCycle !== Infinity && this.now() >= stopCycle) break;
       if (!this.stepEvent()) break;
+    }
+  }
+
+  /**
+   * run() on a one-CPU machine (one queue, no AF_XDP application CPU): the
+   * loop of stepEvent with the choice between the wire and the CPU written
+   * out, event for event the same order (an arrival wins a tie).
+   */
+  private runOneCpu(stopOffered: number, stopSteps: number): void {
+    const cpu = this.machine.cpus[0]!;
+    const tr = this.traffic;
+    const nic = this.nic;
+    const cyclesPerNs = this.machine.cyclesPerNs;
+    while (this.offered < stopOffered && this.steps < stopSteps) {
+      if (this.steps === this.nextOpAt) this.applyPending();
+      const arrival = tr.nextNs * cyclesPerNs;
+      const t = cpu.state === CpuState.IDLE ? cpu.wakeAt : cpu.now;
+      if (arrival <= t) {
+        if (arrival === Infinity) return;
+        nic.nicReceive(0, tr.nextFrame, tr.produced - 1, arrival);
+        this.offered++;
+        this.lastArrival = arrival;
+        tr.advance();
+      } else nic.step(cpu);
+      this.steps++;
     }
   }
 
@@ -286,7 +315,7 @@ export class Simulation {
       cycle: this.now(),
       counters: this.counters(),
       offered: this.offered,
-      sym: this.machine.cpus.map((c) => Float64Array.from(c.sym)),
+      sym: this.machine.cpus.map((c) => c.sym),
     };
   }
 
@@ -322,8 +351,8 @@ export class Simulation {
   profile(cpu = 0): ProfileEntry[] {
     const c = this.machine.cpus[cpu]!;
     const base = this.window.sym[cpu]!;
-    const d = new Float64Array(c.sym.length);
-    for (let i = 0; i < d.length; i++) d[i] = c.sym[i]! - (base[i] ?? 0);
+    const d = c.sym;
+    for (let i = 0; i < d.length; i++) d[i] = d[i]! - (base[i] ?? 0);
     // A CPU idle right now has been idle since idleSince: count it.
     if (c.state === CpuState.IDLE) {
       const upto = Math.max(this.now(), c.idleSince);

@@ -4,16 +4,19 @@
  * simulated page, in place. The driver sees an XdpHook like any other; this
  * adapter translates the xdp_buff (offsets into the page pool) into the
  * VM's frame (offsets into one page), reports the instruction count the
- * cost model charges, and counts map lookups by wrapping the maps' lookup
- * (the VM does not report helper calls). It is the one run path: the
+ * cost model charges, and counts map lookups through the maps' lookup
+ * counter (the VM does not report helper calls). It is the one run path: the
  * engine's loadProgram (src/engine/vmHook.ts) adds a bpf_printk sink and a
  * per-run observer (the packet inspector's records) through the options.
  */
 import type { ParsedSpec } from '../isa/spec';
 import { createMap, type BpfMap } from '../maps';
 import { createVm, type XdpFrame, type XdpResult, type XdpVm } from '../vm';
-import { PAGE_SIZE } from './page_alloc';
+import { PAGE_SIZE as PAGE_SIZE_ } from './page_alloc';
 import type { XdpBuff, XdpHook } from './program';
+
+// A module-local copy: an imported binding is a getter call per packet when modules are transpiled one by one (tsx, vitest).
+const PAGE_SIZE = PAGE_SIZE_;
 
 export interface VmHook extends XdpHook {
   readonly vm: XdpVm;
@@ -48,24 +51,11 @@ export function vmHook(parsed: ParsedSpec, opts: VmHookOptions = {}): VmHook | {
     if ('error' in m) return { error: m.error };
     maps.push(m);
   }
-  let lookups = 0;
-  if (opts.countMapLookups ?? true) for (const m of maps) {
-    const lookup = m.lookup.bind(m);
-    (m as { lookup: BpfMap['lookup'] }).lookup = (key, cpu) => {
-      lookups++;
-      return lookup(key, cpu);
-    };
-    // bpf_redirect_map looks arrays up by index: that is a lookup the kernel pays for too.
-    if (m.lookupIndex) {
-      const lookupIndex = m.lookupIndex.bind(m);
-      m.lookupIndex = (i, cpu) => {
-        lookups++;
-        return lookupIndex(i, cpu);
-      };
-    }
-    // Counted lookups must reach the wrapper: no inlined array access in the JIT.
-    m.observed = true;
-  }
+  // One counter for all the program's maps: the helpers and the JIT's inlined
+  // array lookups bump it (BpfMap.lookupCounter), so counting costs one
+  // increment and the JIT keeps its inline path.
+  const lookups = { n: 0 };
+  if (opts.countMapLookups ?? true) for (const m of maps) m.lookupCounter = lookups;
   const vm = createVm(parsed, { maps, nCpus: opts.nCpus ?? 1, env: opts.printk ? { printk: opts.printk } : undefined });
   if ('error' in vm) return vm;
   // One view per buffer (a page, or an order-3 fragment), made on first use:
@@ -113,11 +103,11 @@ export function vmHook(parsed: ParsedSpec, opts: VmHookOptions = {}): VmHook | {
       frame.rxQueueIndex = x.rxQueueIndex;
       frame.ingressIfindex = x.ingressIfindex;
       frame.frameSize = x.frameSz;
-      lookups = 0;
+      lookups.n = 0;
       const before = observe ? x.mem.slice(x.data, x.dataEnd) : empty;
       vm.runXdpInto(frame, r);
       x.insns = r.insns;
-      x.mapLookups = lookups;
+      x.mapLookups = lookups.n;
       x.data = r.data + base;
       x.dataEnd = r.dataEnd + base;
       x.dataMeta = r.dataMeta + base;

@@ -46,10 +46,12 @@ export interface XskAddr {
 }
 
 /** Unaligned mode: the 64-bit ring address for base + offset (offset < 2^16). */
-export function xsk_umem_encode_addr(base: number, offset: number): XskAddr {
+export function xsk_umem_encode_addr(base: number, offset: number, out: XskAddr = { hi: 0, lo: 0 }): XskAddr {
   if (!(Number.isInteger(base) && base >= 0 && base < ADDR_LIMIT)) throw new Error(`base address ${base} does not fit 48 bits`);
   if (!(Number.isInteger(offset) && offset >= 0 && offset < 1 << 16)) throw new Error(`offset ${offset} does not fit 16 bits`);
-  return { hi: ((offset << 16) | Math.floor(base / TWO32)) >>> 0, lo: base % TWO32 >>> 0 };
+  out.hi = ((offset << 16) | Math.floor(base / TWO32)) >>> 0;
+  out.lo = base % TWO32 >>> 0;
+  return out;
 }
 
 /** xsk_umem_extract_addr: the low 48 bits. */
@@ -232,10 +234,12 @@ export class XskQueue {
     return true;
   }
 
-  /** Entry i (absolute index) without consuming it. */
-  peekAddr(i: number): XskAddr {
+  /** Entry i (absolute index) without consuming it; into `out` when given (the per-packet callers reuse one). */
+  peekAddr(i: number, out: XskAddr = { lo: 0, hi: 0 }): XskAddr {
     const o = this.at(i);
-    return { lo: this.buf.getUint32(o, true), hi: this.buf.getUint32(o + 4, true) };
+    out.lo = this.buf.getUint32(o, true);
+    out.hi = this.buf.getUint32(o + 4, true);
+    return out;
   }
 
   peekLen(i: number): number {
@@ -255,9 +259,10 @@ export class XskQueue {
  * xskq_cons_read_addr on the fill ring: the next valid buffer address,
  * skipping (and counting) invalid ones. -1 when the ring is empty.
  */
+const readAddrScratch: XskAddr = { hi: 0, lo: 0 };
 export function xskq_cons_read_addr(fq: XskQueue, umem: XdpUmem): number {
   while (fq.entries > 0) {
-    const a = fq.peekAddr(fq.consumer);
+    const a = fq.peekAddr(fq.consumer, readAddrScratch);
     fq.release();
     const addr = umem.xp_check_addr(a);
     if (addr >= 0) return addr;
@@ -271,17 +276,28 @@ export function xskq_cons_read_addr(fq: XskQueue, umem: XdpUmem): number {
  * (and counting in tx_invalid_descs) bad ones. Null when the ring is empty.
  * The descriptor is consumed: the caller owns it.
  */
-export function xskq_cons_peek_desc(tx: XskQueue, umem: XdpUmem): { addr: number; raw: XskAddr; len: number } | null {
+export function xskq_cons_peek_desc(tx: XskQueue, umem: XdpUmem, out: XskDesc = { addr: 0, raw: { hi: 0, lo: 0 }, len: 0 }): XskDesc | null {
   while (tx.entries > 0) {
     const i = tx.consumer;
-    const raw = tx.peekAddr(i);
+    const raw = tx.peekAddr(i, out.raw);
     const len = tx.peekLen(i);
     const bad = umem.xp_validate_desc(raw, len, tx.peekOptions(i));
     tx.release();
-    if (bad === null) return { addr: umem.unaligned ? xp_unaligned_add_offset_to_addr(raw) : xsk_addr_value(raw), raw, len };
+    if (bad === null) {
+      out.addr = umem.unaligned ? xp_unaligned_add_offset_to_addr(raw) : xsk_addr_value(raw);
+      out.len = len;
+      return out;
+    }
     tx.invalid_descs++;
   }
   return null;
+}
+
+/** A tx descriptor as xskq_cons_peek_desc hands it out (the per-packet callers pass one to fill). */
+export interface XskDesc {
+  addr: number;
+  raw: XskAddr;
+  len: number;
 }
 
 /** XDP_STATISTICS as getsockopt returns it. */

@@ -107,6 +107,7 @@ export function xdpHelpers(ctx: XdpHelperContext): Map<number, HelperFn> {
     if (!key) keyScratch.set(n, (key = new Uint8Array(n)));
     const src = m.resRegion.bytes;
     for (let i = 0; i < n; i++) key[i] = src[at + i]!;
+    if (map.lookupCounter) map.lookupCounter.n++;
     const v = map.lookup(key, ctx.env.cpu);
     if (!v) return m.setReg(0, 0);
     if (map.type === 'array_of_maps' || map.type === 'hash_of_maps') {
@@ -130,7 +131,7 @@ export function xdpHelpers(ctx: XdpHelperContext): Map<number, HelperFn> {
     const { map } = mapArg(m, pc, 1);
     const key = m.bytesAt(pc, 2, map.keySize, false);
     const val = m.bytesAt(pc, 3, map.valueSize, false);
-    m.setReg(0, map.update(key, val.slice(), Number(m.regU64(4) & 0xffffffffn), ctx.env.cpu));
+    m.setReg(0, map.update(key, val.slice(), m.lo[4]! >>> 0, ctx.env.cpu));
   });
   h.set(BPF_FUNC.map_delete_elem, (m, pc) => {
     const { map } = mapArg(m, pc, 1);
@@ -198,6 +199,7 @@ export function xdpHelpers(ctx: XdpHelperContext): Map<number, HelperFn> {
     const x = ctx.xdp();
     if (!(broadcastOk && flags & 8)) {
       let present: Uint8Array | undefined;
+      if (map.lookupCounter) map.lookupCounter.n++;
       if (map.lookupIndex) present = map.lookupIndex(key, ctx.env.cpu);
       else {
         redirectKey[0] = key & 0xff;
@@ -230,7 +232,7 @@ export function xdpHelpers(ctx: XdpHelperContext): Map<number, HelperFn> {
   });
   h.set(BPF_FUNC.xdp_adjust_head, (m) => {
     const x = ctx.xdp();
-    const offset = Number(BigInt.asIntN(32, m.regU64(2)));
+    const offset = m.lo[2]!; // the s32 argument: r2's low word, signed (no BigInt per packet)
     const metalen = x.data - x.dataMeta;
     const data = x.data + offset;
     if (data < XDP_FRAME_SIZE + metalen || data > x.dataEnd - ETH_HLEN) return m.setReg(0, -EINVAL);
@@ -242,7 +244,7 @@ export function xdpHelpers(ctx: XdpHelperContext): Map<number, HelperFn> {
   });
   h.set(BPF_FUNC.xdp_adjust_meta, (m) => {
     const x = ctx.xdp();
-    const offset = Number(BigInt.asIntN(32, m.regU64(2)));
+    const offset = m.lo[2]!; // the s32 argument: r2's low word, signed (no BigInt per packet)
     const meta = x.dataMeta + offset;
     const metalen = x.data - meta;
     if (meta < XDP_FRAME_SIZE || meta > x.data) return m.setReg(0, -EINVAL);
@@ -254,7 +256,7 @@ export function xdpHelpers(ctx: XdpHelperContext): Map<number, HelperFn> {
   });
   h.set(BPF_FUNC.xdp_adjust_tail, (m) => {
     const x = ctx.xdp();
-    const offset = Number(BigInt.asIntN(32, m.regU64(2)));
+    const offset = m.lo[2]!; // the s32 argument: r2's low word, signed (no BigInt per packet)
     const maxEnd = x.frameSize - SKB_SHARED_INFO_SIZE;
     const dataEnd = x.dataEnd + offset;
     if (dataEnd > maxEnd || dataEnd < x.data + ETH_HLEN) return m.setReg(0, -EINVAL);

@@ -72,6 +72,7 @@ export function objectHelpers(ctx: ObjectHelperContext, h: Map<number, HelperFn>
     const x = ctx.xdp();
     const slot = m.regU32(3);
     if (x.tailCalls >= MAX_TAIL_CALL_CNT || !map.lookupIndex) return;
+    if (map.lookupCounter) map.lookupCounter.n++;
     const v = map.lookupIndex(slot, 0);
     if (!v) return;
     x.tailCall = (v[0]! | (v[1]! << 8) | (v[2]! << 16) | (v[3]! << 24)) >>> 0;

@@ -82,6 +82,8 @@ export interface ArrayInline {
   planes: number;
   tags: Int32Array;
   fill(i: number, cpu: number): number;
+  /** The map's lookup counter (BpfMap.lookupCounter): each inlined lookup adds one, as the helper would. */
+  counter?: { n: number };
   /**
    * When the map has one plane whose values lie evenly in one buffer: views
    * over all of them (element i at i * stride), its value size, and the
@@ -709,7 +711,8 @@ function emitHelperCall(t: Translator, k: number, id: number): string {
         t.consts.add(`const MV${mi} = A${mi}.values.dv, MB${mi} = A${mi}.values.bytes;`);
       }
       const x0 = track ? ` X0 = t * ${arr.values!.stride};` : '';
-      return guarded(key, call, `t = ${key.mem}.getInt32(a, true); if ((t >>> 0) < ${arr.max}) { g = TAGS${mi}[t${plane}]; if (g === 0) g = A${mi}.fill(t >>> 0, CPU); h0 = g; l0 = ${LOB | 0};${x0} } else { l0 = 0; h0 = 0; }`);
+      const count = arr.counter ? `A${mi}.counter.n++; ` : '';
+      return guarded(key, call, `${count}t = ${key.mem}.getInt32(a, true); if ((t >>> 0) < ${arr.max}) { g = TAGS${mi}[t${plane}]; if (g === 0) g = A${mi}.fill(t >>> 0, CPU); h0 = g; l0 = ${LOB | 0};${x0} } else { l0 = 0; h0 = 0; }`);
     }
   }
   return call;

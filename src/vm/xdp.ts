@@ -239,6 +239,7 @@ export class XdpVm {
         max,
         planes,
         tags,
+        counter: map.lookupCounter,
         values: planes === 1 ? contiguousValues(map, max) : undefined,
         // The element's value region, as the lookup helper names it (one region per value buffer, shared).
         fill: (i, cpu) => {

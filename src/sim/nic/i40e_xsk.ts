@@ -41,12 +41,13 @@ import {
   checkUmemChunks,
   XdpUmem,
   XskQueue,
-  xskq_cons_peek_desc,
-  xskq_cons_read_addr,
-  xsk_addr_value,
+  xskq_cons_peek_desc as peekDesc,
+  xskq_cons_read_addr as readAddr,
+  xsk_addr_value as addrValue,
   xsk_statistics,
-  xsk_umem_encode_addr,
+  xsk_umem_encode_addr as encodeAddr,
   type XskAddr,
+  type XskDesc,
 } from '../xsk';
 import type { XskConfig } from '../config';
 import { TxWire, wireCyclesPerByte } from '../wire';
@@ -55,9 +56,16 @@ import { bpf_prog_run_xdp as runXdp, xdp_prepare_buff as prepareBuff } from './x
 import { napi_complete_arm as arm, napi_poll_step as pollStep, nic_receive as receive, type NapiDriver, type RxDma } from './napi';
 
 const S = { ...CostSteps };
+/** The driver's own rx buffer per slot in copy and skb mode. */
+const SLOT_BUF_SIZE = 2048;
 const K = { ...TraceKinds };
 const CpuState = { IDLE: CpuStateEnum.IDLE, POLL_BEGIN: CpuStateEnum.POLL_BEGIN, POLL_RX: CpuStateEnum.POLL_RX, POLL_END: CpuStateEnum.POLL_END } as const;
 const bpf_prog_run_xdp = runXdp;
+// Module-local copies of the per-packet ring helpers (an imported binding is a getter call under tsx/vitest).
+const xskq_cons_peek_desc = peekDesc;
+const xskq_cons_read_addr = readAddr;
+const xsk_addr_value = addrValue;
+const xsk_umem_encode_addr = encodeAddr;
 const xdp_prepare_buff = prepareBuff;
 const napi_poll_step = pollStep;
 const nic_receive = receive;
@@ -96,6 +104,8 @@ export class I40eXsk implements NicDriver, NapiDriver, RxDma, AfXdpSocket {
   private readonly slotAddr: Float64Array;
   /** Copy/skb mode: the driver's own rx buffers (recycled in place). */
   private readonly slotBuf: Uint8Array[];
+  /** The array slotBuf's buffers are views of. */
+  private readonly slotMem: Uint8Array;
   /** The HW tx ring: each descriptor's data is the UMEM chunk the completion ring gets back (no allocator page). */
   private readonly hwTx: XdpTxRing;
   private readonly wire: TxWire;
@@ -123,7 +133,10 @@ export class I40eXsk implements NicDriver, NapiDriver, RxDma, AfXdpSocket {
     this.tx = new XskQueue('tx', xsk.ringSize);
     this.cq = new XskQueue('completion', xsk.ringSize);
     this.slotAddr = new Float64Array(cfg.rxRingSize).fill(-1);
-    this.slotBuf = xsk.mode === 'zc' ? [] : Array.from({ length: cfg.rxRingSize }, () => new Uint8Array(2048));
+    // One array under all the slots' buffers: a program's xdp_buff then lies in the same array
+    // packet after packet (the VM hook keeps its views per array; a new array would drop them).
+    this.slotMem = new Uint8Array(xsk.mode === 'zc' ? 0 : cfg.rxRingSize * SLOT_BUF_SIZE);
+    this.slotBuf = xsk.mode === 'zc' ? [] : Array.from({ length: cfg.rxRingSize }, (_, s) => this.slotMem.subarray(s * SLOT_BUF_SIZE, (s + 1) * SLOT_BUF_SIZE));
     this.hwTx = new XdpTxRing(cfg.txRingSize);
     this.wire = new TxWire(wireCyclesPerByte(cfg.hw.linkGbps, m.cyclesPerNs));
     this.txLatency = cfg.hw.txLatencyNs * m.cyclesPerNs;
@@ -169,8 +182,22 @@ export class I40eXsk implements NicDriver, NapiDriver, RxDma, AfXdpSocket {
 
   /** A buffer address as user space writes it to a ring. */
   private ringAddr(addr: number): XskAddr {
-    return this.umem.unaligned ? xsk_umem_encode_addr(addr, 0) : { hi: Math.floor(addr / 2 ** 32), lo: addr % 2 ** 32 };
+    const out = this.addrOut;
+    if (this.umem.unaligned) return xsk_umem_encode_addr(addr, 0, out);
+    out.hi = Math.floor(addr / 2 ** 32);
+    out.lo = addr % 2 ** 32;
+    return out;
   }
+
+  // Scratch records for the per-packet ring traffic: each is filled and
+  // consumed at once (the rings copy what they are given), so nothing is
+  // allocated per packet.
+  /** What ringAddr returns. */
+  private readonly addrOut: XskAddr = { hi: 0, lo: 0 };
+  /** An entry peeked from the completion ring or the rx ring. */
+  private readonly peeked: XskAddr = { hi: 0, lo: 0 };
+  /** A descriptor taken from the tx ring. */
+  private readonly txDesc: XskDesc = { addr: 0, raw: { hi: 0, lo: 0 }, len: 0 };
 
   setXdp(prog: XdpHook | null): AttachResult {
     this.prog_ = prog;
@@ -226,7 +253,7 @@ export class I40eXsk implements NicDriver, NapiDriver, RxDma, AfXdpSocket {
   /** Zero-copy: the NIC writes into the UMEM chunk the slot was posted with; copy/skb: into the driver's own buffer. */
   rx_dma(_r: RxRing, s: number, frame: Uint8Array): number {
     if (this.xsk.mode === 'zc') this.umem.data.set(frame, this.slotAddr[s]! + this.umem.headroom + XDP_PACKET_HEADROOM);
-    else this.slotBuf[s]!.set(frame.subarray(0, 2048 - XDP_PACKET_HEADROOM), XDP_PACKET_HEADROOM);
+    else this.slotBuf[s]!.set(frame.length <= SLOT_BUF_SIZE - XDP_PACKET_HEADROOM ? frame : frame.subarray(0, SLOT_BUF_SIZE - XDP_PACKET_HEADROOM), XDP_PACKET_HEADROOM);
     return -1;
   }
 
@@ -297,8 +324,11 @@ export class I40eXsk implements NicDriver, NapiDriver, RxDma, AfXdpSocket {
     const prog = this.prog_;
     let act = XDP_PASS;
     if (prog) {
-      const hardStart = zc ? chunk + this.umem.headroom : 0;
-      xdp_prepare_buff(x, zc ? this.umem.data : this.slotBuf[s]!, hardStart, hardStart + XDP_PACKET_HEADROOM, len, this.umem.chunkSize, 0);
+      // Copy mode: the slot's buffer within slotMem, unless a chunk is larger than the buffer (then the
+      // buffer alone, so the program's frame ends where the buffer does).
+      const own = !zc && this.umem.chunkSize > SLOT_BUF_SIZE;
+      const hardStart = zc ? chunk + this.umem.headroom : own ? 0 : s * SLOT_BUF_SIZE;
+      xdp_prepare_buff(x, zc ? this.umem.data : own ? this.slotBuf[s]! : this.slotMem, hardStart, hardStart + XDP_PACKET_HEADROOM, len, this.umem.chunkSize, 0);
       act = bpf_prog_run_xdp(m, cpu, prog, x);
       if (x.fault !== undefined) act = XDP_ABORTED;
     }
@@ -341,6 +371,14 @@ export class I40eXsk implements NicDriver, NapiDriver, RxDma, AfXdpSocket {
 
   private readonly reused: number[] = [];
 
+  /** The frame in slot s's buffer (len bytes after the headroom), as a view kept per slot until the length changes. */
+  private slotFrame(s: number, len: number): Uint8Array {
+    const v = this.slotFrames[s];
+    if (v !== undefined && v.length === len) return v;
+    return (this.slotFrames[s] = this.slotBuf[s]!.subarray(XDP_PACKET_HEADROOM, XDP_PACKET_HEADROOM + len));
+  }
+  private readonly slotFrames: (Uint8Array | undefined)[] = [];
+
   /**
    * xsk_rcv: zero-copy only writes a descriptor for the chunk the NIC filled;
    * copy (and xsk_generic_rcv in skb mode) takes a fill-ring address and
@@ -358,13 +396,13 @@ export class I40eXsk implements NicDriver, NapiDriver, RxDma, AfXdpSocket {
       const addr = xskq_cons_read_addr(this.fq, this.umem);
       if (addr < 0) return false;
       base = addr;
-      this.umem.data.set(this.slotBuf[s]!.subarray(XDP_PACKET_HEADROOM, XDP_PACKET_HEADROOM + len), base + this.umem.headroom + XDP_PACKET_HEADROOM);
+      this.umem.data.set(this.slotFrame(s, len), base + this.umem.headroom + XDP_PACKET_HEADROOM);
       m.charge(cpu, S.copy_line, (len + 63) >> 6);
     }
     // The descriptor: aligned mode the frame's address; unaligned mode the base with the headroom as the offset.
     const off = this.umem.headroom + XDP_PACKET_HEADROOM;
     if (this.umem.unaligned) m.charge(cpu, S.xsk_unaligned_addr);
-    this.rx.produceDesc(this.umem.unaligned ? xsk_umem_encode_addr(base, off) : this.ringAddr(base + off), len);
+    this.rx.produceDesc(this.umem.unaligned ? xsk_umem_encode_addr(base, off, this.addrOut) : this.ringAddr(base + off), len);
     this.rxProduced++;
     const j = m.journey;
     if (j.on) {
@@ -406,7 +444,7 @@ export class I40eXsk implements NicDriver, NapiDriver, RxDma, AfXdpSocket {
     const m = this.m;
     let n = 0;
     while (!this.hwTx.full() && n < NAPI_BUDGET) {
-      const d = xskq_cons_peek_desc(this.tx, this.umem);
+      const d = xskq_cons_peek_desc(this.tx, this.umem, this.txDesc);
       if (!d) break;
       m.charge(cpu, S.xsk_xmit_zc);
       if (this.umem.unaligned) m.charge(cpu, S.xsk_unaligned_addr);
@@ -474,7 +512,7 @@ export class I40eXsk implements NicDriver, NapiDriver, RxDma, AfXdpSocket {
     }
     let n = 0;
     while (this.cq.entries > 0 && n < BATCH_SIZE) {
-      const a = this.cq.peekAddr(this.cq.consumer);
+      const a = this.cq.peekAddr(this.cq.consumer, this.peeked);
       this.cq.release();
       m.charge(cpu, S.xsk_app_recycle);
       if (this.xsk.app === 'txonly') this.appFree.push(xsk_addr_value(a) % 2 ** 48);
@@ -490,7 +528,7 @@ export class I40eXsk implements NicDriver, NapiDriver, RxDma, AfXdpSocket {
   private xsk_generic_xmit(cpu: Cpu): void {
     const m = this.m;
     for (let n = 0; n < TX_BATCH_SIZE && !this.hwTx.full(); n++) {
-      const d = xskq_cons_peek_desc(this.tx, this.umem);
+      const d = xskq_cons_peek_desc(this.tx, this.umem, this.txDesc);
       if (!d) break;
       m.charge(cpu, S.xsk_generic_xmit);
       m.charge(cpu, S.copy_line, (d.len + 63) >> 6);
@@ -511,7 +549,7 @@ export class I40eXsk implements NicDriver, NapiDriver, RxDma, AfXdpSocket {
     m.charge(cpu, S.xsk_app_batch);
     for (let k = 0; k < n; k++) {
       const i = this.rx.consumer;
-      const a = this.rx.peekAddr(i);
+      const a = this.rx.peekAddr(i, this.peeked);
       const len = this.rx.peekLen(i);
       this.rx.release();
       this.inApp++;

@@ -74,6 +74,8 @@ export class Vmxnet3 implements NicDriver, NapiDriver, RxDma {
   readonly rings: RxRing[];
   readonly pools: PagePool[];
   private readonly dataRing: Uint8Array[];
+  /** Per queue and slot, the last view dataRingFrame made. */
+  private readonly dataRingViews: Uint8Array[][];
   private readonly dataLen: Int32Array[];
   mtu: number;
   readonly warnings: string[] = [];
@@ -101,6 +103,7 @@ export class Vmxnet3 implements NicDriver, NapiDriver, RxDma {
     this.pools = this.rings.map((r) => new PagePool(m.alloc, r.index, r.size));
     this.dataRing = this.rings.map((r) => new Uint8Array(r.size * VMXNET3_RXDATA_DESC_SIZE));
     this.dataLen = this.rings.map((r) => new Int32Array(r.size).fill(-1));
+    this.dataRingViews = this.dataRing.map((d, qi) => Array.from({ length: this.rings[qi]!.size }, (_, s) => d.subarray(s * VMXNET3_RXDATA_DESC_SIZE, s * VMXNET3_RXDATA_DESC_SIZE)));
     this.sockets = cfg.stack.kind === 'socket' ? new SocketQueue(cfg.stack, cfg.hw.clockHz / cfg.stack.appPps) : null;
     this.xdpTx = new XdpXmit(m, {
       // The backend sends each frame with a fixed cost plus its bytes.
@@ -290,7 +293,7 @@ export class Vmxnet3 implements NicDriver, NapiDriver, RxDma {
         }
         m.charge(cpu, S.pkt_line_miss);
         m.charge(cpu, S.copy_line, lines(len));
-        a.memory.set(this.dataRing[qi]!.subarray(s * VMXNET3_RXDATA_DESC_SIZE, s * VMXNET3_RXDATA_DESC_SIZE + len), page * PAGE_SIZE + XDP_PACKET_HEADROOM);
+        a.memory.set(this.dataRingFrame(qi, s, len), page * PAGE_SIZE + XDP_PACKET_HEADROOM);
         this.dataLen[qi]![s] = -1;
       } else {
         page = r.slotPage[s]!;
@@ -315,7 +318,7 @@ export class Vmxnet3 implements NicDriver, NapiDriver, RxDma {
       m.charge(cpu, S.skb_alloc);
       m.charge(cpu, S.pkt_line_miss);
       m.charge(cpu, S.copy_line, lines(len));
-      a.memory.set(this.dataRing[qi]!.subarray(s * VMXNET3_RXDATA_DESC_SIZE, s * VMXNET3_RXDATA_DESC_SIZE + len), page * PAGE_SIZE + NET_SKB_PAD);
+      a.memory.set(this.dataRingFrame(qi, s, len), page * PAGE_SIZE + NET_SKB_PAD);
       this.dataLen[qi]![s] = -1;
     } else {
       page = r.slotPage[s]!;
@@ -459,11 +462,24 @@ export class Vmxnet3 implements NicDriver, NapiDriver, RxDma {
     }
   }
 
+  /**
+   * The first `len` bytes of data-ring slot s, as a view to copy from. The
+   * view is kept per slot and remade only when the length changes: a
+   * subarray per packet was the copy's main cost.
+   */
+  private dataRingFrame(qi: number, s: number, len: number): Uint8Array {
+    const views = this.dataRingViews[qi]!;
+    const v = views[s]!;
+    if (v.length === len) return v;
+    return (views[s] = this.dataRing[qi]!.subarray(s * VMXNET3_RXDATA_DESC_SIZE, s * VMXNET3_RXDATA_DESC_SIZE + len));
+  }
+
   // ---------------------------------------------------------------- page_pool
 
   private ppAlloc(cpu: Cpu | null, r: RxRing): number {
     const pool = this.pools[r.index]!;
-    const { page, src } = pool.allocPage();
+    const page = pool.allocPage();
+    const src = pool.lastSrc;
     if (cpu) {
       if (src === PpSource.SLOW) {
         this.m.charge(cpu, S.pp_alloc_slow);

@@ -123,6 +123,10 @@ export function buildObject(unit: TranslationUnit, diags: DiagnosticBag, opts: O
     mapSpecs.push(m.spec);
     btf.maps.push({ name: m.spec.name!, key: { kind: 'int', name: 'unsigned int', size: 4, signed: false }, value: m.value });
   }
+  // Every function is generated: the trees are no longer needed (finish() and link() read the
+  // emitted code only), and on a big source they are most of what is still alive.
+  for (const g of gens) g.releaseAnalyses();
+  for (const f of unit.funcs) f.body = undefined;
   opts.onPhase?.('codegen');
   for (const g of gens) g.finish();
   opts.onPhase?.('peephole');

@@ -10,7 +10,7 @@
 import type { AsmInfo, AsmOperand, Attrs, Expr, Init, InitPart, Stmt, Sym, TranslationUnit } from './ast';
 import { nextSymId } from './ast';
 import { CompileAbort, type DiagnosticBag, type Span } from './diagnostics';
-import { parseNumber, type Token } from './lexer';
+import { makeToken, parseNumber, type Token } from './lexer';
 import { Sema } from './sema';
 import { T, findMember, opaqueScalar, isInt, isPtr, isScalar, layoutStruct, ptrTo, sizeOf, typeName, type FuncType, type Member, type StructType, type Type } from './types';
 
@@ -41,6 +41,9 @@ interface DeclSpec {
 
 const MAX_NESTING = 200;
 
+/** What a released token slot holds (never read: releaseConsumed keeps every token a backtrack can reach). */
+const RELEASED: Token = makeToken('other', '', { file: '<released>', line: 0, col: 0, endLine: 0, endCol: 0 }, false, false);
+
 /** CO-RE builtins (bpf_core_read.h): answered from our own types, which are the target's. */
 const CORE_BUILTINS = new Set(['__builtin_btf_type_id', '__builtin_preserve_access_index', '__builtin_preserve_field_info', '__builtin_preserve_type_info', '__builtin_preserve_enum_value']);
 
@@ -67,8 +70,28 @@ export class Parser {
   private defCount = 0;
   private pendingUnroll?: number | 'full' | 'none';
 
+  /** Tokens before this index have been replaced by RELEASED (see releaseConsumed). */
+  private released = 0;
+  /** Open backtracking points (a nested declarator re-read): no token may be released meanwhile. */
+  private holds = 0;
+
+  /** The parser takes `toks` over: it overwrites the slots it has consumed (releaseConsumed). */
   constructor(private toks: Token[], private diags: DiagnosticBag, private btfTypeIdBase = 1) {
     this.sema = new Sema(diags);
+  }
+
+  /**
+   * Let go of the tokens parsed so far, at a statement or declaration
+   * boundary: the token list is the largest structure on a big source and
+   * the tree replaces it as parsing goes, so holding both to the end made
+   * the parse phase cost their sum. The last token stays (prevEnd and
+   * spanFrom read it). In batches, so the cost stays linear.
+   */
+  private releaseConsumed(): void {
+    const end = this.k - 1;
+    if (this.holds > 0 || end - this.released < 4096) return;
+    for (let j = this.released; j < end; j++) this.toks[j] = RELEASED;
+    this.released = end;
   }
 
   // ---- token helpers -------------------------------------------------------------
@@ -166,6 +189,7 @@ export class Parser {
   // ---- top level -----------------------------------------------------------------
   parseUnit(): TranslationUnit {
     while (this.peek().kind !== 'eof') {
+      this.releaseConsumed();
       const start = this.k;
       try {
         this.externalDecl();
@@ -530,19 +554,24 @@ export class Parser {
         // Nested declarator: parse what follows it first, then the inside applied to that type.
         this.advance();
         const innerStart = this.k;
-        let depth = 1;
-        while (depth > 0 && this.peek().kind !== 'eof') {
-          const x = this.advance();
-          if (x.text === '(') depth++;
-          else if (x.text === ')') depth--;
+        this.holds++;
+        try {
+          let depth = 1;
+          while (depth > 0 && this.peek().kind !== 'eof') {
+            const x = this.advance();
+            if (x.text === '(') depth++;
+            else if (x.text === ')') depth--;
+          }
+          const outer = this.suffixes(type);
+          const after = this.k;
+          this.k = innerStart;
+          const inner = this.declarator(outer.type, abstract);
+          this.expect(')');
+          this.k = after;
+          return { ...inner, paramSyms: inner.paramSyms ?? outer.paramSyms };
+        } finally {
+          this.holds--;
         }
-        const outer = this.suffixes(type);
-        const after = this.k;
-        this.k = innerStart;
-        const inner = this.declarator(outer.type, abstract);
-        this.expect(')');
-        this.k = after;
-        return { ...inner, paramSyms: inner.paramSyms ?? outer.paramSyms };
       }
       let name: string | undefined;
       let span = t.span;
@@ -750,6 +779,7 @@ export class Parser {
     this.pushScope();
     const body: Stmt[] = [];
     while (!this.is('}') && this.peek().kind !== 'eof') {
+      this.releaseConsumed();
       const at = this.k;
       try {
         body.push(...this.blockItem());

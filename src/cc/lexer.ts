@@ -34,12 +34,26 @@ export interface Token {
 }
 
 /**
- * A token with every field present, in one order: tokens then share one
- * hidden class in V8, which keeps the preprocessor's and parser's property
- * reads monomorphic (a third faster on the system headers).
+ * A token with the common fields present, in one order: tokens then share
+ * one hidden class in V8, which keeps the preprocessor's and parser's
+ * property reads fast (a third faster on the system headers than tokens of
+ * many shapes). The rare fields (bytes, value, suffix, bad, placemarker)
+ * are left out: on a big source the tokens are the largest structure, and
+ * five always-undefined fields were 40 of a token's ~110 bytes. A token
+ * that needs one is made whole by fullToken, the only other shape.
  */
 export function makeToken(kind: TokKind, text: string, span: Span, bol: boolean, space: boolean): Token {
-  return { kind, text, span, bol, space, hide: undefined, bytes: undefined, value: undefined, suffix: undefined, bad: undefined, placemarker: undefined };
+  return { kind, text, span, bol, space, hide: undefined };
+}
+
+/** A token with every field present (string and character literals, pragmas, placemarkers, copies of those). */
+export function fullToken(kind: TokKind, text: string, span: Span, bol: boolean, space: boolean, rare: Pick<Token, 'bytes' | 'value' | 'suffix' | 'bad' | 'placemarker'>): Token {
+  return { kind, text, span, bol, space, hide: undefined, bytes: rare.bytes, value: rare.value, suffix: rare.suffix, bad: rare.bad, placemarker: rare.placemarker };
+}
+
+/** Whether t carries any of the rare fields (then copies of it are made with fullToken). */
+export function hasRareFields(t: Token): boolean {
+  return t.bytes !== undefined || t.value !== undefined || t.suffix !== undefined || t.bad !== undefined || t.placemarker !== undefined;
 }
 
 const PUNCTS = [
@@ -135,9 +149,8 @@ export function lex(src: string, file: string, diags: DiagnosticBag): Token[] {
     return s;
   };
   const span = (): Span => ({ file, line: sl, col: start - sls + 1, endLine: line, endCol: i - lineStart + 1 });
-  const push = (kind: TokKind, text: string, extra?: Partial<Token>): void => {
-    const t = makeToken(kind, text, span(), bol, space);
-    if (extra) Object.assign(t, extra);
+  const push = (kind: TokKind, text: string, extra?: Pick<Token, 'bytes' | 'value' | 'bad'>): void => {
+    const t = extra ? fullToken(kind, text, span(), bol, space, extra) : makeToken(kind, text, span(), bol, space);
     out.push(t);
     bol = false;
     space = false;

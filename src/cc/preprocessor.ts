@@ -16,7 +16,7 @@
  */
 import { type DiagnosticBag, type Span } from './diagnostics';
 import { IncludeSearch } from './includes';
-import { lex, makeToken, parseNumber, type Token } from './lexer';
+import { fullToken, hasRareFields, lex, makeToken, parseNumber, type Token } from './lexer';
 import { CLANG_BPF_PREDEFINED } from './predefined';
 import { CLANG_ATTRIBUTES, CLANG_BUILTINS, CLANG_FEATURES } from './pp_features';
 
@@ -117,9 +117,7 @@ export class Preprocessor {
     if (predef.cpuVersion !== undefined) this.define('__BPF_CPU_VERSION__', String(predef.cpuVersion));
     const mk = (name: string, f: (at: Token) => Token): void => void this.macros.set(name, { name, body: [], builtin: f });
     const str = (at: Token, s: string): Token => {
-      const x = makeToken('str', JSON.stringify(s), at.span, at.bol, at.space);
-      x.bytes = [...new TextEncoder().encode(s)];
-      return x;
+      return fullToken('str', JSON.stringify(s), at.span, at.bol, at.space, { bytes: [...new TextEncoder().encode(s)] });
     };
     const num = (at: Token, n: number): Token => makeToken('num', String(n), at.span, at.bol, at.space);
     mk('__LINE__', (at) => num(at, at.span.line));
@@ -355,9 +353,7 @@ export class Preprocessor {
       const numTok = rest.find((t) => t.kind === 'num');
       const count = numTok ? Number(parseNumber(numTok.text).value) : undefined;
       const disabled = words.includes('disable');
-      const p = makeToken('pragma', disabled ? 'nounroll' : 'unroll', at.span, true, false);
-      p.value = count === undefined ? undefined : BigInt(count);
-      this.out.push(p);
+      this.out.push(fullToken('pragma', disabled ? 'nounroll' : 'unroll', at.span, true, false, { value: count === undefined ? undefined : BigInt(count) }));
     } else if (words[0] === 'nounroll') {
       this.out.push(makeToken('pragma', 'nounroll', at.span, true, false));
     }
@@ -741,12 +737,13 @@ export class Preprocessor {
 
 /** A copy of b at another place (explicit fields: a spread would give tokens of many shapes). */
 function retoken(b: Token, span: Span, hide: ReadonlySet<string> | undefined, bol: boolean, space: boolean): Token {
-  return { kind: b.kind, text: b.text, span, bol, space, hide, bytes: b.bytes, value: b.value, suffix: b.suffix, bad: b.bad, placemarker: b.placemarker };
+  const t = hasRareFields(b) ? fullToken(b.kind, b.text, span, bol, space, b) : makeToken(b.kind, b.text, span, bol, space);
+  t.hide = hide;
+  return t;
 }
 
 function placemarker(t: Token): Token {
-  const p = makeToken('other', '', t.span, t.bol, t.space);
-  p.placemarker = true;
+  const p = fullToken('other', '', t.span, t.bol, t.space, { placemarker: true });
   return p;
 }
 
@@ -757,8 +754,7 @@ function stringize(toks: Token[], at: Token, space: boolean): Token {
     if (j > 0 && (t.space || t.bol)) s += ' ';
     s += t.text;
   });
-  const t = makeToken('str', '"' + s.replace(/[\\"]/g, (c) => '\\' + c) + '"', at.span, false, space);
-  t.bytes = [...new TextEncoder().encode(s)];
+  const t = fullToken('str', '"' + s.replace(/[\\"]/g, (c) => '\\' + c) + '"', at.span, false, space, { bytes: [...new TextEncoder().encode(s)] });
   return t;
 }
 

@@ -10,7 +10,7 @@
 import type { AsmInfo, AsmOperand, Attrs, Expr, Init, InitPart, Stmt, Sym, TranslationUnit } from './ast';
 import { nextSymId } from './ast';
 import { CompileAbort, type DiagnosticBag, type Span } from './diagnostics';
-import { makeToken, parseNumber, type Token } from './lexer';
+import { parseNumber, type Token } from './lexer';
 import { Sema } from './sema';
 import { T, findMember, opaqueScalar, isInt, isPtr, isScalar, layoutStruct, ptrTo, sizeOf, typeName, type FuncType, type Member, type StructType, type Type } from './types';
 
@@ -41,9 +41,6 @@ interface DeclSpec {
 
 const MAX_NESTING = 200;
 
-/** What a released token slot holds (never read: releaseConsumed keeps every token a backtrack can reach). */
-const RELEASED: Token = makeToken('other', '', { file: '<released>', line: 0, col: 0, endLine: 0, endCol: 0 }, false, false);
-
 /** CO-RE builtins (bpf_core_read.h): answered from our own types, which are the target's. */
 const CORE_BUILTINS = new Set(['__builtin_btf_type_id', '__builtin_preserve_access_index', '__builtin_preserve_field_info', '__builtin_preserve_type_info', '__builtin_preserve_enum_value']);
 
@@ -70,33 +67,52 @@ export class Parser {
   private defCount = 0;
   private pendingUnroll?: number | 'full' | 'none';
 
-  /** Tokens before this index have been replaced by RELEASED (see releaseConsumed). */
-  private released = 0;
+  /** The tokens from position `base` on (positions, like this.k, count from the first token). */
+  private toks: Token[];
+  private base = 0;
+  /** Where more tokens come from (a streaming preprocessor), until its 'eof'. */
+  private pull?: () => Token;
   /** Open backtracking points (a nested declarator re-read): no token may be released meanwhile. */
   private holds = 0;
 
-  /** The parser takes `toks` over: it overwrites the slots it has consumed (releaseConsumed). */
-  constructor(private toks: Token[], private diags: DiagnosticBag, private btfTypeIdBase = 1) {
+  /**
+   * `toks`: every token, ending with 'eof' (the parser takes the array over), or a
+   * function handing them out one at a time, ending with 'eof' (Preprocessor.pull).
+   */
+  constructor(toks: Token[] | (() => Token), private diags: DiagnosticBag, private btfTypeIdBase = 1) {
     this.sema = new Sema(diags);
+    if (typeof toks === 'function') {
+      this.toks = [];
+      this.pull = toks;
+    } else this.toks = toks;
+  }
+
+  /** Have the token at position p in hand, if the stream reaches that far. */
+  private fill(p: number): void {
+    while (this.pull && p - this.base >= this.toks.length) {
+      const t = this.pull();
+      this.toks.push(t);
+      if (t.kind === 'eof') this.pull = undefined;
+    }
   }
 
   /**
    * Let go of the tokens parsed so far, at a statement or declaration
-   * boundary: the token list is the largest structure on a big source and
-   * the tree replaces it as parsing goes, so holding both to the end made
-   * the parse phase cost their sum. The last token stays (prevEnd and
-   * spanFrom read it). In batches, so the cost stays linear.
+   * boundary: on a big source the tokens would be the largest structure,
+   * and the tree replaces them as parsing goes. The last token stays
+   * (prevEnd and spanFrom read it). In batches, so the cost stays linear.
    */
   private releaseConsumed(): void {
-    const end = this.k - 1;
-    if (this.holds > 0 || end - this.released < 4096) return;
-    for (let j = this.released; j < end; j++) this.toks[j] = RELEASED;
-    this.released = end;
+    const drop = this.k - 1 - this.base;
+    if (this.holds > 0 || drop < 4096) return;
+    this.toks.splice(0, drop);
+    this.base += drop;
   }
 
   // ---- token helpers -------------------------------------------------------------
   private peek(o = 0): Token {
-    return this.toks[Math.min(this.k + o, this.toks.length - 1)]!;
+    this.fill(this.k + o);
+    return this.toks[Math.min(this.k + o - this.base, this.toks.length - 1)]!;
   }
   private is(text: string, o = 0): boolean {
     const t = this.peek(o);
@@ -104,7 +120,8 @@ export class Parser {
   }
   private advance(): Token {
     const t = this.peek();
-    if (this.k < this.toks.length - 1) this.k++;
+    this.fill(this.k + 1);
+    if (this.k - this.base < this.toks.length - 1) this.k++;
     return t;
   }
   private accept(text: string): boolean {
@@ -120,11 +137,11 @@ export class Parser {
     throw new SyntaxRecover();
   }
   private prevEnd(): Span {
-    const p = this.toks[Math.max(0, this.k - 1)]!.span;
+    const p = this.toks[Math.max(0, this.k - 1 - this.base)]!.span;
     return { file: p.file, line: p.endLine, col: p.endCol, endLine: p.endLine, endCol: p.endCol + 1 };
   }
   private spanFrom(start: Span): Span {
-    const end = this.toks[Math.max(0, this.k - 1)]!.span;
+    const end = this.toks[Math.max(0, this.k - 1 - this.base)]!.span;
     if (end.file !== start.file || end.line < start.line) return start;
     return { file: start.file, line: start.line, col: start.col, endLine: end.endLine, endCol: end.endCol };
   }

@@ -16,7 +16,7 @@
  */
 import { type DiagnosticBag, type Span } from './diagnostics';
 import { IncludeSearch } from './includes';
-import { fullToken, hasRareFields, lex, makeToken, parseNumber, type Token } from './lexer';
+import { fullToken, hasRareFields, lex, lexTape, makeToken, parseNumber, type Token, type TokenTape } from './lexer';
 import { CLANG_BPF_PREDEFINED } from './predefined';
 import { CLANG_ATTRIBUTES, CLANG_BUILTINS, CLANG_FEATURES } from './pp_features';
 
@@ -55,8 +55,17 @@ interface FileCtx {
 /** Tokens being read: a file (then `file` is set) or a macro expansion. */
 interface Frame {
   toks: readonly Token[];
+  /** The main file is read from a tape instead (then toks is empty). */
+  tape?: TokenTape;
   i: number;
   file?: FileCtx;
+}
+
+function frameLength(f: Frame): number {
+  return f.tape ? f.tape.length : f.toks.length;
+}
+function frameAt(f: Frame, i: number): Token {
+  return f.tape ? f.tape.at(i)! : f.toks[i]!;
 }
 
 const MAX_INCLUDE_DEPTH = 200;
@@ -95,6 +104,11 @@ export class Preprocessor {
   private mainFile = '';
   /** Open -imacros files. */
   private discarding = 0;
+  /** pull(): the next token of this.out to hand out, whether the input is done, the last token's span, the final 'eof'. */
+  private outHead = 0;
+  private finished = false;
+  private lastSpan?: Span;
+  private eofToken?: Token;
 
   constructor(
     private diags: DiagnosticBag,
@@ -157,6 +171,20 @@ export class Preprocessor {
    * for their macros only.
    */
   run(src: string, file: string, preincludes: readonly string[] = [], imacros: readonly string[] = []): Token[] {
+    this.start(src, file, preincludes, imacros);
+    while (this.step()) { /* every token into this.out */ }
+    this.out.push(this.endToken());
+    return this.out;
+  }
+
+  /**
+   * The streaming form of run(): start(), then pull() hands out the
+   * preprocessed tokens one at a time, ending with one 'eof' (and 'eof'
+   * after that). The parser pulls as it goes, so a token dies young once
+   * parsed instead of a list of every token living through preprocessing
+   * and parsing. The tokens and diagnostics are run()'s, in the same order.
+   */
+  start(src: string, file: string, preincludes: readonly string[] = [], imacros: readonly string[] = []): void {
     this.mainFile = file;
     this.pushFile(src, file, -1, false);
     // Command-line files go on top of the main file: the last pushed is read first.
@@ -168,23 +196,47 @@ export class Preprocessor {
       if (!found) this.diags.error('pp-include-not-found', this.search.explainMissing(n, false, file).replace('file not found', `file not found (${flag})`), { file: '<command line>', line: 0, col: 0, endLine: 0, endCol: 0 });
       else this.pushFile(found.text, found.path, found.dirIndex, true, discard);
     }
+  }
+
+  /** Read until at least one more token is in this.out (directives may add none or several); false at the end. */
+  private step(): boolean {
     for (;;) {
       const t = this.next();
       if (t.kind === 'eof') {
         if (this.endFile()) continue;
-        break;
+        this.finished = true;
+        return false;
       }
       if (t.kind === 'punct' && t.text === '#' && t.bol && !t.hide) {
         this.directive(t);
-        continue;
+        return true;
       }
       if (!this.active() || this.discarding > 0) continue;
       if (t.kind === 'id' && this.expand(t, false)) continue;
       if (t.bad) this.diags.error(t.bad.code, t.bad.message, t.span);
       this.out.push(t);
+      this.lastSpan = t.span;
+      return true;
     }
-    this.out.push(makeToken('eof', '', this.out.length ? this.out[this.out.length - 1]!.span : { file, line: 1, col: 1, endLine: 1, endCol: 1 }, true, false));
-    return this.out;
+  }
+
+  /** The closing 'eof', at the last token's place. */
+  private endToken(): Token {
+    const last = this.out.length ? this.out[this.out.length - 1]!.span : this.lastSpan;
+    return makeToken('eof', '', last ?? { file: this.mainFile, line: 1, col: 1, endLine: 1, endCol: 1 }, true, false);
+  }
+
+  /** The next preprocessed token (see start()). */
+  pull(): Token {
+    while (this.outHead >= this.out.length) {
+      if (this.finished) return this.eofToken ??= this.endToken();
+      this.out.length = 0;
+      this.outHead = 0;
+      this.step();
+    }
+    const t = this.out[this.outHead++]!;
+    this.lastSpan = t.span;
+    return t;
   }
 
   private active(): boolean {
@@ -192,12 +244,20 @@ export class Preprocessor {
   }
 
   private pushFile(src: string, path: string, dirIndex: number, included: boolean, discard = false): void {
+    if (!included) {
+      // The user's main file changes on every keystroke and may be big: read it from a tape
+      // (no include guard to find: nothing includes it again through the cache).
+      const ctx: FileCtx = { path, dirIndex, condDepth: this.conds.length, discard };
+      if (discard) this.discarding++;
+      this.files.push(ctx);
+      this.frames.push({ toks: [], tape: lexTape(src, path, this.diags), i: 0, file: ctx });
+      return;
+    }
     let c = LEX_CACHE.get(path);
     if (!c || c.text !== src) {
       const toks = lex(src, path, this.diags);
       c = { text: src, toks, guard: findGuard(toks) };
-      // The user's main file changes on every keystroke; only included files are worth keeping.
-      if (included) LEX_CACHE.set(path, c);
+      LEX_CACHE.set(path, c);
     }
     const ctx: FileCtx = { path, dirIndex, condDepth: this.conds.length, guard: c.guard ?? undefined, discard };
     if (discard) this.discarding++;
@@ -223,8 +283,8 @@ export class Preprocessor {
     for (;;) {
       const f = this.frames[this.frames.length - 1];
       if (!f) return EOF_TOKEN;
-      if (f.i < f.toks.length) {
-        const t = f.toks[f.i]!;
+      if (f.i < frameLength(f)) {
+        const t = frameAt(f, f.i);
         // A file's eof stays put until run() pops the file.
         if (t.kind === 'eof' && f.file) return t;
         f.i++;
@@ -238,7 +298,7 @@ export class Preprocessor {
   private peek(): Token | undefined {
     for (let k = this.frames.length - 1; k >= 0; k--) {
       const f = this.frames[k]!;
-      if (f.i < f.toks.length) return f.toks[f.i];
+      if (f.i < frameLength(f)) return frameAt(f, f.i);
       if (f.file) return undefined;
     }
     return undefined;
@@ -252,8 +312,8 @@ export class Preprocessor {
   private lineTokens(): Token[] {
     const f = this.frames[this.frames.length - 1]!;
     const r: Token[] = [];
-    while (f.i < f.toks.length) {
-      const t = f.toks[f.i]!;
+    while (f.i < frameLength(f)) {
+      const t = frameAt(f, f.i);
       if (t.bol || t.kind === 'eof') break;
       r.push(t);
       f.i++;

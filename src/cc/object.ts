@@ -127,6 +127,9 @@ export function buildObject(unit: TranslationUnit, diags: DiagnosticBag, opts: O
   // emitted code only), and on a big source they are most of what is still alive.
   for (const g of gens) g.releaseAnalyses();
   for (const f of unit.funcs) f.body = undefined;
+  // So are global initialisers, now in the data sections' bytes (an array of a million
+  // numbers is a tree node, a type and a span each); map definitions' stay (prog slots below).
+  for (const g of unit.globals) if (!maps.has(g)) g.init = undefined;
   opts.onPhase?.('codegen');
   for (const g of gens) g.finish();
   opts.onPhase?.('peephole');

@@ -3,6 +3,8 @@
  * span, whether it starts a line (for directives) and whether whitespace
  * precedes it (for macro definitions and stringizing). It never throws: a
  * stray character becomes an 'other' token that the parser reports.
+ * lex() makes a token list; lexTape() the same tokens as a compact TokenTape
+ * (a big main file), made into tokens only as they are read.
  */
 import type { DiagnosticBag, Span } from './diagnostics';
 

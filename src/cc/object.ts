@@ -8,6 +8,11 @@
  * The entry is the XDP program named by `entry`, else the first one in the
  * file. PROG_ARRAY maps initialised with `.values = { [i] = &prog }` get
  * their slots (MapSpec.prog_slots) pointing into `programs`.
+ *
+ * Once every function is generated, the function bodies, global
+ * initialisers and the generators' analyses are dropped (the unit is
+ * spent): on a big source they would otherwise live through the peephole
+ * pass and linking.
  */
 import type { Sym, TranslationUnit } from './ast';
 import type { EmittedInsn, ProgramContext } from './codegen/frame';

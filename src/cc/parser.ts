@@ -5,7 +5,9 @@
  * empty-string asm barriers). It keeps the scopes C's grammar needs (a
  * name is a type or a value depending on its typedef) and calls sema for
  * every node. Errors recover at the next ';' or '}' so one run reports
- * several; no input makes it throw or loop.
+ * several; no input makes it throw or loop. It reads the tokens from an
+ * array or pulls them from a streaming preprocessor, and lets go of those
+ * behind it at statement boundaries (only a nested declarator backtracks).
  */
 import type { AsmInfo, AsmOperand, Attrs, Expr, Init, InitPart, Stmt, Sym, TranslationUnit } from './ast';
 import { nextSymId } from './ast';

@@ -12,7 +12,9 @@
  * instead of looping; include depth and the number of expansions are
  * bounded, so no input can hang it. Tokens are read through a stack of
  * frames (a file's token array and an index, or a macro's expansion), so a
- * 7000-line header is never copied.
+ * 7000-line header is never copied; the main file is read from a compact
+ * TokenTape. run() returns every token; start() and pull() hand them out one
+ * at a time (what the compiler uses, so the tokens never all exist at once).
  */
 import { type DiagnosticBag, type Span } from './diagnostics';
 import { IncludeSearch } from './includes';

@@ -17,6 +17,7 @@ import type { Expr, Stmt, Sym } from './ast';
 import type { DiagnosticBag, Span } from './diagnostics';
 import { constOf, walkExprs } from './codegen/tree';
 import { alignOf, sizeOf } from './types';
+import { bytesToHex } from '../isa/insn';
 import type { MapSpec } from '../isa/spec';
 import type { TypeDesc } from './maps';
 import { describeType } from './maps';
@@ -117,9 +118,11 @@ export class GlobalData {
     return this.sections.map((s) => {
       // libbpf sizes the map by the section, byte for byte.
       const size = Math.max(1, s.bytes.length);
-      const bytes = [...s.bytes, ...new Array<number>(size - s.bytes.length).fill(0)];
+      const bytes = new Uint8Array(size);
+      bytes.set(s.bytes);
       const rodata = s.name.startsWith('.rodata');
-      const hex = bytes.map((b) => b.toString(16).padStart(2, '0')).join('');
+      // One flat string from a byte array (a string per byte was ~30 bytes each on a big .data).
+      const hex = bytesToHex(bytes);
       const spec: MapSpec = {
         name: s.name,
         type: 'array',

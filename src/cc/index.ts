@@ -16,13 +16,14 @@
  * notes with spans; formatDiagnostic prints them the way clang does.
  * compile() never throws, whatever the input.
  */
-import { CompileAbort, DiagnosticBag, NO_SPAN, type Diagnostic } from './diagnostics';
+import { CompileAbort, DiagnosticBag, NO_SPAN, type Diagnostic, type Severity, type Span } from './diagnostics';
 import { FREESTANDING } from './headers/freestanding';
-import { parseCcFlags } from './flags';
+import { parseCcFlags, type CcFlags } from './flags';
 import { IncludeSearch, normalizePath, type HeaderReader } from './includes';
 import { installedSystemHeaders } from './system_headers';
 import { singleFileWorkspace, type Workspace } from './workspace';
 import type { BtfInfo } from './maps';
+import type { TranslationUnit } from './ast';
 import { buildObject } from './object';
 import { Parser } from './parser';
 import { Preprocessor } from './preprocessor';
@@ -56,7 +57,15 @@ export interface CompileOptions {
    * program derives from them.
    */
   btfTypeIdBase?: number;
+  /**
+   * Called after each phase ('parse': preprocessing and parsing, which stream into each
+   * other; 'codegen', 'peephole', 'link') with what it made still referenced: the memory
+   * bench and its test measure the live heap there.
+   */
+  onPhase?: (phase: CompilePhase) => void;
 }
+
+export type CompilePhase = 'parse' | 'codegen' | 'peephole' | 'link';
 
 export interface CompileResult {
   spec?: ProgramSpec & { btf?: BtfInfo };
@@ -72,8 +81,8 @@ export function compileWorkspace(ws: Workspace, opts: CompileOptions = {}): Comp
   const diags = new DiagnosticBag();
   let spec: CompileResult['spec'];
   try {
-    const pre = preprocessInto(ws, opts, diags);
-    if (pre) spec = compileInner(pre, ws.main, diags, opts.optimize !== false, opts.entry, opts.btfTypeIdBase);
+    const pre = preprocessorFor(ws, opts, diags);
+    if (pre) spec = compileInner(pre, ws.main, diags, opts);
   } catch (e) {
     if (!(e instanceof CompileAbort)) {
       // Our bug, never the user's: report it as a diagnostic rather than throwing.
@@ -89,14 +98,22 @@ export function preprocessWorkspace(ws: Workspace, opts: CompileOptions = {}): {
   const diags = new DiagnosticBag();
   let tokens: Token[] = [];
   try {
-    tokens = preprocessInto(ws, opts, diags)?.tokens ?? [];
+    const pre = preprocessorFor(ws, opts, diags);
+    if (pre) tokens = pre.pp.run(pre.main.text, pre.main.path, pre.flags.includes, pre.flags.imacros);
   } catch (e) {
     if (!(e instanceof CompileAbort)) throw e;
   }
   return { tokens, diagnostics: diags.list };
 }
 
-function preprocessInto(ws: Workspace, opts: CompileOptions, diags: DiagnosticBag): { tokens: Token[]; source: string } | undefined {
+interface Prepared {
+  pp: Preprocessor;
+  main: { path: string; text: string };
+  flags: CcFlags;
+}
+
+/** The workspace's preprocessor, set up with its flags' macros (undefined after a flag error). */
+function preprocessorFor(ws: Workspace, opts: CompileOptions, diags: DiagnosticBag): Prepared | undefined {
   const main = ws.files.find((f) => f.path === ws.main) ?? ws.files.find((f) => normalizePath(f.path) === normalizePath(ws.main));
   if (!main) {
     diags.error('cc-no-main', `the workspace has no file '${ws.main}' to compile`, { ...NO_SPAN, file: ws.main });
@@ -117,17 +134,65 @@ function preprocessInto(ws: Workspace, opts: CompileOptions, diags: DiagnosticBa
     if ('undef' in m) pp.undefine(m.undef);
     else pp.defineFromFlag(m.define, m.value);
   }
-  return { tokens: pp.run(main.text, main.path, flags.includes, flags.imacros), source: main.text };
+  return { pp, main, flags };
 }
 
-function compileInner(pre: { tokens: Token[]; source: string }, file: string, diags: DiagnosticBag, optimize: boolean, entry?: string, btfTypeIdBase?: number): CompileResult['spec'] {
-  const unit = new Parser(pre.tokens, diags, btfTypeIdBase).parseUnit();
-  // The token list is the largest structure on a big source (~300 bytes a
-  // token) and nothing after the parser reads it: drop it before code
-  // generation so peak memory is the larger of the two phases, not their sum.
-  // The array is the preprocessor's own, referenced from nowhere else.
-  pre.tokens.length = 0;
-  if (diags.hasErrors) return undefined;
+/**
+ * The parser's diagnostics while the preprocessor streams tokens to it.
+ * Run one after the other, every preprocessor diagnostic came before every
+ * parser one, and the error budget counted them in that order; streamed,
+ * they are produced interleaved. This bag keeps the parser's apart and
+ * compileInner appends them once the preprocessor is done, so the list
+ * (and where too many errors stop it) is what the two phases in sequence
+ * gave. It applies the main bag's rules as it goes — nothing said twice
+ * at one place, stop once the errors of both reach the budget — since the
+ * preprocessor runs ahead of the parser and has reported everything up to
+ * the parser's position.
+ */
+class ParserBag extends DiagnosticBag {
+  constructor(private main: DiagnosticBag) {
+    super(Infinity);
+  }
+  override report(severity: Severity, code: string, message: string, span: Span, related?: Diagnostic[]): void {
+    if (this.main.list.some((d) => d.span.line === span.line && d.span.col === span.col && d.span.file === span.file && d.severity === severity)) return;
+    const before = this.errors;
+    super.report(severity, code, message, span, related);
+    if (this.errors > before && this.errors + this.main.errors >= this.main.maxErrors) throw new CompileAbort('too many errors');
+  }
+}
 
-  return buildObject(unit, diags, { file, source: pre.source, optimize, entry });
+function compileInner(pre: Prepared, file: string, diags: DiagnosticBag, opts: CompileOptions): CompileResult['spec'] {
+  // The parser pulls tokens from the preprocessor as it needs them: on a big
+  // source a list of every token was the largest structure, alive through
+  // both phases (and old enough by then to stay in memory until a full GC).
+  const { pp } = pre;
+  pp.start(pre.main.text, pre.main.path, pre.flags.includes, pre.flags.imacros);
+  const parserDiags = new ParserBag(diags);
+  let ppFailed = false;
+  const pull = (): Token => {
+    try {
+      return pp.pull();
+    } catch (e) {
+      ppFailed = true;
+      throw e;
+    }
+  };
+  let unit: TranslationUnit | undefined;
+  let parseError: unknown;
+  try {
+    unit = new Parser(pull, parserDiags, opts.btfTypeIdBase).parseUnit();
+  } catch (e) {
+    // The preprocessor's own stop (its error budget, a bug) ends the compile before any parser
+    // diagnostic, as when preprocessing ran first.
+    if (ppFailed) throw e;
+    parseError = e;
+  }
+  // What run() would still have reported after the parser stopped (its diagnostics come first).
+  while (pp.pull().kind !== 'eof') { /* drain */ }
+  for (const d of parserDiags.list) diags.report(d.severity, d.code, d.message, d.span, d.related);
+  if (parseError !== undefined) throw parseError;
+  opts.onPhase?.('parse');
+  if (diags.hasErrors || !unit) return undefined;
+
+  return buildObject(unit, diags, { file, source: pre.main.text, optimize: opts.optimize !== false, entry: opts.entry, onPhase: opts.onPhase });
 }

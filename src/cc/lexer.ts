@@ -3,6 +3,8 @@
  * span, whether it starts a line (for directives) and whether whitespace
  * precedes it (for macro definitions and stringizing). It never throws: a
  * stray character becomes an 'other' token that the parser reports.
+ * lex() makes a token list; lexTape() the same tokens as a compact TokenTape
+ * (a big main file), made into tokens only as they are read.
  */
 import type { DiagnosticBag, Span } from './diagnostics';
 
@@ -34,12 +36,26 @@ export interface Token {
 }
 
 /**
- * A token with every field present, in one order: tokens then share one
- * hidden class in V8, which keeps the preprocessor's and parser's property
- * reads monomorphic (a third faster on the system headers).
+ * A token with the common fields present, in one order: tokens then share
+ * one hidden class in V8, which keeps the preprocessor's and parser's
+ * property reads fast (a third faster on the system headers than tokens of
+ * many shapes). The rare fields (bytes, value, suffix, bad, placemarker)
+ * are left out: on a big source the tokens are the largest structure, and
+ * five always-undefined fields were 40 of a token's ~110 bytes. A token
+ * that needs one is made whole by fullToken, the only other shape.
  */
 export function makeToken(kind: TokKind, text: string, span: Span, bol: boolean, space: boolean): Token {
-  return { kind, text, span, bol, space, hide: undefined, bytes: undefined, value: undefined, suffix: undefined, bad: undefined, placemarker: undefined };
+  return { kind, text, span, bol, space, hide: undefined };
+}
+
+/** A token with every field present (string and character literals, pragmas, placemarkers, copies of those). */
+export function fullToken(kind: TokKind, text: string, span: Span, bol: boolean, space: boolean, rare: Pick<Token, 'bytes' | 'value' | 'suffix' | 'bad' | 'placemarker'>): Token {
+  return { kind, text, span, bol, space, hide: undefined, bytes: rare.bytes, value: rare.value, suffix: rare.suffix, bad: rare.bad, placemarker: rare.placemarker };
+}
+
+/** Whether t carries any of the rare fields (then copies of it are made with fullToken). */
+export function hasRareFields(t: Token): boolean {
+  return t.bytes !== undefined || t.value !== undefined || t.suffix !== undefined || t.bad !== undefined || t.placemarker !== undefined;
 }
 
 const PUNCTS = [
@@ -118,6 +134,78 @@ for (const l of PUNCT_BY_CHAR.values()) l.sort((a, b) => b.length - a.length);
 
 export function lex(src: string, file: string, diags: DiagnosticBag): Token[] {
   const out: Token[] = [];
+  lexInto(src, file, diags, (kind, text, line, col, endLine, endCol, bol, space, extra) => {
+    const span: Span = { file, line, col, endLine, endCol };
+    out.push(extra ? fullToken(kind, text, span, bol, space, extra) : makeToken(kind, text, span, bol, space));
+  });
+  return out;
+}
+
+/** Where lexInto hands each token (the span as numbers: a tape keeps no object per token). */
+type TokenSink = (kind: TokKind, text: string, line: number, col: number, endLine: number, endCol: number, bol: boolean, space: boolean, extra?: Pick<Token, 'bytes' | 'value' | 'bad'>) => void;
+
+const KIND_CODES: readonly TokKind[] = ['id', 'num', 'char', 'str', 'punct', 'other', 'pragma', 'eof'];
+const KIND_CODE = new Map<TokKind, number>(KIND_CODES.map((k, i) => [k, i]));
+
+/**
+ * A lexed file held compactly: a byte of kind and flags, the (interned)
+ * text and four numbers of span a token, instead of a token object and a
+ * span object (~26 bytes instead of ~140). The preprocessor reads a big
+ * main file from one: at(i) makes the token when it is read, and it dies
+ * young once the parser has it, where a list of every token of the file
+ * stayed alive (and was promoted) for the whole of preprocessing.
+ * Tokens with a rare field (string and character literals) are kept whole.
+ */
+export class TokenTape {
+  private n = 0;
+  private kinds: Uint8Array;
+  private texts: string[] = [];
+  private pos: Int32Array;
+  private rare = new Map<number, Token>();
+  constructor(readonly file: string, capacity: number) {
+    this.kinds = new Uint8Array(Math.max(16, capacity));
+    this.pos = new Int32Array(this.kinds.length * 4);
+  }
+  get length(): number {
+    return this.n;
+  }
+  push(kind: TokKind, text: string, line: number, col: number, endLine: number, endCol: number, bol: boolean, space: boolean, extra?: Pick<Token, 'bytes' | 'value' | 'bad'>): void {
+    const i = this.n++;
+    if (i === this.kinds.length) {
+      const k = new Uint8Array(i * 2);
+      k.set(this.kinds);
+      this.kinds = k;
+      const p = new Int32Array(i * 8);
+      p.set(this.pos);
+      this.pos = p;
+    }
+    this.kinds[i] = KIND_CODE.get(kind)! | (bol ? 16 : 0) | (space ? 32 : 0);
+    this.texts.push(text);
+    this.pos[4 * i] = line;
+    this.pos[4 * i + 1] = col;
+    this.pos[4 * i + 2] = endLine;
+    this.pos[4 * i + 3] = endCol;
+    if (extra) this.rare.set(i, fullToken(kind, text, { file: this.file, line, col, endLine, endCol }, bol, space, extra));
+  }
+  /** Token i, made afresh (undefined past the end). */
+  at(i: number): Token | undefined {
+    if (i >= this.n || i < 0) return undefined;
+    const r = this.rare.get(i);
+    if (r) return r;
+    const k = this.kinds[i]!;
+    const p = 4 * i;
+    return makeToken(KIND_CODES[k & 15]!, this.texts[i]!, { file: this.file, line: this.pos[p]!, col: this.pos[p + 1]!, endLine: this.pos[p + 2]!, endCol: this.pos[p + 3]! }, (k & 16) !== 0, (k & 32) !== 0);
+  }
+}
+
+/** Lex into a TokenTape (see there). */
+export function lexTape(src: string, file: string, diags: DiagnosticBag): TokenTape {
+  const tape = new TokenTape(file, src.length >> 2);
+  lexInto(src, file, diags, (kind, text, line, col, endLine, endCol, bol, space, extra) => tape.push(kind, text, line, col, endLine, endCol, bol, space, extra));
+  return tape;
+}
+
+function lexInto(src: string, file: string, diags: DiagnosticBag, sink: TokenSink): void {
   let i = 0;
   let line = 1;
   let lineStart = 0;
@@ -135,10 +223,8 @@ export function lex(src: string, file: string, diags: DiagnosticBag): Token[] {
     return s;
   };
   const span = (): Span => ({ file, line: sl, col: start - sls + 1, endLine: line, endCol: i - lineStart + 1 });
-  const push = (kind: TokKind, text: string, extra?: Partial<Token>): void => {
-    const t = makeToken(kind, text, span(), bol, space);
-    if (extra) Object.assign(t, extra);
-    out.push(t);
+  const push = (kind: TokKind, text: string, extra?: Pick<Token, 'bytes' | 'value' | 'bad'>): void => {
+    sink(kind, text, sl, start - sls + 1, line, i - lineStart + 1, bol, space, extra);
     bol = false;
     space = false;
   };
@@ -235,6 +321,5 @@ export function lex(src: string, file: string, diags: DiagnosticBag): Token[] {
     i += String.fromCodePoint(cp).length;
     push('other', String.fromCodePoint(cp));
   }
-  out.push(makeToken('eof', '', { file, line, col: i - lineStart + 1, endLine: line, endCol: i - lineStart + 1 }, true, false));
-  return out;
+  sink('eof', '', line, i - lineStart + 1, line, i - lineStart + 1, true, false);
 }

@@ -8,6 +8,11 @@
  * The entry is the XDP program named by `entry`, else the first one in the
  * file. PROG_ARRAY maps initialised with `.values = { [i] = &prog }` get
  * their slots (MapSpec.prog_slots) pointing into `programs`.
+ *
+ * Once every function is generated, the function bodies, global
+ * initialisers and the generators' analyses are dropped (the unit is
+ * spent): on a big source they would otherwise live through the peephole
+ * pass and linking.
  */
 import type { Sym, TranslationUnit } from './ast';
 import type { EmittedInsn, ProgramContext } from './codegen/frame';
@@ -16,7 +21,7 @@ import type { DiagnosticBag } from './diagnostics';
 import { GlobalData, foldableGlobals } from './globals';
 import { walkExprs } from './codegen/tree';
 import { describeType, readMapDef, type BtfInfo, type TypeDesc } from './maps';
-import { bytesToHex, encodeProgram } from '../isa/insn';
+import { bytesToHex, encodeProgram, type Insn } from '../isa/insn';
 import type { LineInfo, MapReloc, MapSpec, ProgramSpec } from '../isa/spec';
 
 export interface ObjectOptions {
@@ -25,6 +30,8 @@ export interface ObjectOptions {
   optimize: boolean;
   /** Name of the XDP program to make the entry (default: the first in the file). */
   entry?: string;
+  /** See CompileOptions.onPhase. */
+  onPhase?: (phase: 'codegen' | 'peephole' | 'link') => void;
 }
 
 /**
@@ -121,8 +128,18 @@ export function buildObject(unit: TranslationUnit, diags: DiagnosticBag, opts: O
     mapSpecs.push(m.spec);
     btf.maps.push({ name: m.spec.name!, key: { kind: 'int', name: 'unsigned int', size: 4, signed: false }, value: m.value });
   }
+  // Every function is generated: the trees are no longer needed (finish() and link() read the
+  // emitted code only), and on a big source they are most of what is still alive.
+  for (const g of gens) g.releaseAnalyses();
+  for (const f of unit.funcs) f.body = undefined;
+  // So are global initialisers, now in the data sections' bytes (an array of a million
+  // numbers is a tree node, a type and a span each); map definitions' stay (prog slots below).
+  for (const g of unit.globals) if (!maps.has(g)) g.init = undefined;
+  opts.onPhase?.('codegen');
   for (const g of gens) g.finish();
+  opts.onPhase?.('peephole');
   const linked = layouts.map((l) => link(l.prog, l.bodies, diags));
+  opts.onPhase?.('link');
 
   // Tail-call slots user space would fill: `.values = { [i] = &prog }` in a PROG_ARRAY definition.
   for (const pa of progArrays) {
@@ -161,22 +178,31 @@ export function buildObject(unit: TranslationUnit, diags: DiagnosticBag, opts: O
 /** Lay a program's functions out one after another; resolve calls and map references. */
 function link(prog: Sym, bodies: { sym: Sym; out: EmittedInsn[] }[], diags: DiagnosticBag): Linked {
   const start = new Map<Sym, number>();
-  const all: EmittedInsn[] = [];
+  let n = 0;
   for (const b of bodies) {
-    start.set(b.sym, all.length);
-    // Copies: a function's code is shared by no other program, but keep each program's slots its own.
-    for (const e of b.out) all.push({ ...e, insn: { ...e.insn } });
+    start.set(b.sym, n);
+    n += b.out.length;
   }
+  // The slots by reference, not copied: only a call's imm differs between the programs that
+  // share a function, and that slot alone is copied (a copy of every slot doubled the code's
+  // memory on a huge function).
+  const slots: Insn[] = new Array(n);
   const relocs: MapReloc[] = [];
-  all.forEach((e, i) => {
-    if (e.callee) e.insn.imm = start.get(e.callee)! - (i + 1);
-    if (e.map !== undefined) relocs.push(e.valueOff !== undefined ? { insn: i, map: e.map, kind: 'value', offset: e.valueOff } : { insn: i, map: e.map });
-  });
-  if (all.length > 1_000_000) diags.error('cc-too-large', 'program is too large (more than 1M instructions)', prog.span);
+  const line_info: LineInfo[] = new Array(n);
+  let i = 0;
+  for (const b of bodies) {
+    for (const e of b.out) {
+      slots[i] = e.callee ? { ...e.insn, imm: start.get(e.callee)! - (i + 1) } : e.insn;
+      if (e.map !== undefined) relocs.push(e.valueOff !== undefined ? { insn: i, map: e.map, kind: 'value', offset: e.valueOff } : { insn: i, map: e.map });
+      line_info[i] = { insn: i, file: e.span.file, line: e.span.line, col: e.span.col, endLine: e.span.endLine, endCol: e.span.endCol };
+      i++;
+    }
+  }
+  if (n > 1_000_000) diags.error('cc-too-large', 'program is too large (more than 1M instructions)', prog.span);
   return {
-    insns: bytesToHex(encodeProgram(all.map((e) => e.insn))),
+    insns: bytesToHex(encodeProgram(slots)),
     map_relocs: relocs,
-    line_info: all.map((e, i) => ({ insn: i, file: e.span.file, line: e.span.line, col: e.span.col, endLine: e.span.endLine, endCol: e.span.endCol })),
+    line_info,
     funcs: bodies.map((b) => ({ name: b.sym.name, insn: start.get(b.sym)! })),
   };
 }

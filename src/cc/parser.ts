@@ -5,7 +5,9 @@
  * empty-string asm barriers). It keeps the scopes C's grammar needs (a
  * name is a type or a value depending on its typedef) and calls sema for
  * every node. Errors recover at the next ';' or '}' so one run reports
- * several; no input makes it throw or loop.
+ * several; no input makes it throw or loop. It reads the tokens from an
+ * array or pulls them from a streaming preprocessor, and lets go of those
+ * behind it at statement boundaries (only a nested declarator backtracks).
  */
 import type { AsmInfo, AsmOperand, Attrs, Expr, Init, InitPart, Stmt, Sym, TranslationUnit } from './ast';
 import { nextSymId } from './ast';
@@ -67,13 +69,52 @@ export class Parser {
   private defCount = 0;
   private pendingUnroll?: number | 'full' | 'none';
 
-  constructor(private toks: Token[], private diags: DiagnosticBag, private btfTypeIdBase = 1) {
+  /** The tokens from position `base` on (positions, like this.k, count from the first token). */
+  private toks: Token[];
+  private base = 0;
+  /** Where more tokens come from (a streaming preprocessor), until its 'eof'. */
+  private pull?: () => Token;
+  /** Open backtracking points (a nested declarator re-read): no token may be released meanwhile. */
+  private holds = 0;
+
+  /**
+   * `toks`: every token, ending with 'eof' (the parser takes the array over), or a
+   * function handing them out one at a time, ending with 'eof' (Preprocessor.pull).
+   */
+  constructor(toks: Token[] | (() => Token), private diags: DiagnosticBag, private btfTypeIdBase = 1) {
     this.sema = new Sema(diags);
+    if (typeof toks === 'function') {
+      this.toks = [];
+      this.pull = toks;
+    } else this.toks = toks;
+  }
+
+  /** Have the token at position p in hand, if the stream reaches that far. */
+  private fill(p: number): void {
+    while (this.pull && p - this.base >= this.toks.length) {
+      const t = this.pull();
+      this.toks.push(t);
+      if (t.kind === 'eof') this.pull = undefined;
+    }
+  }
+
+  /**
+   * Let go of the tokens parsed so far, at a statement or declaration
+   * boundary: on a big source the tokens would be the largest structure,
+   * and the tree replaces them as parsing goes. The last token stays
+   * (prevEnd and spanFrom read it). In batches, so the cost stays linear.
+   */
+  private releaseConsumed(): void {
+    const drop = this.k - 1 - this.base;
+    if (this.holds > 0 || drop < 4096) return;
+    this.toks.splice(0, drop);
+    this.base += drop;
   }
 
   // ---- token helpers -------------------------------------------------------------
   private peek(o = 0): Token {
-    return this.toks[Math.min(this.k + o, this.toks.length - 1)]!;
+    this.fill(this.k + o);
+    return this.toks[Math.min(this.k + o - this.base, this.toks.length - 1)]!;
   }
   private is(text: string, o = 0): boolean {
     const t = this.peek(o);
@@ -81,7 +122,8 @@ export class Parser {
   }
   private advance(): Token {
     const t = this.peek();
-    if (this.k < this.toks.length - 1) this.k++;
+    this.fill(this.k + 1);
+    if (this.k - this.base < this.toks.length - 1) this.k++;
     return t;
   }
   private accept(text: string): boolean {
@@ -97,11 +139,11 @@ export class Parser {
     throw new SyntaxRecover();
   }
   private prevEnd(): Span {
-    const p = this.toks[Math.max(0, this.k - 1)]!.span;
+    const p = this.toks[Math.max(0, this.k - 1 - this.base)]!.span;
     return { file: p.file, line: p.endLine, col: p.endCol, endLine: p.endLine, endCol: p.endCol + 1 };
   }
   private spanFrom(start: Span): Span {
-    const end = this.toks[Math.max(0, this.k - 1)]!.span;
+    const end = this.toks[Math.max(0, this.k - 1 - this.base)]!.span;
     if (end.file !== start.file || end.line < start.line) return start;
     return { file: start.file, line: start.line, col: start.col, endLine: end.endLine, endCol: end.endCol };
   }
@@ -166,6 +208,7 @@ export class Parser {
   // ---- top level -----------------------------------------------------------------
   parseUnit(): TranslationUnit {
     while (this.peek().kind !== 'eof') {
+      this.releaseConsumed();
       const start = this.k;
       try {
         this.externalDecl();
@@ -530,19 +573,24 @@ export class Parser {
         // Nested declarator: parse what follows it first, then the inside applied to that type.
         this.advance();
         const innerStart = this.k;
-        let depth = 1;
-        while (depth > 0 && this.peek().kind !== 'eof') {
-          const x = this.advance();
-          if (x.text === '(') depth++;
-          else if (x.text === ')') depth--;
+        this.holds++;
+        try {
+          let depth = 1;
+          while (depth > 0 && this.peek().kind !== 'eof') {
+            const x = this.advance();
+            if (x.text === '(') depth++;
+            else if (x.text === ')') depth--;
+          }
+          const outer = this.suffixes(type);
+          const after = this.k;
+          this.k = innerStart;
+          const inner = this.declarator(outer.type, abstract);
+          this.expect(')');
+          this.k = after;
+          return { ...inner, paramSyms: inner.paramSyms ?? outer.paramSyms };
+        } finally {
+          this.holds--;
         }
-        const outer = this.suffixes(type);
-        const after = this.k;
-        this.k = innerStart;
-        const inner = this.declarator(outer.type, abstract);
-        this.expect(')');
-        this.k = after;
-        return { ...inner, paramSyms: inner.paramSyms ?? outer.paramSyms };
       }
       let name: string | undefined;
       let span = t.span;
@@ -750,6 +798,7 @@ export class Parser {
     this.pushScope();
     const body: Stmt[] = [];
     while (!this.is('}') && this.peek().kind !== 'eof') {
+      this.releaseConsumed();
       const at = this.k;
       try {
         body.push(...this.blockItem());

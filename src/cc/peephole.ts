@@ -88,26 +88,68 @@ function successors(code: Code, labelPos: number[], i: number): number[] {
  * them, without an array per instruction.
  */
 function successorsInto(code: Code, labelPos: number[], i: number, s1: Int32Array, s2: Int32Array): void {
-  const succ = successors(code, labelPos, i);
-  s1[i] = succ[0] ?? -1;
-  s2[i] = succ[1] ?? -1;
+  s1[i] = -1;
+  s2[i] = -1;
+  const c = code[i]!.insn.code;
+  const cls = O.BPF_CLASS(c);
+  const next = i + 1 < code.length ? i + 1 : -1;
+  if (cls === O.BPF_JMP || cls === O.BPF_JMP32) {
+    const op = O.BPF_OP(c);
+    if (op === O.BPF_EXIT) return;
+    const l = code[i]!.label;
+    const t = l !== undefined ? labelPos[l] : undefined;
+    if (op === O.BPF_JA) {
+      if (t !== undefined) s1[i] = t;
+      return;
+    }
+    if (op !== O.BPF_CALL && t !== undefined) {
+      if (next >= 0) { s1[i] = next; s2[i] = t; } else s1[i] = t;
+      return;
+    }
+  }
+  if (c === (O.BPF_LD | O.BPF_IMM | O.BPF_DW)) {
+    if (i + 2 < code.length) s1[i] = i + 2;
+    return;
+  }
+  s1[i] = next;
 }
 
 /**
- * live-out register set of every instruction. Per-instruction facts live in
- * typed arrays: a huge function (175k instructions from a 1 MB source) runs
- * this up to 20 times, and an object and an array per instruction, alive
- * through the whole fixpoint, were promoted and then dropped each time —
- * most of the compiler's peak memory.
+ * Per-instruction facts of liveness(), in typed arrays sized once per
+ * peephole() call and reused by every round: a huge function (175k
+ * instructions from a 1 MB source) runs liveness up to 20 times, and fresh
+ * arrays (or an object and an array per instruction) each round were
+ * garbage the heap grew to hold before collecting it.
  */
-function liveness(code: Code, labelPos: number[]): Int32Array {
+class LivenessScratch {
+  readonly liveIn: Int32Array;
+  readonly liveOut: Int32Array;
+  readonly use: Int32Array;
+  readonly kill: Int32Array;
+  readonly s1: Int32Array;
+  readonly s2: Int32Array;
+  /** Slots some used label points at (join points): 1, else 0. */
+  readonly target: Uint8Array;
+  /** Labels some jump uses: 1, else 0 (grown when labels are added). */
+  labelUsed: Uint8Array;
+  constructor(n: number) {
+    this.liveIn = new Int32Array(n);
+    this.liveOut = new Int32Array(n);
+    this.use = new Int32Array(n);
+    this.kill = new Int32Array(n);
+    this.s1 = new Int32Array(n);
+    this.s2 = new Int32Array(n);
+    this.target = new Uint8Array(n + 2);
+    this.labelUsed = new Uint8Array(0);
+  }
+}
+
+/** live-out register set of every instruction (the code may be shorter than the scratch, never longer). */
+function liveness(code: Code, labelPos: number[], sc: LivenessScratch): Int32Array {
   const n = code.length;
-  const liveIn = new Int32Array(n);
-  const liveOut = new Int32Array(n);
-  const use = new Int32Array(n);
-  const kill = new Int32Array(n);
-  const s1 = new Int32Array(n);
-  const s2 = new Int32Array(n);
+  const { liveIn, liveOut, use, kill, s1, s2 } = sc;
+  liveIn.fill(0, 0, n);
+  liveOut.fill(0, 0, n);
   for (let i = 0; i < n; i++) {
     const ud = useDef(code, i);
     use[i] = ud.use;
@@ -131,6 +173,24 @@ function liveness(code: Code, labelPos: number[]): Int32Array {
     }
   }
   return liveOut;
+}
+
+/**
+ * Mark the join points (slots a jump some instruction makes lands on) in
+ * sc.target, as a byte per slot instead of a Set of numbers per round.
+ */
+function markTargets(code: Code, labelPos: number[], sc: LivenessScratch): { has(i: number): boolean } {
+  if (sc.labelUsed.length < labelPos.length) sc.labelUsed = new Uint8Array(labelPos.length);
+  const used = sc.labelUsed;
+  used.fill(0);
+  for (const e of code) if (e.label !== undefined) used[e.label] = 1;
+  const target = sc.target;
+  target.fill(0);
+  for (let l = 0; l < labelPos.length; l++) {
+    const p = labelPos[l]!;
+    if (used[l] && p >= 0 && p < target.length) target[p] = 1;
+  }
+  return { has: (i: number): boolean => i >= 0 && i < target.length && target[i] === 1 };
 }
 
 function isMovReg(e: EmittedInsn): boolean {
@@ -323,12 +383,11 @@ export function peephole(code: Code, labelPos: number[]): void {
   // Each round makes one change and recomputes liveness: enough rounds for every copy of a
   // normal program, capped so that a huge function stays linear-ish in compile time.
   const rounds = code.length > 20_000 ? 20 : Math.max(20, Math.min(4000, code.length * 2));
+  const scratch = new LivenessScratch(code.length);
   for (let round = 0; round < rounds; round++) {
     // Only labels some jump uses are join points.
-    const used = new Set<number>();
-    for (const e of code) if (e.label !== undefined) used.add(e.label);
-    const targets = new Set([...used].map((l) => labelPos[l]!));
-    const live = liveness(code, labelPos);
+    const targets = markTargets(code, labelPos, scratch);
+    const live = liveness(code, labelPos, scratch);
     let changed = false;
     for (let i = 0; i < code.length; i++) {
       const e = code[i]!;

@@ -12,11 +12,13 @@
  * instead of looping; include depth and the number of expansions are
  * bounded, so no input can hang it. Tokens are read through a stack of
  * frames (a file's token array and an index, or a macro's expansion), so a
- * 7000-line header is never copied.
+ * 7000-line header is never copied; the main file is read from a compact
+ * TokenTape. run() returns every token; start() and pull() hand them out one
+ * at a time (what the compiler uses, so the tokens never all exist at once).
  */
 import { type DiagnosticBag, type Span } from './diagnostics';
 import { IncludeSearch } from './includes';
-import { lex, makeToken, parseNumber, type Token } from './lexer';
+import { fullToken, hasRareFields, lex, lexTape, makeToken, parseNumber, type Token, type TokenTape } from './lexer';
 import { CLANG_BPF_PREDEFINED } from './predefined';
 import { CLANG_ATTRIBUTES, CLANG_BUILTINS, CLANG_FEATURES } from './pp_features';
 
@@ -55,8 +57,17 @@ interface FileCtx {
 /** Tokens being read: a file (then `file` is set) or a macro expansion. */
 interface Frame {
   toks: readonly Token[];
+  /** The main file is read from a tape instead (then toks is empty). */
+  tape?: TokenTape;
   i: number;
   file?: FileCtx;
+}
+
+function frameLength(f: Frame): number {
+  return f.tape ? f.tape.length : f.toks.length;
+}
+function frameAt(f: Frame, i: number): Token {
+  return f.tape ? f.tape.at(i)! : f.toks[i]!;
 }
 
 const MAX_INCLUDE_DEPTH = 200;
@@ -95,6 +106,11 @@ export class Preprocessor {
   private mainFile = '';
   /** Open -imacros files. */
   private discarding = 0;
+  /** pull(): the next token of this.out to hand out, whether the input is done, the last token's span, the final 'eof'. */
+  private outHead = 0;
+  private finished = false;
+  private lastSpan?: Span;
+  private eofToken?: Token;
 
   constructor(
     private diags: DiagnosticBag,
@@ -117,9 +133,7 @@ export class Preprocessor {
     if (predef.cpuVersion !== undefined) this.define('__BPF_CPU_VERSION__', String(predef.cpuVersion));
     const mk = (name: string, f: (at: Token) => Token): void => void this.macros.set(name, { name, body: [], builtin: f });
     const str = (at: Token, s: string): Token => {
-      const x = makeToken('str', JSON.stringify(s), at.span, at.bol, at.space);
-      x.bytes = [...new TextEncoder().encode(s)];
-      return x;
+      return fullToken('str', JSON.stringify(s), at.span, at.bol, at.space, { bytes: [...new TextEncoder().encode(s)] });
     };
     const num = (at: Token, n: number): Token => makeToken('num', String(n), at.span, at.bol, at.space);
     mk('__LINE__', (at) => num(at, at.span.line));
@@ -159,6 +173,20 @@ export class Preprocessor {
    * for their macros only.
    */
   run(src: string, file: string, preincludes: readonly string[] = [], imacros: readonly string[] = []): Token[] {
+    this.start(src, file, preincludes, imacros);
+    while (this.step()) { /* every token into this.out */ }
+    this.out.push(this.endToken());
+    return this.out;
+  }
+
+  /**
+   * The streaming form of run(): start(), then pull() hands out the
+   * preprocessed tokens one at a time, ending with one 'eof' (and 'eof'
+   * after that). The parser pulls as it goes, so a token dies young once
+   * parsed instead of a list of every token living through preprocessing
+   * and parsing. The tokens and diagnostics are run()'s, in the same order.
+   */
+  start(src: string, file: string, preincludes: readonly string[] = [], imacros: readonly string[] = []): void {
     this.mainFile = file;
     this.pushFile(src, file, -1, false);
     // Command-line files go on top of the main file: the last pushed is read first.
@@ -170,23 +198,47 @@ export class Preprocessor {
       if (!found) this.diags.error('pp-include-not-found', this.search.explainMissing(n, false, file).replace('file not found', `file not found (${flag})`), { file: '<command line>', line: 0, col: 0, endLine: 0, endCol: 0 });
       else this.pushFile(found.text, found.path, found.dirIndex, true, discard);
     }
+  }
+
+  /** Read until at least one more token is in this.out (directives may add none or several); false at the end. */
+  private step(): boolean {
     for (;;) {
       const t = this.next();
       if (t.kind === 'eof') {
         if (this.endFile()) continue;
-        break;
+        this.finished = true;
+        return false;
       }
       if (t.kind === 'punct' && t.text === '#' && t.bol && !t.hide) {
         this.directive(t);
-        continue;
+        return true;
       }
       if (!this.active() || this.discarding > 0) continue;
       if (t.kind === 'id' && this.expand(t, false)) continue;
       if (t.bad) this.diags.error(t.bad.code, t.bad.message, t.span);
       this.out.push(t);
+      this.lastSpan = t.span;
+      return true;
     }
-    this.out.push(makeToken('eof', '', this.out.length ? this.out[this.out.length - 1]!.span : { file, line: 1, col: 1, endLine: 1, endCol: 1 }, true, false));
-    return this.out;
+  }
+
+  /** The closing 'eof', at the last token's place. */
+  private endToken(): Token {
+    const last = this.out.length ? this.out[this.out.length - 1]!.span : this.lastSpan;
+    return makeToken('eof', '', last ?? { file: this.mainFile, line: 1, col: 1, endLine: 1, endCol: 1 }, true, false);
+  }
+
+  /** The next preprocessed token (see start()). */
+  pull(): Token {
+    while (this.outHead >= this.out.length) {
+      if (this.finished) return this.eofToken ??= this.endToken();
+      this.out.length = 0;
+      this.outHead = 0;
+      this.step();
+    }
+    const t = this.out[this.outHead++]!;
+    this.lastSpan = t.span;
+    return t;
   }
 
   private active(): boolean {
@@ -194,12 +246,20 @@ export class Preprocessor {
   }
 
   private pushFile(src: string, path: string, dirIndex: number, included: boolean, discard = false): void {
+    if (!included) {
+      // The user's main file changes on every keystroke and may be big: read it from a tape
+      // (no include guard to find: nothing includes it again through the cache).
+      const ctx: FileCtx = { path, dirIndex, condDepth: this.conds.length, discard };
+      if (discard) this.discarding++;
+      this.files.push(ctx);
+      this.frames.push({ toks: [], tape: lexTape(src, path, this.diags), i: 0, file: ctx });
+      return;
+    }
     let c = LEX_CACHE.get(path);
     if (!c || c.text !== src) {
       const toks = lex(src, path, this.diags);
       c = { text: src, toks, guard: findGuard(toks) };
-      // The user's main file changes on every keystroke; only included files are worth keeping.
-      if (included) LEX_CACHE.set(path, c);
+      LEX_CACHE.set(path, c);
     }
     const ctx: FileCtx = { path, dirIndex, condDepth: this.conds.length, guard: c.guard ?? undefined, discard };
     if (discard) this.discarding++;
@@ -225,8 +285,8 @@ export class Preprocessor {
     for (;;) {
       const f = this.frames[this.frames.length - 1];
       if (!f) return EOF_TOKEN;
-      if (f.i < f.toks.length) {
-        const t = f.toks[f.i]!;
+      if (f.i < frameLength(f)) {
+        const t = frameAt(f, f.i);
         // A file's eof stays put until run() pops the file.
         if (t.kind === 'eof' && f.file) return t;
         f.i++;
@@ -240,7 +300,7 @@ export class Preprocessor {
   private peek(): Token | undefined {
     for (let k = this.frames.length - 1; k >= 0; k--) {
       const f = this.frames[k]!;
-      if (f.i < f.toks.length) return f.toks[f.i];
+      if (f.i < frameLength(f)) return frameAt(f, f.i);
       if (f.file) return undefined;
     }
     return undefined;
@@ -254,8 +314,8 @@ export class Preprocessor {
   private lineTokens(): Token[] {
     const f = this.frames[this.frames.length - 1]!;
     const r: Token[] = [];
-    while (f.i < f.toks.length) {
-      const t = f.toks[f.i]!;
+    while (f.i < frameLength(f)) {
+      const t = frameAt(f, f.i);
       if (t.bol || t.kind === 'eof') break;
       r.push(t);
       f.i++;
@@ -355,9 +415,7 @@ export class Preprocessor {
       const numTok = rest.find((t) => t.kind === 'num');
       const count = numTok ? Number(parseNumber(numTok.text).value) : undefined;
       const disabled = words.includes('disable');
-      const p = makeToken('pragma', disabled ? 'nounroll' : 'unroll', at.span, true, false);
-      p.value = count === undefined ? undefined : BigInt(count);
-      this.out.push(p);
+      this.out.push(fullToken('pragma', disabled ? 'nounroll' : 'unroll', at.span, true, false, { value: count === undefined ? undefined : BigInt(count) }));
     } else if (words[0] === 'nounroll') {
       this.out.push(makeToken('pragma', 'nounroll', at.span, true, false));
     }
@@ -741,12 +799,13 @@ export class Preprocessor {
 
 /** A copy of b at another place (explicit fields: a spread would give tokens of many shapes). */
 function retoken(b: Token, span: Span, hide: ReadonlySet<string> | undefined, bol: boolean, space: boolean): Token {
-  return { kind: b.kind, text: b.text, span, bol, space, hide, bytes: b.bytes, value: b.value, suffix: b.suffix, bad: b.bad, placemarker: b.placemarker };
+  const t = hasRareFields(b) ? fullToken(b.kind, b.text, span, bol, space, b) : makeToken(b.kind, b.text, span, bol, space);
+  t.hide = hide;
+  return t;
 }
 
 function placemarker(t: Token): Token {
-  const p = makeToken('other', '', t.span, t.bol, t.space);
-  p.placemarker = true;
+  const p = fullToken('other', '', t.span, t.bol, t.space, { placemarker: true });
   return p;
 }
 
@@ -757,8 +816,7 @@ function stringize(toks: Token[], at: Token, space: boolean): Token {
     if (j > 0 && (t.space || t.bol)) s += ' ';
     s += t.text;
   });
-  const t = makeToken('str', '"' + s.replace(/[\\"]/g, (c) => '\\' + c) + '"', at.span, false, space);
-  t.bytes = [...new TextEncoder().encode(s)];
+  const t = fullToken('str', '"' + s.replace(/[\\"]/g, (c) => '\\' + c) + '"', at.span, false, space, { bytes: [...new TextEncoder().encode(s)] });
   return t;
 }
 

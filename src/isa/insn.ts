@@ -117,10 +117,20 @@ export function hexToBytes(hex: string): Uint8Array | string {
   return out;
 }
 
+const HEX_DIGITS = new TextEncoder().encode('0123456789abcdef');
+
+/**
+ * Lower-case hex of b as one flat string. Built as ASCII bytes and decoded
+ * once: `s += pair` per byte left a rope of two nodes a byte (a 175k-slot
+ * program's hex cost ~80 MB until something flattened it).
+ */
 export function bytesToHex(b: Uint8Array): string {
-  let s = '';
-  for (let i = 0; i < b.length; i++) s += b[i]!.toString(16).padStart(2, '0');
-  return s;
+  const ascii = new Uint8Array(b.length * 2);
+  for (let i = 0; i < b.length; i++) {
+    ascii[2 * i] = HEX_DIGITS[b[i]! >> 4]!;
+    ascii[2 * i + 1] = HEX_DIGITS[b[i]! & 15]!;
+  }
+  return new TextDecoder().decode(ascii);
 }
 
 /** The 64-bit immediate of an lddw, as an unsigned bigint. */

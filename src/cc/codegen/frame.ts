@@ -171,6 +171,26 @@ export abstract class FrameGen {
     }
   }
 
+  /**
+   * Forget what only generation needed once the code is emitted: the
+   * analyses are keyed by the function's statements and symbols, and would
+   * keep its whole tree alive through the peephole pass and linking.
+   */
+  releaseAnalyses(): void {
+    this.ranges.clear();
+    this.homes.clear();
+    this.constBind.clear();
+    this.localsByFn.clear();
+    this.stmtPosByFn.clear();
+    this.callCache.clear();
+    this.borrowed.clear();
+    this.aliases.clear();
+    this.fpBind.clear();
+    this.gotoSpans.clear();
+    this.fnLabels.clear();
+    this.caseLabels.length = 0;
+    this.inlineStack.length = 0;
+  }
   /** Resolve label jumps to offsets; drop jumps to the next instruction. */
   finish(): void {
     if (this.ctx.optimize !== false) peephole(this.out, this.labelPos);

@@ -48,7 +48,7 @@ const MAX_PATH_BLOCKS = 4;
 /** What a register may point to: this frame's stack, certainly not it, or unknown. */
 const UNK = 0, OWN = 1, NOT = 2;
 
-interface Cell { base: number; off: number; size: number; k: bigint | undefined; kind: number }
+interface Cell { base: number; off: number; size: number; k: bigint | undefined; kind: number; hidden: boolean }
 
 interface State {
   /** Known 64-bit register values (undefined: unknown). */
@@ -56,6 +56,11 @@ interface State {
   kind: number[];
   /** Known memory cells by `base:off:size`. */
   mem: Map<string, Cell>;
+  /**
+   * Known only through memory the verifier does not track (anything but this frame's stack):
+   * a test decided by such a value is one the kernel cannot decide itself.
+   */
+  hidden: boolean[];
 }
 
 /** helpers whose returned pointer may point into memory the program passed (a dynptr over its stack). */
@@ -66,21 +71,21 @@ function entryState(): State {
   // Arguments come from the caller (or the kernel): this frame did not exist before the call.
   for (let r = 1; r <= 5; r++) kind[r] = NOT;
   kind[10] = OWN;
-  return { v: new Array<bigint | undefined>(11).fill(undefined), kind, mem: new Map() };
+  return { v: new Array<bigint | undefined>(11).fill(undefined), kind, mem: new Map(), hidden: new Array<boolean>(11).fill(false) };
 }
 
 function clone(s: State): State {
-  return { v: s.v.slice(), kind: s.kind.slice(), mem: new Map(s.mem) };
+  return { v: s.v.slice(), kind: s.kind.slice(), mem: new Map(s.mem), hidden: s.hidden.slice() };
 }
 
 function meet(a: State, b: State): State {
-  const out: State = { v: a.v.map((x, r) => (x !== undefined && x === b.v[r] ? x : undefined)), kind: a.kind.map((k, r) => (k === b.kind[r] ? k : UNK)), mem: new Map() };
+  const out: State = { v: a.v.map((x, r) => (x !== undefined && x === b.v[r] ? x : undefined)), kind: a.kind.map((k, r) => (k === b.kind[r] ? k : UNK)), mem: new Map(), hidden: a.hidden.map((h, r) => h || b.hidden[r]!) };
   for (const [key, c] of a.mem) {
     const d = b.mem.get(key);
     if (!d) continue;
     const k = c.k !== undefined && c.k === d.k ? c.k : undefined;
     const kind = c.kind === d.kind ? c.kind : UNK;
-    if (k !== undefined || kind !== UNK) out.mem.set(key, { ...c, k, kind });
+    if (k !== undefined || kind !== UNK) out.mem.set(key, { ...c, k, kind, hidden: c.hidden || d.hidden });
   }
   return out;
 }
@@ -95,9 +100,10 @@ function sameState(a: State, b: State): boolean {
   return true;
 }
 
-function setReg(s: State, r: number, v: bigint | undefined, kind: number): void {
+function setReg(s: State, r: number, v: bigint | undefined, kind: number, hidden = false): void {
   s.v[r] = v;
   s.kind[r] = kind;
+  s.hidden[r] = hidden && v !== undefined;
   for (const [key, c] of s.mem) if (c.base === r) s.mem.delete(key);
 }
 
@@ -153,7 +159,7 @@ function transfer(code: Code, i: number, s: State): void {
       if (op === O.BPF_MOV) {
         if (off !== 0) return setReg(s, dst, undefined, NOT); // movsx: a scalar
         if (!x) return setReg(s, dst, BigInt.asUintN(is64 ? 64 : 32, BigInt(imm)), NOT);
-        return setReg(s, dst, b === undefined ? undefined : BigInt.asUintN(is64 ? 64 : 32, b), is64 ? s.kind[src]! : NOT);
+        return setReg(s, dst, b === undefined ? undefined : BigInt.asUintN(is64 ? 64 : 32, b), is64 ? s.kind[src]! : NOT, s.hidden[src]);
       }
       if (op === O.BPF_NEG) {
         const a = s.v[dst];
@@ -170,13 +176,14 @@ function transfer(code: Code, i: number, s: State): void {
         if ((op === O.BPF_ADD || op === O.BPF_SUB) && (ka === OWN || kb === OWN)) kind = OWN;
         else kind = ka === NOT && kb === NOT ? NOT : UNK;
       }
-      return setReg(s, dst, v, kind);
+      return setReg(s, dst, v, kind, s.hidden[dst]! || (x && s.hidden[src]!));
     }
     case O.BPF_LDX: {
       const size = O.sizeBytes(O.BPF_SIZE(c));
       if (O.BPF_MODE(c) !== O.BPF_MEM) return setReg(s, dst, undefined, NOT);
       const cell = s.mem.get(`${src}:${off}:${size}`);
-      return setReg(s, dst, cell?.k, size === 8 ? (cell?.kind ?? UNK) : NOT);
+      const own = src === 10 || s.kind[src] === OWN;
+      return setReg(s, dst, cell?.k, size === 8 ? (cell?.kind ?? UNK) : NOT, !!cell && (cell.hidden || !own));
     }
     case O.BPF_ST: case O.BPF_STX: {
       const size = O.sizeBytes(O.BPF_SIZE(c));
@@ -190,7 +197,7 @@ function transfer(code: Code, i: number, s: State): void {
         return;
       }
       const v = cls === O.BPF_ST ? BigInt(imm) : s.v[src];
-      const cell: Cell = { base: dst, off, size, k: v === undefined ? undefined : BigInt.asUintN(size * 8, v), kind: size === 8 && cls === O.BPF_STX ? s.kind[src]! : NOT };
+      const cell: Cell = { base: dst, off, size, k: v === undefined ? undefined : BigInt.asUintN(size * 8, v), kind: size === 8 && cls === O.BPF_STX ? s.kind[src]! : NOT, hidden: cls === O.BPF_STX && s.hidden[src]! };
       if (cell.k !== undefined || cell.kind !== UNK) s.mem.set(`${dst}:${off}:${size}`, cell);
       return;
     }
@@ -294,7 +301,8 @@ function outcome(e: EmittedInsn, s: State): boolean | undefined {
   return decideValues(e.insn.code, a, b);
 }
 
-interface Path { blocks: Block[]; taken: boolean }
+/** A path to a decided test; hidden: decided by a value the verifier cannot see. */
+interface Path { blocks: Block[]; taken: boolean; hidden: boolean }
 
 /** From state s at block b, a short path of blocks ending in a test s decides. */
 function findPath(code: Code, labelPos: number[], at: Map<number, Block>, b: Block, s: State, path: Block[], budget: number): Path | undefined {
@@ -309,7 +317,7 @@ function findPath(code: Code, labelPos: number[], at: Map<number, Block>, b: Blo
   const here = [...path, b];
   if (isCondJump(t)) {
     const taken = outcome(t, st);
-    if (taken !== undefined) return { blocks: here, taken };
+    if (taken !== undefined) return { blocks: here, taken, hidden: st.hidden[t.insn.dst]! || (O.BPF_SRC(t.insn.code) === O.BPF_X && st.hidden[t.insn.src]!) };
     // Undecided: look one block further along either arm (the taken arm only where the test has an
     // inverse, so that the copy can fall through into the next block's copy).
     const arms = INVERSE[O.BPF_OP(t.insn.code)] !== undefined ? [last + 1, labelPos[t.label!]!] : [last + 1];
@@ -379,51 +387,102 @@ export function threadKnown(code: Code, labelPos: number[], budget: { slots: num
     }
     return true;
   }
-  // Joins decided on some edges: thread one edge.
+  // Joins whose every incoming edge decides the test: thread one edge (the next round takes the
+  // next). Only whole joins: the original path then dies, so the copies cost (edges - 1) x path
+  // length at most, and a test still reached by an undecided edge is not duplicated for nothing.
   if (budget.slots <= 0) return false;
   for (const b of list) {
     if (b.preds.length < 2) continue;
+    const plans: Plan[] = [];
     for (const p of b.preds) {
-      const pb = at.get(p)!;
-      const out = entry.get(p) && clone(entry.get(p)!);
-      if (!out) continue;
-      const pLast = lastOf(code, pb);
-      const pt = code[pLast]!;
-      if (pt.pinned) continue;
-      for (let i = pb.start; i <= pb.end; i++) transfer(code, i, out);
-      const viaJump = pt.label !== undefined && labelPos[pt.label] === b.start && (isJa(pt) || isCondJump(pt));
-      const viaFall = !isJa(pt) && pLast + 1 === b.start;
-      // An edge that is both (a test whose arms meet) or neither is left alone.
-      if (viaJump === viaFall) continue;
-      const path = findPath(code, labelPos, at, b, out, [], THRESHOLD);
-      if (!path) continue;
-      const lastB = path.blocks[path.blocks.length - 1]!;
-      const test = code[lastOf(code, lastB)]!;
-      const target = path.taken ? test.label! : labelAt(lastOf(code, lastB) + 1);
-      // Never thread into the path itself: that would unroll a loop.
-      if (path.blocks.some((x) => labelPos[target] === x.start) || labelPos[target] === p) continue;
-      const copy = copyPath(code, path.blocks, target, labelAt);
-      if (copy.length - 1 > budget.slots) return false;
-      budget.slots -= copy.length - 1;
-      if (viaFall) insertAt(code, labelPos, b.start, copy);
-      else if (isJa(pt)) {
-        // The copy replaces the jump (every path into the jump reaches it with this state); labels
-        // on the jump now name the copy.
-        code.splice(pLast, 1, ...copy);
-        for (let l = 0; l < labelPos.length; l++) if (labelPos[l]! > pLast) labelPos[l]! += copy.length - 1;
-      } else {
-        const lastInsn = code[code.length - 1]!;
-        const cls = O.BPF_CLASS(lastInsn.insn.code);
-        if (!(isJa(lastInsn) || ((cls === O.BPF_JMP || cls === O.BPF_JMP32) && O.BPF_OP(lastInsn.insn.code) === O.BPF_EXIT))) continue;
-        const start = code.length;
-        code.push(...copy);
-        labelPos.push(start);
-        pt.label = labelPos.length - 1;
-      }
-      return true;
+      const pl = planEdge(code, labelPos, at, entry, b, p);
+      if (!pl) break;
+      plans.push(pl);
     }
+    if (plans.length < b.preds.length) continue;
+    // Worth it when the code does not grow (what dies pays for the copies), or when a test is
+    // decided by a value only memory holds: the verifier cannot decide that one itself.
+    if (!plans.some((x) => x.path.hidden) && growth(code, at, b, plans) > 0) continue;
+    const pl = plans.find((x) => x.how !== 'cond' || canAppend(code)) ;
+    if (!pl) continue;
+    const lastB = pl.path.blocks[pl.path.blocks.length - 1]!;
+    const test = code[lastOf(code, lastB)]!;
+    const target = pl.path.taken ? test.label! : labelAt(lastOf(code, lastB) + 1);
+    const copy = copyPath(code, pl.path.blocks, target, labelAt);
+    if (copy.length - 1 > budget.slots) return false;
+    budget.slots -= copy.length - 1;
+    if (pl.how === 'fall') insertAt(code, labelPos, b.start, copy);
+    else if (pl.how === 'ja') {
+      // The copy replaces the jump (every path into the jump reaches it with this state); labels
+      // on the jump now name the copy.
+      code.splice(pl.last, 1, ...copy);
+      for (let l = 0; l < labelPos.length; l++) if (labelPos[l]! > pl.last) labelPos[l]! += copy.length - 1;
+    } else {
+      const start = code.length;
+      code.push(...copy);
+      labelPos.push(start);
+      code[pl.last]!.label = labelPos.length - 1;
+    }
+    return true;
   }
   return false;
+}
+
+/** Slots the copies add less the slots of the paths that die once every edge is threaded. */
+function growth(code: Code, at: Map<number, Block>, join: Block, plans: Plan[]): number {
+  let add = 0;
+  const union = new Set<Block>();
+  for (const pl of plans) {
+    for (const x of pl.path.blocks) union.add(x);
+    const len = pl.path.blocks.reduce((n, x) => n + x.end - x.start + 1 - (isJa(code[lastOf(code, x)]!) ? 1 : 0), 0);
+    add += len - (pl.how === 'ja' ? 1 : 0);
+  }
+  const dead = new Set<Block>([join]);
+  const from = new Set(join.preds);
+  for (let grew = true; grew;) {
+    grew = false;
+    for (const x of union) {
+      if (dead.has(x)) continue;
+      if (x.preds.every((p) => from.has(p) || dead.has(at.get(p)!))) { dead.add(x); grew = true; }
+    }
+  }
+  let saved = 0;
+  for (const x of dead) saved += x.end - x.start + 1;
+  return add - saved;
+}
+
+/** How one edge into a join is threaded: the path, and how its source reaches the join. */
+interface Plan { path: Path; last: number; how: 'fall' | 'ja' | 'cond' }
+
+function planEdge(code: Code, labelPos: number[], at: Map<number, Block>, entry: Map<number, State>, b: Block, p: number): Plan | undefined {
+  const pb = at.get(p)!;
+  const inS = entry.get(p);
+  if (!inS) return undefined;
+  const pLast = lastOf(code, pb);
+  const pt = code[pLast]!;
+  if (pt.pinned) return undefined;
+  const out = clone(inS);
+  for (let i = pb.start; i <= pb.end; i++) transfer(code, i, out);
+  const viaJump = pt.label !== undefined && labelPos[pt.label] === b.start && (isJa(pt) || isCondJump(pt));
+  const viaFall = !isJa(pt) && pLast + 1 === b.start;
+  // An edge that is both (a test whose arms meet) or neither is left alone.
+  if (viaJump === viaFall) return undefined;
+  const path = findPath(code, labelPos, at, b, out, [], THRESHOLD);
+  if (!path) return undefined;
+  const lastB = path.blocks[path.blocks.length - 1]!;
+  const tl = lastOf(code, lastB);
+  const target = path.taken ? labelPos[code[tl]!.label!]! : tl + 1;
+  // Never thread into the path itself or back to the edge's source: that would unroll a loop.
+  if (path.blocks.some((x) => x.start === target) || target === p) return undefined;
+  return { path, last: pLast, how: viaFall ? 'fall' : isJa(pt) ? 'ja' : 'cond' };
+}
+
+/** Code can take a copy at its end: its last slot never falls through. */
+function canAppend(code: Code): boolean {
+  const e = code[code.length - 1];
+  if (!e) return false;
+  const cls = O.BPF_CLASS(e.insn.code);
+  return isJa(e) || ((cls === O.BPF_JMP || cls === O.BPF_JMP32) && O.BPF_OP(e.insn.code) === O.BPF_EXIT);
 }
 
 /** The blocks of path copied for one edge, ending in a jump to target. */

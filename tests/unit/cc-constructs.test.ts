@@ -197,3 +197,22 @@ describe('kfuncs', () => {
     expect(e).toEqual(["4:56: kfunc 'bpf_xdp_metadata_rx_hash' (an __ksym extern) is not supported here: XDP Lab's verifier and VM have no kernel BTF to resolve it"]);
   });
 });
+
+describe('enum sizes', () => {
+  it('a packed enum takes the narrowest type holding its enumerators (pping packs its flow events so)', () => {
+    const spec = ok(`${PRE}
+enum __attribute__((__packed__)) small { A, B, C };
+enum __attribute__((packed)) neg { N = -1, P = 100 };
+enum sh { S1 = 300 } __attribute__((packed));
+enum plain { Q };
+enum wide { W = 0x100000000ULL };
+struct s { enum small a; enum small b; enum sh c; enum plain d; };
+SEC("xdp") int p(struct xdp_md *ctx) {
+  enum small e = C;
+  return sizeof(struct s) * 1000 + sizeof(enum small) * 100 + sizeof(enum neg) * 10 + sizeof(enum wide) + (e == C) * 10000 + (sizeof(enum sh) == 2) * 100000;
+}`);
+    const insns = insnsOf(spec.insns);
+    // 8 (struct: 1 + 1 + 2 + 4) * 1000 + 1 * 100 + 1 * 10 + 8, plus the two checks.
+    expect(insns[0]!.imm).toBe(100000 + 10000 + 8 * 1000 + 100 + 10 + 8);
+  });
+});

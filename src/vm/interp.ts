@@ -21,6 +21,7 @@
 import { type Insn } from '../isa/insn';
 import { BPF_LOAD_ACQ, BPF_PSEUDO_FUNC, BPF_STORE_REL } from '../isa/opcodes';
 import { BPF_FUNC_LOOP, CALLBACK_RETURN, loopBegin, loopStep, type LoopCall } from './callbacks';
+import type { Kfunc } from './kfuncs';
 import { lookupInsn } from '../isa/table';
 import { validateProgram } from '../isa/validate';
 import { clearStack, HI_BASE, LO_BASE, RegionTable, VmFault, type Region, type RegionKind } from './memory';
@@ -331,6 +332,8 @@ export class Machine {
   /** Return pcs and saved r6-r10 (lo, hi, provenance triples) of the callers, innermost last; shared with the JIT. */
   readonly retPc: number[] = [];
   readonly saved: number[] = [];
+  /** The kfunc each BPF_PSEUDO_KFUNC_CALL slot calls, bound by name (./kfuncs.ts). */
+  kfuncAt: (Kfunc | undefined)[] = [];
   /** bpf_loop calls in progress, innermost last (./callbacks.ts). */
   readonly loops: LoopCall[] = [];
 
@@ -524,6 +527,10 @@ export class Machine {
                   frame = this.enterCallback(here, frame, retPc, saved, l);
                   pc = l.fn;
                 }
+              } else if (s === 2) {
+                const f = this.kfuncAt[here];
+                if (!f) throw new VmFault(here, 'helper', `pc ${here}: call to a kfunc the VM does not provide`);
+                f(this, here);
               } else this.callHelper(here, k);
               if (this.unwound) return;
               break;

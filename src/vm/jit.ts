@@ -136,11 +136,11 @@ type Kind = 'pkt' | 'fp' | 'mapv' | 'ctx' | 'other';
 /**
  * Translate; null when the program is too large, calls back into itself
  * from a helper (bpf_loop: the interpreter drives those calls, see
- * ./callbacks.ts), or the host forbids `new Function` (a CSP without unsafe-eval).
+ * ./callbacks.ts), calls kfuncs (./kfuncs.ts), or the host forbids `new Function` (a CSP without unsafe-eval).
  */
 export function compileJit(m: Machine, proof: VerifierProof, target: JitTarget): JitEntry | null {
   if (m.n > JIT_MAX_SLOTS) return null;
-  if (m.insns.some((i) => (i.code === 0x85 && i.src === 0 && i.imm === BPF_FUNC_LOOP) || (i.code === 0x18 && i.src === BPF_PSEUDO_FUNC))) return null;
+  if (m.insns.some((i) => (i.code === 0x85 && ((i.src === 0 && i.imm === BPF_FUNC_LOOP) || i.src === 2)) || (i.code === 0x18 && i.src === BPF_PSEUDO_FUNC))) return null;
   const source = translate(m, proof, target);
   try {
     // One factory per distinct translation: instances of one program (the simulator's queues, a

@@ -17,7 +17,7 @@ import { GlobalData, foldableGlobals } from './globals';
 import { walkExprs } from './codegen/tree';
 import { describeType, readMapDef, type BtfInfo, type TypeDesc } from './maps';
 import { bytesToHex, encodeProgram } from '../isa/insn';
-import type { LineInfo, MapReloc, MapSpec, ProgramSpec } from '../isa/spec';
+import type { KfuncReloc, LineInfo, MapReloc, MapSpec, ProgramSpec } from '../isa/spec';
 
 export interface ObjectOptions {
   file: string;
@@ -39,6 +39,7 @@ export function isXdpSection(sec: string | undefined): boolean {
 interface Linked {
   insns: string;
   map_relocs: MapReloc[];
+  kfunc_relocs?: KfuncReloc[];
   line_info: LineInfo[];
   funcs: { name: string; insn: number }[];
 }
@@ -149,6 +150,7 @@ export function buildObject(unit: TranslationUnit, diags: DiagnosticBag, opts: O
     insns: main.insns,
     maps: mapSpecs,
     map_relocs: main.map_relocs,
+    ...(main.kfunc_relocs ? { kfunc_relocs: main.kfunc_relocs } : {}),
     line_info: main.line_info,
     funcs: main.funcs,
     ...(entry.attrs.section !== 'xdp' ? { section: entry.attrs.section } : {}),
@@ -168,14 +170,18 @@ function link(prog: Sym, bodies: { sym: Sym; out: EmittedInsn[] }[], diags: Diag
     for (const e of b.out) all.push({ ...e, insn: { ...e.insn } });
   }
   const relocs: MapReloc[] = [];
+  const kfuncs: KfuncReloc[] = [];
   all.forEach((e, i) => {
+    // bpf-to-bpf calls and function addresses (BPF_PSEUDO_FUNC) alike: the offset from the next slot.
     if (e.callee) e.insn.imm = start.get(e.callee)! - (i + 1);
+    if (e.kfunc !== undefined) kfuncs.push({ insn: i, name: e.kfunc });
     if (e.map !== undefined) relocs.push(e.valueOff !== undefined ? { insn: i, map: e.map, kind: 'value', offset: e.valueOff } : { insn: i, map: e.map });
   });
   if (all.length > 1_000_000) diags.error('cc-too-large', 'program is too large (more than 1M instructions)', prog.span);
   return {
     insns: bytesToHex(encodeProgram(all.map((e) => e.insn))),
     map_relocs: relocs,
+    ...(kfuncs.length ? { kfunc_relocs: kfuncs } : {}),
     line_info: all.map((e, i) => ({ insn: i, file: e.span.file, line: e.span.line, col: e.span.col, endLine: e.span.endLine, endCol: e.span.endCol })),
     funcs: bodies.map((b) => ({ name: b.sym.name, insn: start.get(b.sym)! })),
   };

@@ -56,6 +56,7 @@ export abstract class ExprGen extends FrameGen {
       }
       case 'logical': return this.condValue(e);
       case 'addr': {
+        if (e.e.k === 'var' && e.e.sym.kind === 'func') return this.funcAddr(e.e.sym, e.span);
         const a = this.addrOf(e.e);
         return this.addrToVal(a);
       }
@@ -107,7 +108,7 @@ export abstract class ExprGen extends FrameGen {
     if (sym.global) {
       const m = this.ctx.maps.get(sym);
       if (m !== undefined) return { k: 'map', idx: m };
-      if (sym.kind === 'func') this.fail(`taking the address of function '${sym.name}' is not supported`, span);
+      if (sym.kind === 'func') return this.funcAddr(sym, span);
       const folds = this.ctx.foldable ? this.ctx.foldable.has(sym) : true;
       if (folds && isInt(sym.type)) {
         const p = sym.init?.parts;
@@ -126,6 +127,19 @@ export abstract class ExprGen extends FrameGen {
     if (sym.type.k === 'struct' || sym.type.k === 'array') return { k: 'fp', off: h.off };
     const v = this.load({ base: 'fp', off: h.off }, sym.type, sym.addressTaken ? undefined : 8);
     return v.k === 'reg' && bits !== undefined ? { ...v, bits, zext: true } : v;
+  }
+  /**
+   * A function's address, for helpers that call back (bpf_loop's callback_fn): `lddw rX, fn`
+   * with BPF_PSEUDO_FUNC, imm its offset from the next slot (set when functions are laid out),
+   * the function emitted as a subprogram of its own even where calls to it are inlined.
+   */
+  protected funcAddr(sym: Sym, span: Span): Val {
+    if (!sym.body) this.fail(`taking the address of function '${sym.name}', which is declared but not defined, is not supported`, span);
+    if (!this.ctx.subprogs.includes(sym)) this.ctx.subprogs.push(sym);
+    const r = this.allocTemp();
+    this.emit(O.BPF_LD | O.BPF_IMM | O.BPF_DW, r, O.BPF_PSEUDO_FUNC, 0, -1, { callee: sym });
+    this.out.push({ insn: { code: 0, dst: 0, src: 0, off: 0, imm: 0 }, span: this.span });
+    return { k: 'reg', r, temp: true, zext: false };
   }
   /** `lddw rX, map_value + offset` (BPF_PSEUDO_MAP_VALUE): the address of global data. */
   protected mapValueAddr(map: number, offset: number): Addr {

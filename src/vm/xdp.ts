@@ -5,6 +5,7 @@
  * data, data_end or data_meta yields a full packet pointer; the context is
  * read-only. Packet bytes are the caller's buffer (zero copy).
  */
+import { syncookieHelpers } from './helpers_syncookie';
 import { KFUNCS } from './kfuncs';
 import type { ParsedSpec } from '../isa/spec';
 import { BPF_PSEUDO_MAP_FD, BPF_PSEUDO_MAP_VALUE } from '../isa/opcodes';
@@ -184,6 +185,7 @@ export class XdpVm {
       fib: opts.fib ?? (this.fib = new FibTable()),
     };
     for (const [id, fn] of xdpHelpers(helpersCtx)) lazy.set(id, fn);
+    for (const [id, fn] of syncookieHelpers()) if (!lazy.has(id)) lazy.set(id, fn);
     // lddw of a map: relocations first, else src_reg says imm is a map (index) or a map value.
     const relocated = new Set<number>();
     // Global data (BPF_PSEUDO_MAP_VALUE): a pointer to byte `offset` of the map's value 0, as libbpf relocates .data/.bss/.rodata.

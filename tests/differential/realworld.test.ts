@@ -167,12 +167,7 @@ const EXTRA_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..
  * different failure, or a pass, fails the test: the list can only shrink).
  * Printed as KNOWN GAP, loudly, never counted as passing.
  */
-const KNOWN_GAPS: Record<string, { cause: RegExp; why: string }> = {
-  'xdp-project_bpf-examples/xdp-synproxy/xdp_synproxy_kern.c': {
-    cause: /compile: .*xdp_synproxy_kern\.c:485: expression too complex: out of registers/,
-    why: "bpf_loop callbacks (BPF_PSEUDO_FUNC) and the conntrack kfuncs are in the ELF reader, the compiler and the VM now; still missing: our register allocator runs out of temporaries in tcp_mkoptions (`*buf++ = bpf_htonl(...)` with seven locals in registers; it cannot spill), the verifier's callback and kfunc checks, the VM's syncookie helpers (bpf_tcp_raw_*_syncookie_ipv4/6), and the oracle's kfunc BTF ids",
-  },
-};
+const KNOWN_GAPS: Record<string, { cause: RegExp; why: string }> = {};
 
 interface Row { file: string; ours: string; clang: string; ratio: string; mode: string; verdict: string; mask: string; status: string; why: string }
 

@@ -403,7 +403,7 @@ export function threadKnown(code: Code, labelPos: number[], budget: { slots: num
     // Worth it when the code does not grow (what dies pays for the copies), or when a test is
     // decided by a value only memory holds: the verifier cannot decide that one itself.
     if (!plans.some((x) => x.path.hidden) && growth(code, at, b, plans) > 0) continue;
-    const pl = plans.find((x) => x.how !== 'cond' || canAppend(code)) ;
+    const pl = plans.find((x) => x.how !== 'cond' || canAppend(code));
     if (!pl) continue;
     const lastB = pl.path.blocks[pl.path.blocks.length - 1]!;
     const test = code[lastOf(code, lastB)]!;

@@ -21,7 +21,6 @@
 import { type Insn } from '../isa/insn';
 import { BPF_LOAD_ACQ, BPF_PSEUDO_FUNC, BPF_STORE_REL } from '../isa/opcodes';
 import { BPF_FUNC_LOOP, CALLBACK_RETURN, loopBegin, loopStep, type LoopCall } from './callbacks';
-import type { Kfunc } from './kfuncs';
 import { lookupInsn } from '../isa/table';
 import { validateProgram } from '../isa/validate';
 import { clearStack, HI_BASE, LO_BASE, RegionTable, VmFault, type Region, type RegionKind } from './memory';
@@ -333,7 +332,7 @@ export class Machine {
   readonly retPc: number[] = [];
   readonly saved: number[] = [];
   /** The kfunc each BPF_PSEUDO_KFUNC_CALL slot calls, bound by name (./kfuncs.ts). */
-  kfuncAt: (Kfunc | undefined)[] = [];
+  kfuncAt: (HelperFn | undefined)[] = [];
   /** bpf_loop calls in progress, innermost last (./callbacks.ts). */
   readonly loops: LoopCall[] = [];
 

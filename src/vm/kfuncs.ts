@@ -12,9 +12,10 @@
  * member of struct bpf_sock_tuple): -EINVAL where they fail. Nothing is
  * ever acquired, so bpf_ct_release has nothing to release.
  */
-import type { Machine } from './interp';
+import type { HelperFn, Machine } from './interp';
 
-export type Kfunc = (m: Machine, pc: number) => void;
+/** A kfunc runs as a helper does: arguments in r1-r5, its result in r0. */
+export type Kfunc = HelperFn;
 
 const EINVAL = 22, ENOENT = 2;
 /** struct bpf_ct_opts: 12 bytes (netns_id, error, l4proto, dir, reserved[2]); 16 with the zone fields of later kernels. */

@@ -22,7 +22,7 @@ import { GlobalData, foldableGlobals } from './globals';
 import { walkExprs } from './codegen/tree';
 import { describeType, readMapDef, type BtfInfo, type TypeDesc } from './maps';
 import { bytesToHex, encodeProgram, type Insn } from '../isa/insn';
-import type { LineInfo, MapReloc, MapSpec, ProgramSpec } from '../isa/spec';
+import type { KfuncReloc, LineInfo, MapReloc, MapSpec, ProgramSpec } from '../isa/spec';
 
 export interface ObjectOptions {
   file: string;
@@ -46,6 +46,7 @@ export function isXdpSection(sec: string | undefined): boolean {
 interface Linked {
   insns: string;
   map_relocs: MapReloc[];
+  kfunc_relocs?: KfuncReloc[];
   line_info: LineInfo[];
   funcs: { name: string; insn: number }[];
 }
@@ -166,6 +167,7 @@ export function buildObject(unit: TranslationUnit, diags: DiagnosticBag, opts: O
     insns: main.insns,
     maps: mapSpecs,
     map_relocs: main.map_relocs,
+    ...(main.kfunc_relocs ? { kfunc_relocs: main.kfunc_relocs } : {}),
     line_info: main.line_info,
     funcs: main.funcs,
     ...(entry.attrs.section !== 'xdp' ? { section: entry.attrs.section } : {}),
@@ -188,11 +190,14 @@ function link(prog: Sym, bodies: { sym: Sym; out: EmittedInsn[] }[], diags: Diag
   // memory on a huge function).
   const slots: Insn[] = new Array(n);
   const relocs: MapReloc[] = [];
+  const kfuncs: KfuncReloc[] = [];
   const line_info: LineInfo[] = new Array(n);
   let i = 0;
   for (const b of bodies) {
     for (const e of b.out) {
+      // bpf-to-bpf calls and function addresses (BPF_PSEUDO_FUNC) alike: the offset from the next slot.
       slots[i] = e.callee ? { ...e.insn, imm: start.get(e.callee)! - (i + 1) } : e.insn;
+      if (e.kfunc !== undefined) kfuncs.push({ insn: i, name: e.kfunc });
       if (e.map !== undefined) relocs.push(e.valueOff !== undefined ? { insn: i, map: e.map, kind: 'value', offset: e.valueOff } : { insn: i, map: e.map });
       line_info[i] = { insn: i, file: e.span.file, line: e.span.line, col: e.span.col, endLine: e.span.endLine, endCol: e.span.endCol };
       i++;
@@ -202,6 +207,7 @@ function link(prog: Sym, bodies: { sym: Sym; out: EmittedInsn[] }[], diags: Diag
   return {
     insns: bytesToHex(encodeProgram(slots)),
     map_relocs: relocs,
+    ...(kfuncs.length ? { kfunc_relocs: kfuncs } : {}),
     line_info,
     funcs: bodies.map((b) => ({ name: b.sym.name, insn: start.get(b.sym)! })),
   };

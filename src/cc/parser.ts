@@ -59,6 +59,8 @@ export class Parser {
   private k = 0;
   private scopes: Map<string, Sym>[] = [new Map()];
   private tagScopes: Map<string, StructType | 'enum'>[] = [new Map()];
+  /** Each enum tag's integer type, scoped as tags are (a packed enum is narrower than int). */
+  private enumTypes: Map<string, Type>[] = [new Map()];
   private readonly sema: Sema;
   private globals: Sym[] = [];
   private funcs: Sym[] = [];
@@ -179,10 +181,12 @@ export class Parser {
   private pushScope(): void {
     this.scopes.push(new Map());
     this.tagScopes.push(new Map());
+    this.enumTypes.push(new Map());
   }
   private popScope(): void {
     const s = this.scopes.pop()!;
     this.tagScopes.pop();
+    this.enumTypes.pop();
     for (const sym of s.values()) {
       if (sym.kind === 'var' && !sym.global && !sym.used && !sym.name.startsWith('____') && !sym.name.startsWith('__')) {
         this.diags.warning('sema-unused-variable', `unused variable '${sym.name}'`, sym.span);
@@ -520,18 +524,22 @@ export class Parser {
   }
 
   private enumSpec(): Type {
-    const kw = this.advance();
-    this.attributes();
+    this.advance();
+    const attrs = this.attributes();
     let tag: string | undefined;
     if (this.peek().kind === 'id' && !this.is('{')) tag = this.advance().text;
     if (tag && !this.is('{')) {
       if (!this.lookupTag(tag)) this.tagScopes[this.tagScopes.length - 1]!.set(tag, 'enum');
+      for (let i = this.enumTypes.length - 1; i >= 0; i--) {
+        const t = this.enumTypes[i]!.get(tag);
+        if (t) return t;
+      }
       return T.uint;
     }
     this.expect('{');
     if (tag) this.tagScopes[this.tagScopes.length - 1]!.set(tag, 'enum');
     let v = 0n;
-    let anyNeg = false;
+    let lo = 0n, hi = 0n;
     while (!this.is('}') && this.peek().kind !== 'eof') {
       const nt = this.advance();
       if (nt.kind !== 'id') this.error('expected identifier', nt.span);
@@ -542,16 +550,22 @@ export class Parser {
         if (c === undefined) this.diags.error('sema-not-constant', 'expression is not an integer constant expression', e.span);
         else v = c;
       }
-      if (v < 0n) anyNeg = true;
+      if (v < lo) lo = v;
+      if (v > hi) hi = v;
       this.declare({ id: nextSymId(), kind: 'enumconst', name: nt.text, type: T.int, span: nt.span, global: this.scopes.length === 1, attrs: {}, value: v });
       v++;
       if (!this.accept(',')) break;
     }
     this.expect('}');
-    this.attributes();
-    void kw;
-    // clang picks unsigned int for an enum with no negative enumerators.
-    return anyNeg ? T.int : T.uint;
+    this.attributes(attrs);
+    // clang's choice: unsigned int when no enumerator is negative, int otherwise, 64 bits when
+    // 32 do not hold them; a packed enum takes the narrowest type that holds them all (GCC's rule).
+    const fits = (bits: number): boolean => (lo < 0n ? lo >= -(1n << BigInt(bits - 1)) && hi < 1n << BigInt(bits - 1) : hi < 1n << BigInt(bits));
+    const neg = lo < 0n;
+    let type: Type = fits(32) ? (neg ? T.int : T.uint) : neg ? T.long : T.ulong;
+    if (attrs.packed) type = fits(8) ? (neg ? T.schar : T.uchar) : fits(16) ? (neg ? T.short : T.ushort) : type;
+    if (tag) this.enumTypes[this.enumTypes.length - 1]!.set(tag, type);
+    return type;
   }
 
   /** A declarator (possibly abstract). paramSyms are set for function declarators. */

@@ -8,7 +8,9 @@
  *  - forward: `rT = rS; use of rT` with rT dead afterwards uses rS;
  *  - dead code: pure instructions whose result is never read;
  *  - a conditional jump over an unconditional one becomes the inverse jump;
- *  - a test of a register just set to a constant is decided (jump threading).
+ *  - a test of a register just set to a constant is decided (jump threading),
+ *    and tests decided by values known through registers and memory are
+ *    decided or threaded (./thread.ts).
  *
  * Instructions written by inline asm (`pinned`) are never rewritten.
  * It works on label-addressed code (before jump offsets exist) and never
@@ -17,6 +19,8 @@
  */
 import * as O from '../isa/opcodes';
 import type { EmittedInsn } from './codegen/frame';
+import { decide, INVERSE, isCondJump, isSecondSlot, successors } from './flow';
+import { threadKnown } from './thread';
 
 type Code = EmittedInsn[];
 
@@ -29,9 +33,6 @@ function bit(r: number): number {
   return 1 << r;
 }
 
-function isSecondSlot(code: Code, i: number): boolean {
-  return i > 0 && code[i - 1]!.insn.code === (O.BPF_LD | O.BPF_IMM | O.BPF_DW);
-}
 
 function useDef(code: Code, i: number): UseDef {
   const e = code[i]!;
@@ -68,20 +69,6 @@ function useDef(code: Code, i: number): UseDef {
   return { use: 0, def: 0, pure: false };
 }
 
-function successors(code: Code, labelPos: number[], i: number): number[] {
-  const c = code[i]!.insn.code;
-  const cls = O.BPF_CLASS(c);
-  if (cls === O.BPF_JMP || cls === O.BPF_JMP32) {
-    const op = O.BPF_OP(c);
-    if (op === O.BPF_EXIT) return [];
-    const l = code[i]!.label;
-    const t = l !== undefined ? labelPos[l]! : undefined;
-    if (op === O.BPF_JA) return t !== undefined ? [t] : [];
-    if (op !== O.BPF_CALL && t !== undefined) return i + 1 < code.length ? [i + 1, t] : [t];
-  }
-  if (c === (O.BPF_LD | O.BPF_IMM | O.BPF_DW)) return i + 2 < code.length ? [i + 2] : [];
-  return i + 1 < code.length ? [i + 1] : [];
-}
 
 /**
  * Successors of instruction i into s1/s2 (-1: none), as successors() lists
@@ -212,17 +199,7 @@ function remove(code: Code, labelPos: number[], k: number): void {
   for (let l = 0; l < labelPos.length; l++) if (labelPos[l]! > k) labelPos[l]!--;
 }
 
-const INVERSE: Record<number, number> = {
-  [O.BPF_JEQ]: O.BPF_JNE, [O.BPF_JNE]: O.BPF_JEQ,
-  [O.BPF_JGT]: O.BPF_JLE, [O.BPF_JLE]: O.BPF_JGT, [O.BPF_JGE]: O.BPF_JLT, [O.BPF_JLT]: O.BPF_JGE,
-  [O.BPF_JSGT]: O.BPF_JSLE, [O.BPF_JSLE]: O.BPF_JSGT, [O.BPF_JSGE]: O.BPF_JSLT, [O.BPF_JSLT]: O.BPF_JSGE,
-};
 
-function isCondJump(e: EmittedInsn): boolean {
-  const cls = O.BPF_CLASS(e.insn.code);
-  const op = O.BPF_OP(e.insn.code);
-  return (cls === O.BPF_JMP || cls === O.BPF_JMP32) && e.label !== undefined && op !== O.BPF_JA && op !== O.BPF_CALL && op !== O.BPF_EXIT;
-}
 
 /**
  * Share identical `r0 = K; exit` tails, as clang's tail merging does:
@@ -300,28 +277,6 @@ export function compact(code: Code, labelPos: number[], kill: (i: number) => boo
   return true;
 }
 
-/** The outcome of `if (a op imm)` for a known a (JMP: 64-bit compare; JMP32: the low halves). */
-function decide(code: number, a: bigint, imm: number): boolean | undefined {
-  const is32 = O.BPF_CLASS(code) === O.BPF_JMP32;
-  const ua = is32 ? BigInt.asUintN(32, a) : BigInt.asUintN(64, a);
-  const ub = is32 ? BigInt.asUintN(32, BigInt(imm)) : BigInt.asUintN(64, BigInt(imm));
-  const sa = is32 ? BigInt.asIntN(32, a) : BigInt.asIntN(64, a);
-  const sb = BigInt(imm);
-  switch (O.BPF_OP(code)) {
-    case O.BPF_JEQ: return ua === ub;
-    case O.BPF_JNE: return ua !== ub;
-    case O.BPF_JGT: return ua > ub;
-    case O.BPF_JGE: return ua >= ub;
-    case O.BPF_JLT: return ua < ub;
-    case O.BPF_JLE: return ua <= ub;
-    case O.BPF_JSGT: return sa > sb;
-    case O.BPF_JSGE: return sa >= sb;
-    case O.BPF_JSLT: return sa < sb;
-    case O.BPF_JSLE: return sa <= sb;
-    case O.BPF_JSET: return (ua & ub) !== 0n;
-  }
-  return undefined;
-}
 
 /** The constant `rX = K` at i puts in rX (undefined for anything else). */
 function movConst(code: Code, i: number, r: number): bigint | undefined {
@@ -379,6 +334,9 @@ function threadConstants(code: Code, labelPos: number[]): boolean {
 export function peephole(code: Code, labelPos: number[]): void {
   removeUnreachable(code, labelPos);
   for (let round = 0; round < (code.length > 20_000 ? 20 : 200) && threadConstants(code, labelPos); round++) removeUnreachable(code, labelPos);
+  // Tests decided by values known through registers and memory: what the copies may add is capped.
+  const budget = { slots: Math.max(32, code.length >> 3) };
+  for (let round = 0; round < 64 && threadKnown(code, labelPos, budget); round++) removeUnreachable(code, labelPos);
   for (let round = 0; round < 200; round++) if (!mergeTails(code, labelPos)) break;
   // Each round makes one change and recomputes liveness: enough rounds for every copy of a
   // normal program, capped so that a huge function stays linear-ish in compile time.

@@ -9,7 +9,7 @@
  * compiler differential tests and `xdp-lab bench cc`; it reads object files
  * written by clang-19 (see ./clang.ts).
  */
-import type { MapReloc, MapSpec, MapType, ProgramSpec } from '../isa/spec';
+import type { KfuncReloc, MapReloc, MapSpec, MapType, ProgramSpec } from '../isa/spec';
 import { MAP_TYPES } from '../isa/spec';
 
 export interface Section { name: string; type: number; offset: number; size: number; link: number; info: number; entsize: number; data: Uint8Array }
@@ -257,7 +257,7 @@ export function extractProgram(buf: Uint8Array, mapOrder: string[]): ElfProgram 
   return { insns: all, maps: [...ordered, ...extraMaps], map_relocs: relocs, progName: progSym?.name ?? progSec.name };
 }
 
-const BPF_PSEUDO_MAP_FD = 1, BPF_PSEUDO_MAP_VALUE = 2;
+const BPF_PSEUDO_MAP_FD = 1, BPF_PSEUDO_MAP_VALUE = 2, BPF_PSEUDO_KFUNC_CALL = 2, BPF_PSEUDO_FUNC = 4;
 
 /** Sections libbpf turns into internal array maps (global data). */
 function isDataSection(name: string): boolean {
@@ -317,7 +317,7 @@ export function extractObject(buf: Uint8Array): ElfObject {
   const textRels = textIdx >= 0 ? rels(textIdx) : [];
   // .text functions by slot: libbpf appends only the subprograms a program reaches.
   const textFuncs = syms.filter((s) => s.shndx === textIdx && s.type === STT_FUNC).map((s) => ({ start: s.value / 8, end: (s.value + s.size) / 8 })).sort((a, b) => a.start - b.start);
-  const programs: { name: string; section: string; insns: string; map_relocs: MapReloc[] }[] = [];
+  const programs: { name: string; section: string; insns: string; map_relocs: MapReloc[]; kfunc_relocs?: KfuncReloc[] }[] = [];
   sections.forEach((sec, si) => {
     if (!/^xdp/.test(sec.name) || sec.size === 0) return;
     const secRels = rels(si);
@@ -328,6 +328,7 @@ export function extractObject(buf: Uint8Array): ElfObject {
       let total = len / 8;
       const placed = new Map<number, number>(); // .text function start slot -> its slot in the program
       const relocs: MapReloc[] = [];
+      const kfuncs: KfuncReloc[] = [];
       // Segments to relocate: the program itself, then each appended .text function.
       const work: { base: number; bytes: Uint8Array; textStart?: number; rels: { off: number; sym: ElfSym; type: number }[] }[] = [];
       work.push({ base: 0, bytes: chunks[0]!, rels: secRels.filter((r) => r.off >= f.value && r.off < f.value + len).map((r) => ({ ...r, off: r.off - f.value })) });
@@ -351,6 +352,14 @@ export function extractObject(buf: Uint8Array): ElfObject {
         for (const r of seg.rels) {
           const p = r.off;
           const idx = seg.base + r.off / 8;
+          if (r.type === R_BPF_64_64 && r.sym.shndx === textIdx && textIdx >= 0) {
+            // A function's address (bpf_loop's callback): libbpf appends the function and makes the lddw
+            // BPF_PSEUDO_FUNC, imm its offset from the next slot. The addend (imm) is in bytes.
+            const target = (r.sym.type === STT_SECTION ? 0 : r.sym.value / 8) + dv.getInt32(p + 4, true) / 8;
+            dv.setUint8(p + 1, (dv.getUint8(p + 1) & 0x0f) | (BPF_PSEUDO_FUNC << 4));
+            dv.setInt32(p + 4, place(target) - (idx + 1), true);
+            continue;
+          }
           if (r.type === R_BPF_64_64) {
             const data = dataIndex.get(r.sym.shndx);
             if (data !== undefined) {
@@ -372,7 +381,11 @@ export function extractObject(buf: Uint8Array): ElfObject {
             relocs.push({ insn: idx, map: mi });
           } else if (r.type === R_BPF_64_32) {
             if (r.sym.shndx === 0) {
+              // A kfunc (an __ksym extern): libbpf puts the kernel's BTF id in imm; the VM binds it by name.
               unsupported.push(`kfunc call '${r.sym.name}'`);
+              dv.setUint8(p + 1, (dv.getUint8(p + 1) & 0x0f) | (BPF_PSEUDO_KFUNC_CALL << 4));
+              dv.setInt32(p + 4, 0, true);
+              kfuncs.push({ insn: idx, name: r.sym.name });
               continue;
             }
             if (r.sym.shndx !== textIdx) throw new Error('call into a section other than .text');
@@ -394,12 +407,13 @@ export function extractObject(buf: Uint8Array): ElfObject {
       const all = new Uint8Array(total * 8);
       let o = 0;
       for (const c of chunks) { all.set(c, o); o += c.length; }
-      programs.push({ name: f.name, section: sec.name, insns: bytesToHexLocal(all), map_relocs: relocs.sort((a, b) => a.insn - b.insn) });
+      programs.push({ name: f.name, section: sec.name, insns: bytesToHexLocal(all), map_relocs: relocs.sort((a, b) => a.insn - b.insn), ...(kfuncs.length ? { kfunc_relocs: kfuncs } : {}) });
     }
   });
   if (programs.length === 0) throw new Error('no xdp program in the object');
   const [entry, ...others] = programs;
   const spec: ProgramSpec = { prog_type: 'xdp', insns: entry!.insns, maps, map_relocs: entry!.map_relocs, section: entry!.section, funcs: [{ name: entry!.name, insn: 0 }] };
+  if (entry!.kfunc_relocs) spec.kfunc_relocs = entry!.kfunc_relocs;
   if (others.length) spec.programs = others;
   return { spec, unsupported: [...new Set(unsupported)] };
 }

@@ -87,6 +87,8 @@ export const BPF_PSEUDO_MAP_VALUE = 2;
 export const BPF_PSEUDO_CALL = 1;
 /** call: imm is a kfunc BTF id. */
 export const BPF_PSEUDO_KFUNC_CALL = 2;
+/** lddw src: imm is a function's offset (from the next slot), for helpers taking a callback (bpf_loop). */
+export const BPF_PSEUDO_FUNC = 4;
 
 export const BPF_CLASS = (code: number): number => code & 0x07;
 export const BPF_OP = (code: number): number => code & 0xf0;

@@ -70,6 +70,12 @@ export interface MapReloc {
 }
 
 /** For each instruction slot, the C span it came from (compiler output). */
+/** A kfunc call: slot and name. */
+export interface KfuncReloc {
+  insn: number;
+  name: string;
+}
+
 export interface LineInfo {
   insn: number;
   file?: string;
@@ -91,6 +97,8 @@ export interface ProgramSpec {
   source?: string;
   /** Function boundaries (compiler output): name and first slot. */
   funcs?: { name: string; insn: number }[];
+  /** kfunc calls (BPF_PSEUDO_KFUNC_CALL): the slot and the kernel function it names (libbpf resolves its BTF id). */
+  kfunc_relocs?: KfuncReloc[];
   /** The ELF section of the entry program ("xdp", "xdp.frags", ...). */
   section?: string;
   /**

@@ -19,7 +19,8 @@
  * Every program is validated (isa/validate.ts) before its first run.
  */
 import { type Insn } from '../isa/insn';
-import { BPF_LOAD_ACQ, BPF_STORE_REL } from '../isa/opcodes';
+import { BPF_LOAD_ACQ, BPF_PSEUDO_FUNC, BPF_STORE_REL } from '../isa/opcodes';
+import { BPF_FUNC_LOOP, CALLBACK_RETURN, loopBegin, loopStep, type LoopCall } from './callbacks';
 import { lookupInsn } from '../isa/table';
 import { validateProgram } from '../isa/validate';
 import { clearStack, HI_BASE, LO_BASE, RegionTable, VmFault, type Region, type RegionKind } from './memory';
@@ -152,7 +153,7 @@ export class Machine {
    */
   checkProgram(): VmFault | null {
     if (this.problem === undefined) {
-      const p = validateProgram(this.insns, { helperExists: (id) => this.helpers.has(id), frameReadOnly: true })[0];
+      const p = validateProgram(this.insns, { helperExists: (id) => this.helpers.has(id) || id === BPF_FUNC_LOOP, frameReadOnly: true })[0];
       this.problem = p ? new VmFault(p.slot, 'invalid_insn', `invalid program: insn ${p.slot}: ${p.reason}`) : null;
     }
     return this.problem;
@@ -310,6 +311,7 @@ export class Machine {
     if (bad) return bad;
     if (this.retPc.length) this.retPc.length = 0;
     if (this.saved.length) this.saved.length = 0;
+    if (this.loops.length) this.loops.length = 0;
     try {
       if (this.jit !== undefined && this.engine === 'jit' && !this.trace) {
         this.jit();
@@ -329,6 +331,28 @@ export class Machine {
   /** Return pcs and saved r6-r10 (lo, hi, provenance triples) of the callers, innermost last; shared with the JIT. */
   readonly retPc: number[] = [];
   readonly saved: number[] = [];
+  /** The kfunc each BPF_PSEUDO_KFUNC_CALL slot calls, bound by name (./kfuncs.ts). */
+  kfuncAt: (HelperFn | undefined)[] = [];
+  /** bpf_loop calls in progress, innermost last (./callbacks.ts). */
+  readonly loops: LoopCall[] = [];
+
+  /** Enter l's callback for its next index, as a bpf-to-bpf call whose return goes back to bpf_loop. */
+  private enterCallback(here: number, frame: number, retPc: number[], saved: number[], l: LoopCall): number {
+    const { lo, hi, pv } = this;
+    if (frame + 1 >= MAX_CALL_FRAMES) throw new VmFault(here, 'call_depth', `pc ${here}: call stack overflow: more than ${MAX_CALL_FRAMES} frames`);
+    if (l.fn < 0 || l.fn >= this.n) throw new VmFault(here, 'invalid_insn', `pc ${here}: bpf_loop's callback_fn is not a function of the program`);
+    retPc.push(CALLBACK_RETURN);
+    for (let r = 6; r <= 10; r++) saved.push(lo[r]!, hi[r]!, pv[r]!);
+    const st = this.stacks[frame + 1]!;
+    clearStack(st);
+    hi[10] = hiOf(st);
+    lo[10] = loOf(STACK_SIZE);
+    pv[10] = st.id;
+    lo[1] = l.i; hi[1] = 0; pv[1] = 0;
+    [lo[2], hi[2], pv[2]] = l.ctx;
+    for (let r = 3; r <= 5; r++) { lo[r] = 0; hi[r] = 0; pv[r] = 0; }
+    return frame + 1;
+  }
 
   /**
    * Continue a run in the interpreter from a JIT state (pc, instructions
@@ -463,7 +487,11 @@ export class Machine {
         case 0: { // LD: only lddw is valid for XDP
           if (c !== 0x18) this.invalid(here);
           const mr = this.ldMapRegion[here]!;
-          if (mr) {
+          if (s === BPF_PSEUDO_FUNC) {
+            // A function's address (bpf_loop's callback_fn): its first instruction, as the kernel resolves imm.
+            lo[d] = here + 1 + k;
+            hi[d] = 0;
+          } else if (mr) {
             hi[d] = this.ldPtrHi[here]!;
             lo[d] = this.ldPtrLo[here]!;
           } else {
@@ -491,6 +519,17 @@ export class Machine {
                 lo[10] = loOf(STACK_SIZE);
                 pv[10] = st.id;
                 pc += k;
+              } else if (s === 0 && k === BPF_FUNC_LOOP) {
+                const l = loopBegin(lo[1]!, lo[2]!, [lo[3]!, hi[3]!, pv[3]!], lo[4]!, hi[4]!, pc);
+                if (typeof l === 'number') { lo[0] = l | 0; hi[0] = l < 0 ? -1 : 0; pv[0] = 0; } else {
+                  this.loops.push(l);
+                  frame = this.enterCallback(here, frame, retPc, saved, l);
+                  pc = l.fn;
+                }
+              } else if (s === 2) {
+                const f = this.kfuncAt[here];
+                if (!f) throw new VmFault(here, 'helper', `pc ${here}: call to a kfunc the VM does not provide`);
+                f(this, here);
               } else this.callHelper(here, k);
               if (this.unwound) return;
               break;
@@ -510,6 +549,18 @@ export class Machine {
                 pv[r] = saved.pop()!;
                 hi[r] = saved.pop()!;
                 lo[r] = saved.pop()!;
+              }
+              if (pc === CALLBACK_RETURN) {
+                // A bpf_loop callback returned: call it again, or return from bpf_loop with the count.
+                const l = this.loops[this.loops.length - 1]!;
+                if (loopStep(l, lo[0]!, hi[0]!)) {
+                  this.loops.pop();
+                  lo[0] = l.i; hi[0] = 0; pv[0] = 0;
+                  pc = l.ret;
+                } else {
+                  frame = this.enterCallback(here, frame, retPc, saved, l);
+                  pc = l.fn;
+                }
               }
               break;
             default:

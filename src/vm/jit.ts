@@ -35,6 +35,8 @@
  * basic block; a block that would overrun it hands the run to the
  * interpreter (Machine.resume), which stops at the same instruction.
  */
+import { BPF_PSEUDO_FUNC } from '../isa/opcodes';
+import { BPF_FUNC_LOOP } from './callbacks';
 import type { VerifierProof } from '../verifier';
 import { REG_KIND_BIT } from '../verifier';
 import { helperById } from '../helpers/table';
@@ -133,9 +135,14 @@ const K_SCALARISH = REG_KIND_BIT.scalar | REG_KIND_BIT.not_init;
 
 type Kind = 'pkt' | 'fp' | 'mapv' | 'ctx' | 'other';
 
-/** Translate; null when the program is too large or the host forbids `new Function` (a CSP without unsafe-eval). */
+/**
+ * Translate; null when the program is too large, calls back into itself
+ * from a helper (bpf_loop: the interpreter drives those calls, see
+ * ./callbacks.ts), calls kfuncs (./kfuncs.ts), or the host forbids `new Function` (a CSP without unsafe-eval).
+ */
 export function compileJit(m: Machine, proof: VerifierProof, target: JitTarget): JitEntry | null {
   if (m.n > JIT_MAX_SLOTS) return null;
+  if (m.insns.some((i) => (i.code === 0x85 && ((i.src === 0 && i.imm === BPF_FUNC_LOOP) || i.src === 2)) || (i.code === 0x18 && i.src === BPF_PSEUDO_FUNC))) return null;
   const source = translate(m, proof, target);
   try {
     // One factory per distinct translation: instances of one program (the simulator's queues, a

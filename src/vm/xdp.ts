@@ -5,6 +5,8 @@
  * data, data_end or data_meta yields a full packet pointer; the context is
  * read-only. Packet bytes are the caller's buffer (zero copy).
  */
+import { syncookieHelpers } from './helpers_syncookie';
+import { KFUNCS } from './kfuncs';
 import type { ParsedSpec } from '../isa/spec';
 import { BPF_PSEUDO_MAP_FD, BPF_PSEUDO_MAP_VALUE } from '../isa/opcodes';
 import { BPF_F_RDONLY_PROG, BPF_F_WRONLY_PROG, createMap, MapMemory, type BpfMap } from '../maps';
@@ -183,6 +185,7 @@ export class XdpVm {
       fib: opts.fib ?? (this.fib = new FibTable()),
     };
     for (const [id, fn] of xdpHelpers(helpersCtx)) lazy.set(id, fn);
+    for (const [id, fn] of syncookieHelpers()) if (!lazy.has(id)) lazy.set(id, fn);
     // lddw of a map: relocations first, else src_reg says imm is a map (index) or a map value.
     const relocated = new Set<number>();
     // Global data (BPF_PSEUDO_MAP_VALUE): a pointer to byte `offset` of the map's value 0, as libbpf relocates .data/.bss/.rodata.
@@ -201,6 +204,7 @@ export class XdpVm {
       if (insn.src === BPF_PSEUDO_MAP_FD && mapRegions[insn.imm]) this.machine.bindLdImm64(k, mapRegions[insn.imm]!);
       if (insn.src === BPF_PSEUDO_MAP_VALUE && maps[insn.imm]) bindValue(k, insn.imm, insn.imm2 ?? 0);
     });
+    for (const r of parsed.spec.kfunc_relocs ?? []) this.machine.kfuncAt[r.insn] = Object.hasOwn(KFUNCS, r.name) ? KFUNCS[r.name] : undefined;
     this.machine.ctxLoad = (pc, reg, dstReg, at, size) => this.ctxLoad(pc, reg, dstReg, at, size);
     this.machine.ctxRegion = this.ctxRegion;
     // data, data_end, data_meta, ingress_ifindex, rx_queue_index; not egress_ifindex (it faults, in ctxLoad).

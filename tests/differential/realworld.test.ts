@@ -167,16 +167,7 @@ const EXTRA_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..
  * different failure, or a pass, fails the test: the list can only shrink).
  * Printed as KNOWN GAP, loudly, never counted as passing.
  */
-const KNOWN_GAPS: Record<string, { cause: RegExp; why: string }> = {
-  'xdp-project_bpf-examples/xdp-synproxy/xdp_synproxy_kern.c': {
-    cause: /relocation to unknown map or symbol tscookie_tcpopt_parse_batch/,
-    why: 'needs bpf_loop callbacks (BPF_PSEUDO_FUNC) and the conntrack kfuncs bpf_xdp_ct_lookup/bpf_ct_release in the ELF reader, compiler, verifier and VM',
-  },
-  'xdp-project_bpf-examples/pping/pping_kern.c': {
-    cause: /R1 offset is outside of the packet/,
-    why: 'clang forwards the stored p_info->pid.flow.ipv into the later re-test and threads it; we reload it from the map value, so the kernel explores the IPv6 read with an IPv4-sized range',
-  },
-};
+const KNOWN_GAPS: Record<string, { cause: RegExp; why: string }> = {};
 
 interface Row { file: string; ours: string; clang: string; ratio: string; mode: string; verdict: string; mask: string; status: string; why: string }
 

@@ -15,7 +15,8 @@ import * as O from '../../isa/opcodes';
 
 export abstract class ExprGen extends FrameGen {
   /** An operand already evaluated (compound assignment's left side): expr() returns it once. */
-  private preset?: { e: Expr; v: Val };
+  /** Operands evaluated ahead of their expression (compound assignments): expr() hands each back once. */
+  private presets: { e: Expr; v: Val }[] = [];
 
   protected abstract call(e: Expr & { k: 'call' }, discard: boolean): Val;
   protected abstract stmtExpr(e: Expr & { k: 'stmtexpr' }, discard: boolean): Val;
@@ -30,10 +31,9 @@ export abstract class ExprGen extends FrameGen {
   // ---- expressions ----------------------------------------------------------------
   /** Evaluate e; `discard` when only side effects matter. */
   expr(e: Expr, discard = false): Val {
-    if (this.preset?.e === e) {
-      const v = this.preset.v;
-      this.preset = undefined;
-      return v;
+    if (this.presets.length) {
+      const i = this.presets.findIndex((p) => p.e === e);
+      if (i >= 0) return this.presets.splice(i, 1)[0]!.v;
     }
     switch (e.k) {
       case 'num': return { k: 'imm', v: e.value };
@@ -56,6 +56,7 @@ export abstract class ExprGen extends FrameGen {
       }
       case 'logical': return this.condValue(e);
       case 'addr': {
+        if (e.e.k === 'var' && e.e.sym.kind === 'func') return this.funcAddr(e.e.sym, e.span);
         const a = this.addrOf(e.e);
         return this.addrToVal(a);
       }
@@ -107,7 +108,7 @@ export abstract class ExprGen extends FrameGen {
     if (sym.global) {
       const m = this.ctx.maps.get(sym);
       if (m !== undefined) return { k: 'map', idx: m };
-      if (sym.kind === 'func') this.fail(`taking the address of function '${sym.name}' is not supported`, span);
+      if (sym.kind === 'func') return this.funcAddr(sym, span);
       const folds = this.ctx.foldable ? this.ctx.foldable.has(sym) : true;
       if (folds && isInt(sym.type)) {
         const p = sym.init?.parts;
@@ -126,6 +127,19 @@ export abstract class ExprGen extends FrameGen {
     if (sym.type.k === 'struct' || sym.type.k === 'array') return { k: 'fp', off: h.off };
     const v = this.load({ base: 'fp', off: h.off }, sym.type, sym.addressTaken ? undefined : 8);
     return v.k === 'reg' && bits !== undefined ? { ...v, bits, zext: true } : v;
+  }
+  /**
+   * A function's address, for helpers that call back (bpf_loop's callback_fn): `lddw rX, fn`
+   * with BPF_PSEUDO_FUNC, imm its offset from the next slot (set when functions are laid out),
+   * the function emitted as a subprogram of its own even where calls to it are inlined.
+   */
+  protected funcAddr(sym: Sym, span: Span): Val {
+    if (!sym.body) this.fail(`taking the address of function '${sym.name}', which is declared but not defined, is not supported`, span);
+    if (!this.ctx.subprogs.includes(sym)) this.ctx.subprogs.push(sym);
+    const r = this.allocTemp();
+    this.emit(O.BPF_LD | O.BPF_IMM | O.BPF_DW, r, O.BPF_PSEUDO_FUNC, 0, -1, { callee: sym });
+    this.out.push({ insn: { code: 0, dst: 0, src: 0, off: 0, imm: 0 }, span: this.span });
+    return { k: 'reg', r, temp: true, zext: false };
   }
   /** `lddw rX, map_value + offset` (BPF_PSEUDO_MAP_VALUE): the address of global data. */
   protected mapValueAddr(map: number, offset: number): Addr {
@@ -620,9 +634,10 @@ export abstract class ExprGen extends FrameGen {
       this.release(v);
       return discard ? { k: 'imm', v: 0n } : { k: 'reg', r: h.r, temp: false };
     }
-    // Memory: evaluate a calling right side first, then the address.
+    // Memory: evaluate a calling right side first, then the address (C leaves their order open; the
+    // address and the current value held across a call, or an inlined body, would tie up registers).
     let rv: Val | undefined;
-    if (e.op === '=' && this.containsCall(e.r)) rv = this.pinIfR0(this.expr(e.r), e.r.ty);
+    if (this.containsCall(e.r)) rv = this.pinIfR0(this.expr(e.r), e.r.ty);
     const stackHome = target.k === 'var' && !target.sym.global ? this.homes.get(target.sym) : undefined;
     const width = stackHome?.k === 'stack' && target.k === 'var' && !target.sym.addressTaken ? 8 : sizeOf(lt);
     const a = this.addrOf(target);
@@ -631,7 +646,7 @@ export abstract class ExprGen extends FrameGen {
     if (e.op === '=') v = rv ?? this.expr(e.r);
     else {
       const cur = target.k === 'member' && target.m.bitWidth !== undefined ? this.loadBitfield(keep, target.m) : this.load(keep, lt, width);
-      v = this.compound(e, cur);
+      v = this.compound(e, cur, rv);
     }
     if (target.k === 'member' && target.m.bitWidth !== undefined) {
       this.storeBitfield(a, target.m, v);
@@ -647,23 +662,32 @@ export abstract class ExprGen extends FrameGen {
     return this.convert(v, from, to);
   }
   /** The value of `l op= r` given l's current value. */
-  protected compound(e: Expr & { k: 'assign' }, cur: Val): Val {
+  /** `l op= r` from l's current value; rv: r, when it was evaluated first. */
+  protected compound(e: Expr & { k: 'assign' }, cur: Val, rv?: Val): Val {
     const bop = e.op.slice(0, -1) as '+';
     const ot = opType(e);
     const lhsConv = this.convert(cur, e.l.ty, isPtr(e.l.ty) ? e.l.ty : ot);
     const fake: Expr = { k: 'binary', op: bop, l: { k: 'num', value: 0n, ty: isPtr(e.l.ty) ? e.l.ty : ot, span: e.span }, r: e.r, ty: isPtr(e.l.ty) ? e.l.ty : ot, span: e.span };
-    return this.binaryWith(fake as Expr & { k: 'binary' }, lhsConv);
+    if (rv === undefined) return this.binaryWith(fake as Expr & { k: 'binary' }, lhsConv);
+    const depth = this.presets.length;
+    this.presets.push({ e: e.r, v: rv });
+    try {
+      return this.binaryWith(fake as Expr & { k: 'binary' }, lhsConv);
+    } finally {
+      // Never left behind: an inlined body's nodes are lowered again at its next call site.
+      this.presets.length = Math.min(this.presets.length, depth);
+    }
   }
   /** binary() with the left operand already evaluated. */
   protected binaryWith(e: Expr & { k: 'binary' }, lv: Val): Val {
     // The left operand's node evaluates to lv once (a field, not a wrapper around expr():
     // wrappers would nest with every compound assignment and make compiling quadratic).
-    const saved = this.preset;
-    this.preset = { e: e.l, v: lv };
+    const depth = this.presets.length;
+    this.presets.push({ e: e.l, v: lv });
     try {
       return this.binary(e);
     } finally {
-      this.preset = saved;
+      this.presets.length = Math.min(this.presets.length, depth);
     }
   }
 

@@ -47,6 +47,8 @@ export interface EmittedInsn {
   map?: number;
   /** lddw of a map value address (BPF_PSEUDO_MAP_VALUE, global data): byte offset in the value. */
   valueOff?: number;
+  /** A kfunc call (BPF_PSEUDO_KFUNC_CALL): the kernel function's name. */
+  kfunc?: string;
   /** Written by inline asm: kept exactly as written (the peephole pass leaves it alone). */
   pinned?: boolean;
   /** `__builtin_trap()`: an error if it is still reachable once dead code is gone (clang's rule). */

@@ -28,6 +28,9 @@ export const MAP_TYPES = {
   hash_of_maps: 13,
   lru_percpu_hash: 10,
   ringbuf: 27,
+  // Issue 17: bpf_map_push/pop/peek_elem's maps (no key; FIFO and LIFO).
+  queue: 22,
+  stack: 23,
 } as const;
 export type MapType = keyof typeof MAP_TYPES;
 

@@ -118,6 +118,8 @@ export function readMapDef(sym: Sym, diags: DiagnosticBag, depth = 0): MapDef | 
     maxEntries ??= PERF_EVENT_ARRAY_DEFAULT_ENTRIES;
   }
   if (typeName === 'ringbuf') { keySize ??= 0; valueSize ??= 0; }
+  // Queues and stacks have no key (BPF_MAP_CREATE wants key_size 0).
+  if (typeName === 'queue' || typeName === 'stack') keySize ??= 0;
   if ((typeName === 'array_of_maps' || typeName === 'hash_of_maps') && !innerDef) {
     diags.error('cc-map-def', `map '${sym.name}': a map-in-map needs its inner map's definition: __array(values, struct { ... })`, sym.span);
     return undefined;

@@ -193,7 +193,12 @@ const PROTOS: readonly P[] = [
   { id: 163, args: ['ARG_PTR_TO_CTX', A, 'ARG_PTR_TO_FIXED_SIZE_MEM_U32', A, A], ret: 'RET_INTEGER' },
   { id: 164, args: ['ARG_CONST_MAP_PTR', 'ARG_PTR_TO_FUNC', 'ARG_PTR_TO_STACK_OR_NULL', A], ret: 'RET_INTEGER', unmodelled: true },
   { id: 165, args: ['ARG_PTR_TO_MEM_OR_NULL', 'ARG_CONST_SIZE_OR_ZERO', 'ARG_PTR_TO_CONST_STR', 'ARG_PTR_TO_MEM_OR_NULL', 'ARG_CONST_SIZE_OR_ZERO'], ret: 'RET_INTEGER', unmodelled: true },
-  ...[169, 170, 171, 172].map((id): P => ({ id, args: ['ARG_PTR_TO_TIMER', A, A], ret: 'RET_INTEGER' })),
+  // bpf_timer_*: the timer lives in a map value whose BTF says where; lab maps carry no BTF, so the verifier
+  // refuses every call at its first argument (as the kernel does for a map without BTF) and the VM has no timers.
+  { id: 169, args: ['ARG_PTR_TO_TIMER', 'ARG_CONST_MAP_PTR', A], ret: 'RET_INTEGER', unmodelled: true },
+  { id: 170, args: ['ARG_PTR_TO_TIMER', 'ARG_PTR_TO_FUNC'], ret: 'RET_INTEGER', unmodelled: true },
+  { id: 171, args: ['ARG_PTR_TO_TIMER', A, A], ret: 'RET_INTEGER', unmodelled: true },
+  { id: 172, args: ['ARG_PTR_TO_TIMER'], ret: 'RET_INTEGER', unmodelled: true },
   { id: 175, args: ['ARG_PTR_TO_BTF_ID'], ret: 'RET_PTR_TO_BTF_ID', unmodelled: true },
   { id: 176, args: ['ARG_PTR_TO_UNINIT_MEM', 'ARG_CONST_SIZE_OR_ZERO', A], ret: 'RET_INTEGER', unmodelled: true },
   { id: 177, args: ['ARG_PTR_TO_MEM', 'ARG_CONST_SIZE', 'ARG_PTR_TO_MEM_OR_NULL', 'ARG_CONST_SIZE_OR_ZERO'], ret: 'RET_INTEGER', unmodelled: true },
@@ -249,4 +254,7 @@ export const MAP_TYPE_HELPERS: Readonly<Record<string, readonly number[] | undef
   devmap_hash: [51, 1],
   cpumap: [51],
   xskmap: [51, 1],
+  // A queue or stack has no generic lookup/update/delete: only push, pop and peek.
+  queue: [87, 88, 89],
+  stack: [87, 88, 89],
 };

@@ -8,6 +8,7 @@
  *    "map_relocs":[{"insn":N,"map":I}], line_info?, btf?, source?}
  */
 import { decodeProgram, hexToBytes, type Insn } from './insn';
+import { BPF_PSEUDO_MAP_FD, BPF_PSEUDO_MAP_VALUE } from './opcodes';
 
 /** Map types by the oracle's names, with the kernel's enum bpf_map_type values. */
 export const MAP_TYPES = {
@@ -28,6 +29,9 @@ export const MAP_TYPES = {
   hash_of_maps: 13,
   lru_percpu_hash: 10,
   ringbuf: 27,
+  // Issue 17: bpf_map_push/pop/peek_elem's maps (no key; FIFO and LIFO).
+  queue: 22,
+  stack: 23,
 } as const;
 export type MapType = keyof typeof MAP_TYPES;
 
@@ -161,4 +165,27 @@ export function parseSpec(json: unknown): ParsedSpec | { error: string } {
     }
   }
   return { spec: { ...(o as unknown as ProgramSpec), prog_type: 'xdp', maps, map_relocs: relocs }, insns: dec.insns };
+}
+
+/**
+ * The instructions as the kernel receives them after the loader's
+ * relocation (libbpf, bpf-oracle): each relocated lddw carries its pseudo
+ * kind in src_reg (BPF_PSEUDO_MAP_FD, or BPF_PSEUDO_MAP_VALUE with the
+ * offset in the second slot's imm), whatever those fields held before. The
+ * verifier and the VM both start from this (a copy only when something changes).
+ */
+export function relocatedInsns(parsed: ParsedSpec): Insn[] {
+  let insns = parsed.insns;
+  for (const r of parsed.spec.map_relocs ?? []) {
+    const first = insns[r.insn];
+    const second = insns[r.insn + 1];
+    if (!first || !second) continue;
+    const src = r.kind === 'value' ? BPF_PSEUDO_MAP_VALUE : BPF_PSEUDO_MAP_FD;
+    const off = r.kind === 'value' ? (r.offset ?? 0) : second.imm;
+    if (first.src === src && second.imm === off && (first.imm2 === undefined || first.imm2 === off)) continue;
+    if (insns === parsed.insns) insns = insns.slice();
+    insns[r.insn] = { ...first, src, ...(first.imm2 !== undefined ? { imm2: off } : {}) };
+    insns[r.insn + 1] = { ...second, imm: off };
+  }
+  return insns;
 }

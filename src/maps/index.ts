@@ -1,7 +1,8 @@
 /**
  * BPF maps with the kernel's semantics, as a program and as user space see
  * them: array, percpu_array, hash, percpu_hash, lru_hash, devmap,
- * devmap_hash, xskmap, cpumap, prog_array. Update flags (BPF_ANY,
+ * devmap_hash, xskmap, cpumap, prog_array, queue and stack (no key; the
+ * program pushes, pops and peeks: kernel/bpf/queue_stack_maps.c). Update flags (BPF_ANY,
  * BPF_NOEXIST, BPF_EXIST) and the kernel's negative errno results
  * (-EEXIST, -ENOENT, -E2BIG, -EINVAL) follow kernel/bpf/arraymap.c,
  * hashtab.c, devmap.c, cpumap.c and xskmap.c. Values are live byte buffers:
@@ -30,6 +31,8 @@ export const BPF_F_NO_PREALLOC = 1;
 export const BPF_F_RDONLY_PROG = 0x80;
 export const BPF_F_WRONLY_PROG = 0x100;
 export const BPF_F_MMAPABLE = 0x400;
+/** QUEUE_STACK_CREATE_FLAG_MASK: BPF_F_NUMA_NODE and BPF_F_ACCESS_MASK (RDONLY, WRONLY, RDONLY_PROG, WRONLY_PROG). */
+const QUEUE_STACK_CREATE_FLAGS = 0x4 | 0x8 | 0x10 | BPF_F_RDONLY_PROG | 0x100;
 
 export const EPERM = 1;
 export const ENOENT = 2;
@@ -87,6 +90,10 @@ export function mapFootprint(spec: MapSpec, nCpus: number): number {
       return n;
     case 'lpm_trie':
       return n * (HTAB_ELEM_SIZE + ks + vs);
+    case 'queue':
+    case 'stack':
+      // One slot more than max_entries (a full ring keeps head != tail).
+      return (n + 1) * vs;
     default:
       // devmap, cpumap, xskmap, prog_array, perf_event_array, map-in-map: one pointer-sized slot per entry.
       return n * 8;
@@ -138,6 +145,10 @@ export interface BpfMap {
   userUpdate(key: Uint8Array, value: Uint8Array, flags?: number): number;
   /** User space's lookup: one value per cpu for per-cpu maps. */
   userLookup(key: Uint8Array): Uint8Array[] | undefined;
+  /** Queue and stack maps: bpf_map_push_elem (0 or a negative errno). */
+  push?(value: Uint8Array, flags: number): number;
+  /** Queue and stack maps: bpf_map_pop_elem / bpf_map_peek_elem into `out` (zeroed and -ENOENT when empty). */
+  pop?(out: Uint8Array, remove: boolean): number;
   /** Every present key, in iteration order. */
   keys(): Uint8Array[];
   /** The oracle's JSON shape. */
@@ -150,7 +161,13 @@ export function checkMapSpec(spec: MapSpec, nCpus: number): string | undefined {
   if (n === 0) return `map ${type}: max_entries must be > 0 (EINVAL)`;
   if (ARRAY_LIKE.has(type) && ks !== 4) return `map ${type}: key_size must be 4 (EINVAL)`;
   if (vs === 0 && type !== 'devmap' && type !== 'devmap_hash' && type !== 'ringbuf') return `map ${type}: value_size must be > 0 (EINVAL)`;
-  if (ks === 0 && type !== 'ringbuf') return `map ${type}: key_size must be > 0 (EINVAL)`;
+  if (type === 'queue' || type === 'stack') {
+    // queue_stack_map_alloc_check: no key, a value, and only BPF_F_NUMA_NODE and the access flags.
+    if (ks !== 0) return `map ${type}: key_size must be 0 (EINVAL)`;
+    if ((spec.flags ?? 0) & ~QUEUE_STACK_CREATE_FLAGS) return `map ${type}: flags 0x${(spec.flags ?? 0).toString(16)} not allowed (EINVAL)`;
+    if (vs > KMALLOC_MAX_SIZE) return `map ${type}: value_size ${vs} is larger than ${KMALLOC_MAX_SIZE} (E2BIG)`;
+  }
+  if (ks === 0 && type !== 'ringbuf' && type !== 'queue' && type !== 'stack') return `map ${type}: key_size must be > 0 (EINVAL)`;
   if ((type === 'devmap' || type === 'devmap_hash') && vs !== 4 && vs !== 8) return `map ${type}: value_size must be 4 or 8 (EINVAL)`;
   if ((type === 'cpumap') && vs !== 4 && vs !== 8) return `map cpumap: value_size must be 4 or 8 (EINVAL)`;
   if ((type === 'xskmap' || type === 'prog_array' || type === 'perf_event_array' || type === 'array_of_maps' || type === 'hash_of_maps') && vs !== 4) return `map ${type}: value_size must be 4 (EINVAL)`;
@@ -192,7 +209,15 @@ export function createMap(spec: MapSpec, opts: { nCpus?: number; memory?: MapMem
   const nCpus = opts.nCpus ?? 1;
   const err = checkMapSpec(spec, nCpus) ?? chargeMemory(spec, nCpus, opts.memory ?? new MapMemory());
   if (err) return { error: err };
-  const m: BpfMap = ARRAY_LIKE.has(spec.type) ? new ArrayMap(spec, nCpus) : spec.type === 'lpm_trie' ? new LpmTrie(spec, nCpus) : EVENT_MAPS.has(spec.type) ? new EventMap(spec, nCpus) : new HashMap(spec, nCpus);
+  const m: BpfMap = ARRAY_LIKE.has(spec.type)
+    ? new ArrayMap(spec, nCpus)
+    : spec.type === 'lpm_trie'
+      ? new LpmTrie(spec, nCpus)
+      : EVENT_MAPS.has(spec.type)
+        ? new EventMap(spec, nCpus)
+        : spec.type === 'queue' || spec.type === 'stack'
+          ? new QueueStackMap(spec, nCpus)
+          : new HashMap(spec, nCpus);
   // prog_array: the slots user space fills with the object's programs (their indices in ProgramSpec.programs).
   for (const ps of spec.prog_slots ?? []) {
     if (spec.type !== 'prog_array') return { error: `map ${spec.name ?? spec.type}: prog_slots is for prog_array maps` };
@@ -519,5 +544,70 @@ class EventMap extends MapBase implements BpfMap {
   }
   keys(): Uint8Array[] {
     return [];
+  }
+}
+
+/**
+ * queue (FIFO) and stack (LIFO): max_entries values and no key. A push to a
+ * full map fails with -E2BIG unless the flags hold BPF_EXIST, which drops
+ * the oldest value to make room (for a stack too); BPF_NOEXIST or any
+ * other flag is -EINVAL. A pop or peek of an empty map zeroes the value and
+ * fails with -ENOENT. User space's update pushes, its lookup peeks; the dump
+ * lists the values oldest first, each with an empty key.
+ */
+class QueueStackMap extends MapBase implements BpfMap {
+  /** Oldest first. */
+  private readonly items: Uint8Array[] = [];
+  private readonly lifo: boolean;
+  constructor(spec: MapSpec, nCpus: number) {
+    super(spec, nCpus);
+    this.lifo = spec.type === 'stack';
+  }
+  push(value: Uint8Array, flags: number): number {
+    if (flags & BPF_NOEXIST || flags > BPF_EXIST) return -EINVAL;
+    if (this.items.length >= this.maxEntries) {
+      if (!(flags & BPF_EXIST)) return -E2BIG;
+      this.items.shift();
+    }
+    this.items.push(value.slice(0, this.valueSize));
+    return 0;
+  }
+  pop(out: Uint8Array, remove: boolean): number {
+    if (this.items.length === 0) {
+      out.fill(0, 0, this.valueSize);
+      return -ENOENT;
+    }
+    const v = this.lifo ? this.items[this.items.length - 1]! : this.items[0]!;
+    out.set(v);
+    if (remove) {
+      if (this.lifo) this.items.pop();
+      else this.items.shift();
+    }
+    return 0;
+  }
+  /** The program's lookup, update and delete: the verifier refuses them (check_map_func_compatibility); the kernel's ops return NULL / -EINVAL. */
+  lookup(): Uint8Array | undefined {
+    return undefined;
+  }
+  update(): number {
+    return -EINVAL;
+  }
+  delete(): number {
+    return -EINVAL;
+  }
+  userUpdate(_key: Uint8Array, value: Uint8Array, flags = BPF_ANY): number {
+    if (this.frozen) return -EPERM;
+    if (value.length !== this.valueSize) return -EINVAL;
+    return this.push(value, flags);
+  }
+  userLookup(): Uint8Array[] | undefined {
+    const v = new Uint8Array(this.valueSize);
+    return this.pop(v, false) === 0 ? [v] : undefined;
+  }
+  keys(): Uint8Array[] {
+    return [];
+  }
+  override dump(): { type: MapType; entries: MapDumpEntry[] } {
+    return { type: this.type, entries: this.items.map((v) => ({ key: '', value: bytesToHex(v) })) };
   }
 }

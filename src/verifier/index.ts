@@ -7,8 +7,7 @@
  *   const v = verify(parseSpec(json), { logLevel: 1 });
  *   v.accepted, v.error, v.log, v.insnsProcessed, v.states, v.errorPc
  */
-import * as O from '../isa/opcodes';
-import type { ParsedSpec } from '../isa/spec';
+import { relocatedInsns, type ParsedSpec } from '../isa/spec';
 import { Env, Reject, type LineInfoEntry, type VerifyOptions } from './env';
 import { checkProgramShape, liveRegsText } from './cfg';
 import { doCheck } from './check';
@@ -191,21 +190,10 @@ function lineInfoTexts(parsed: ParsedSpec): LineInfoEntry[] {
 export function verify(parsed: ParsedSpec, opts: VerifyOptions = {}): VerifyResult {
   const maps = parsed.spec.maps ?? [];
   const mapOfInsn = new Map<number, number>();
+  for (const r of parsed.spec.map_relocs ?? []) mapOfInsn.set(r.insn, r.map);
   // The loader's relocation (libbpf, bpf-oracle) writes the pseudo kind into
   // src_reg and a value reloc's offset into the second slot's imm.
-  let insns = parsed.insns;
-  for (const r of parsed.spec.map_relocs ?? []) {
-    mapOfInsn.set(r.insn, r.map);
-    const first = insns[r.insn];
-    const second = insns[r.insn + 1];
-    if (!first || !second) continue;
-    const src = r.kind === 'value' ? O.BPF_PSEUDO_MAP_VALUE : O.BPF_PSEUDO_MAP_FD;
-    const off = r.kind === 'value' ? (r.offset ?? 0) : second.imm;
-    if (first.src === src && second.imm === off && (first.imm2 === undefined || first.imm2 === off)) continue;
-    if (insns === parsed.insns) insns = insns.slice();
-    insns[r.insn] = { ...first, src, ...(first.imm2 !== undefined ? { imm2: off } : {}) };
-    insns[r.insn + 1] = { ...second, imm: off };
-  }
+  const insns = relocatedInsns(parsed);
   const env = new Env(insns, maps, mapOfInsn, lineInfoTexts(parsed), opts);
   const states: (InsnStates | undefined)[] = new Array(parsed.insns.length);
   const full: Uint8Array = new Uint8Array(parsed.insns.length);

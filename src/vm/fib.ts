@@ -179,6 +179,11 @@ export class FibTable {
     return undefined;
   }
 
+  /** An interface's mtu (L3 bytes), or undefined when no interface has that ifindex. */
+  mtu(ifindex: number): number | undefined {
+    return this.ifaces.get(ifindex)?.mtu;
+  }
+
   get(): FibConfig {
     return structuredCloneConfig(this.config);
   }

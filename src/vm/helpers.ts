@@ -9,6 +9,7 @@ import { VmFault, type Region } from './memory';
 import type { HelperFn, Machine } from './interp';
 import { formatPrintk } from './printk';
 import { objectHelpers, type EventLog } from './helpers_objects';
+import { contextHelpers } from './helpers_context';
 import { AF_INET, AF_INET6, FIB_LOOKUP_SIZE, type FibTable } from './fib';
 
 export const XDP_ABORTED = 0;
@@ -27,6 +28,9 @@ const EINVAL = 22;
 const EFAULT = 14;
 const EACCES = 13;
 const EAFNOSUPPORT = 97;
+const ENODEV = 19;
+/** ETH_DATA_LEN: the mtu of a receiving device the lab's routing table does not list. */
+const DEFAULT_MTU = 1500;
 
 /** What bpf_redirect/bpf_redirect_map recorded (the kernel's bpf_redirect_info). */
 export type RedirectInfo = { ifindex: number; flags: number } | { map: number; key: number; flags: number };
@@ -293,7 +297,41 @@ export function xdpHelpers(ctx: XdpHelperContext): Map<number, HelperFn> {
     if (p[0] !== AF_INET && p[0] !== AF_INET6) return m.setReg(0, -EAFNOSUPPORT);
     m.setReg(0, ctx.fib.lookup(p, flags));
   });
+  h.set(BPF_FUNC.check_mtu, (m, pc) => {
+    // bpf_check_mtu(ctx, ifindex, *mtu_len, len_diff, flags): the XDP variant takes no flags.
+    if (m.lo[5] !== 0 || m.hi[5] !== 0) return m.setReg(0, -EINVAL);
+    const x = ctx.xdp();
+    const ifindex = m.regU32(2);
+    // ifindex 0 is the receiving device (xdp->rxq->dev), which always exists.
+    const mtu = ifindex === 0 ? (ctx.fib.mtu(x.ingressIfindex) ?? DEFAULT_MTU) : ctx.fib.mtu(ifindex);
+    if (mtu === undefined) return m.setReg(0, -ENODEV);
+    const p = m.bytesAt(pc, 3, 4, true);
+    const given = (p[0]! | (p[1]! << 8) | (p[2]! << 16) | (p[3]! << 24)) >>> 0;
+    // Lengths are L2 (the mtu plus the Ethernet header), in the kernel's int arithmetic.
+    let len = given ? (given + ETH_HLEN) | 0 : x.dataEnd - x.data;
+    len = (len + m.lo[4]!) | 0;
+    p[0] = mtu & 0xff;
+    p[1] = (mtu >>> 8) & 0xff;
+    p[2] = (mtu >>> 16) & 0xff;
+    p[3] = mtu >>> 24;
+    // BPF_MTU_CHK_RET_FRAG_NEEDED or BPF_MTU_CHK_RET_SUCCESS.
+    m.setReg(0, len > mtu + ETH_HLEN ? 1 : 0);
+  });
+  h.set(BPF_FUNC.map_lookup_percpu_elem, (m, pc) => {
+    // bpf_map_lookup_percpu_elem(map, key, cpu): that cpu's copy; NULL past nr_cpu_ids (the map's cpu count here).
+    const { map } = mapArg(m, pc, 1);
+    const key = m.bytesAt(pc, 2, map.keySize, false);
+    const cpu = m.regU32(3);
+    const v = cpu < map.nCpus ? map.lookup(key, cpu) : undefined;
+    if (!v) return m.setReg(0, 0);
+    let cache = valueRegions.get(map);
+    if (!cache) valueRegions.set(map, (cache = new WeakMap()));
+    let r = cache.get(v);
+    if (!r) cache.set(v, (r = valueRegion(m, map, v)));
+    m.setPtr(0, r, 0);
+  });
   objectHelpers({ maps: ctx.maps, cpu: () => ctx.env.cpu, xdp: ctx.xdp, log: ctx.log, mapIndexOf }, h);
+  contextHelpers({ maps: ctx.maps, cpu: () => ctx.env.cpu, mapIndexOf }, h);
   return h;
 }
 

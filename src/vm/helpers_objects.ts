@@ -4,7 +4,9 @@
  * tail calls; an empty slot falls through), bpf_perf_event_output into a
  * PERF_EVENT_ARRAY (BPF_F_CURRENT_CPU, the packet appended with
  * BPF_F_CTXLEN_MASK, as xdpdump uses it), the RINGBUF helpers (reserve,
- * submit, discard, output) and bpf_spin_lock/unlock (one cpu runs a program
+ * submit, discard, output, and query: positions as if user space consumed
+ * every committed record at once), the queue/stack helpers (push, pop,
+ * peek) and bpf_spin_lock/unlock (one cpu runs a program
  * at a time here, so a lock is always free). Records go to the VM's event
  * log for the console. Errors follow kernel/bpf/ringbuf.c,
  * kernel/trace/bpf_trace.c and net/core/filter.c.
@@ -58,11 +60,26 @@ export interface ObjectHelperContext {
   mapIndexOf(m: Machine, pc: number, reg: number): number;
 }
 
-/** A ring buffer's reservations: the region handed out and its size, by region id; free regions by size for reuse. */
+/**
+ * A ring buffer's positions and reservations. User space consumes each
+ * record as soon as it is committed, but (as in the kernel) never past the
+ * oldest record still reserved: the consumer position is that record's
+ * position, or the producer's when nothing is reserved.
+ */
 interface RingState {
-  outstanding: number;
-  live: Map<number, { region: Region; size: number }>;
+  /** Producer position: bytes ever reserved or output (headers included). */
+  prod: number;
+  /** Reserved and not yet submitted or discarded, by region id: the region handed out, its size and position. */
+  live: Map<number, { region: Region; size: number; pos: number }>;
+  /** Free regions by size for reuse. */
   free: Map<number, Region[]>;
+}
+
+/** The consumer position of a ring (see RingState). */
+function consumerPos(rs: RingState): number {
+  let cons = rs.prod;
+  for (const r of rs.live.values()) if (r.pos < cons) cons = r.pos;
+  return cons;
 }
 
 export function objectHelpers(ctx: ObjectHelperContext, h: Map<number, HelperFn>): void {
@@ -105,7 +122,7 @@ export function objectHelpers(ctx: ObjectHelperContext, h: Map<number, HelperFn>
   const rings = new Map<number, RingState>();
   const ring = (index: number): RingState => {
     let r = rings.get(index);
-    if (!r) rings.set(index, (r = { outstanding: 0, live: new Map(), free: new Map() }));
+    if (!r) rings.set(index, (r = { prod: 0, live: new Map(), free: new Map() }));
     return r;
   };
   // A record takes an 8-byte header and its data rounded up to 8 (BPF_RINGBUF_HDR_SZ).
@@ -118,7 +135,8 @@ export function objectHelpers(ctx: ObjectHelperContext, h: Map<number, HelperFn>
     const size = m.regNum(3);
     if (m.hi[4] !== 0 || (m.lo[4]! & ~3) !== 0) return m.setReg(0, -EINVAL);
     const rs = ring(index);
-    if (footprint(size) + rs.outstanding > map.maxEntries) return m.setReg(0, -EAGAIN);
+    if (footprint(size) + rs.prod - consumerPos(rs) > map.maxEntries) return m.setReg(0, -EAGAIN);
+    rs.prod += footprint(size);
     pushEvent(ctx.log, { kind: 'ringbuf', map: index, mapName: map.name, cpu: ctx.cpu(), data: m.bytesAt(pc, 2, size, false).slice() });
     m.setReg(0, 0);
   });
@@ -129,13 +147,13 @@ export function objectHelpers(ctx: ObjectHelperContext, h: Map<number, HelperFn>
     const size = m.regNum(2);
     if (m.lo[3] !== 0 || m.hi[3] !== 0 || size < 0 || size > map.maxEntries) return m.setReg(0, 0);
     const rs = ring(index);
-    if (footprint(size) + rs.outstanding > map.maxEntries) return m.setReg(0, 0);
+    if (footprint(size) + rs.prod - consumerPos(rs) > map.maxEntries) return m.setReg(0, 0);
     const pool = rs.free.get(size);
     let region = pool?.pop();
     if (region) region.bytes.fill(0);
     else region = m.regions.add('mem', `ringbuf_mem(${map.name})`, new Uint8Array(size), true);
-    rs.outstanding += footprint(size);
-    rs.live.set(region.id, { region, size });
+    rs.live.set(region.id, { region, size, pos: rs.prod });
+    rs.prod += footprint(size);
     m.setPtr(0, region, 0);
   });
   const finish = (submit: boolean) => (m: Machine, pc: number): void => {
@@ -145,7 +163,6 @@ export function objectHelpers(ctx: ObjectHelperContext, h: Map<number, HelperFn>
       const res = rs.live.get(id);
       if (!res) continue;
       rs.live.delete(id);
-      rs.outstanding -= footprint(res.size);
       if (submit) pushEvent(ctx.log, { kind: 'ringbuf', map: index, mapName: ctx.maps[index]!.name, cpu: ctx.cpu(), data: res.region.bytes.slice() });
       let pool = rs.free.get(res.size);
       if (!pool) rs.free.set(res.size, (pool = []));
@@ -156,6 +173,31 @@ export function objectHelpers(ctx: ObjectHelperContext, h: Map<number, HelperFn>
   };
   h.set(132, finish(true));
   h.set(133, finish(false));
+
+  h.set(134, (m, pc) => {
+    // bpf_ringbuf_query(ringbuf, flags): BPF_RB_AVAIL_DATA, _RING_SIZE, _CONS_POS, _PROD_POS; any other flags 0.
+    const index = ctx.mapIndexOf(m, pc, 1);
+    const rs = ring(index);
+    const flags = m.hi[2] !== 0 ? -1 : m.lo[2]!;
+    const cons = consumerPos(rs);
+    m.setReg(0, flags === 0 ? rs.prod - cons : flags === 1 ? ctx.maps[index]!.maxEntries : flags === 2 ? cons : flags === 3 ? rs.prod : 0);
+  });
+
+  // bpf_map_push_elem(map, value, flags), bpf_map_pop_elem(map, value), bpf_map_peek_elem(map, value): queue and stack maps.
+  h.set(87, (m, pc) => {
+    const map = ctx.maps[ctx.mapIndexOf(m, pc, 1)]!;
+    const value = m.bytesAt(pc, 2, map.valueSize, false);
+    // A flag above the low word is above BPF_EXIST: -EINVAL like any other bad flag.
+    const flags = m.hi[3] !== 0 ? 0xffffffff : m.lo[3]! >>> 0;
+    m.setReg(0, map.push ? map.push(value, flags) : -EINVAL);
+  });
+  const take = (remove: boolean) => (m: Machine, pc: number): void => {
+    const map = ctx.maps[ctx.mapIndexOf(m, pc, 1)]!;
+    const out = m.bytesAt(pc, 2, map.valueSize, true);
+    m.setReg(0, map.pop ? map.pop(out, remove) : -EINVAL);
+  };
+  h.set(88, take(true));
+  h.set(89, take(false));
 
   // bpf_spin_lock / bpf_spin_unlock: nothing runs concurrently with the program here.
   h.set(93, (m) => m.setReg(0, 0));

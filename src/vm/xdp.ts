@@ -7,7 +7,7 @@
  */
 import { syncookieHelpers } from './helpers_syncookie';
 import { KFUNCS } from './kfuncs';
-import type { ParsedSpec } from '../isa/spec';
+import { relocatedInsns, type ParsedSpec } from '../isa/spec';
 import { BPF_PSEUDO_MAP_FD, BPF_PSEUDO_MAP_VALUE } from '../isa/opcodes';
 import { BPF_F_RDONLY_PROG, BPF_F_WRONLY_PROG, createMap, MapMemory, type BpfMap } from '../maps';
 import { verify, type VerifierProof } from '../verifier';
@@ -161,7 +161,9 @@ export class XdpVm {
     const mapRegions: Region[] = [];
     // Helpers read `this` lazily, so the machine can be built first.
     const lazy = new Map<number, (m: Machine, pc: number) => void>();
-    this.machine = new Machine(parsed.insns, lazy);
+    // As the kernel receives them: a relocated lddw's src_reg says what it loads, whatever the spec's bytes held
+    // (the verifier reads the same; verifier-373992382-86265.json had src_reg 7 under a map reloc).
+    this.machine = new Machine(relocatedInsns(parsed), lazy);
     if (opts.budget) this.machine.budget = opts.budget;
     if (opts.engine) this.machine.engine = opts.engine;
     const regions = this.machine.regions;

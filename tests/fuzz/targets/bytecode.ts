@@ -10,15 +10,16 @@ import { compile } from '../../../src/cc';
 import { bytesToHex, decodeProgram, encodeProgram, hexToBytes, type Insn, type ProgramSpec } from '../../../src/isa';
 import { buildPacket, type PacketSpec } from '../../../src/net';
 import { EXAMPLES } from '../../../src/examples';
+import { HELPER_SEEDS } from './helper_seeds';
 import { below, pick, type Rng } from '../types';
 
 const corpusDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../corpus');
 let compiled: ProgramSpec[] | undefined;
 
-/** Every corpus program and example that compiles, as its spec (maps included). */
+/** Every corpus program, example and helper seed (./helper_seeds.ts) that compiles, as its spec (maps included). */
 export function corpusSpecs(): ProgramSpec[] {
   if (compiled) return compiled;
-  const sources = readdirSync(corpusDir).filter((f) => f.endsWith('.c')).sort().map((f) => readFileSync(path.join(corpusDir, f), 'utf8')).concat(EXAMPLES.map((e) => e.source));
+  const sources = readdirSync(corpusDir).filter((f) => f.endsWith('.c')).sort().map((f) => readFileSync(path.join(corpusDir, f), 'utf8')).concat(EXAMPLES.map((e) => e.source), HELPER_SEEDS);
   compiled = [];
   for (const src of sources) {
     const r = compile(src, { file: 'corpus.c' });

@@ -13,12 +13,14 @@ const load = async (): Promise<MonacoNs> => (ns ??= (await import('../editor/mon
 
 type Decorations = ReturnType<ReturnType<MonacoNs['editor']['getEditors']>[number]['createDecorationsCollection']>;
 let collection: Decorations | null = null;
+/** The failing line last scrolled into view: a refusal at a new line is shown once, and typing elsewhere is not interrupted. */
+let revealed: number | null = null;
 
 function editor(m: MonacoNs) {
   return m.editor.getEditors()[0] ?? null;
 }
 
-/** Highlight the path (lighter) and the failing line; empty lists clear it. */
+/** Highlight the path (lighter) and the failing line (scrolled into view when it is a new one); empty lists clear it. */
 export async function highlight(path: number[], errorLine: number | null): Promise<void> {
   const m = await load();
   const e = editor(m);
@@ -29,6 +31,15 @@ export async function highlight(path: number[], errorLine: number | null): Promi
     ...lines.map((l) => ({ range: new m.Range(l, 1, l, 1), options: { isWholeLine: true, className: 'explain-path-line' } })),
     ...(errorLine !== null ? [{ range: new m.Range(errorLine, 1, errorLine, 1), options: { isWholeLine: true, className: 'explain-error-line' } }] : []),
   ]);
+  // The explanation above the editor takes room: the line it talks about must be on screen. After the
+  // next frame, once the bar has been laid out and the editor shrunk to what is left.
+  if (errorLine !== null && errorLine !== revealed) {
+    requestAnimationFrame(() => {
+      e.layout();
+      e.revealLineInCenterIfOutsideViewport(errorLine);
+    });
+  }
+  revealed = errorLine;
 }
 
 /** Apply the fix as one undoable edit; false when there is no editor to edit (the caller sets the text itself). */

@@ -1,4 +1,7 @@
 /** The maps pane takes keys and values as C values of the map's types (xdp1's rxcnt: __u32 key, long value). */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { expect, test } from '@playwright/test';
 import { LabPage } from './pages/LabPage';
 
@@ -34,27 +37,7 @@ test('map update in the key\'s C type: "0x11" and "6" for a __u32 key, "42" for 
   await expect(page.getByTestId('map-update-result')).toHaveText('key: 4294967296 is out of range for unsigned int (0 to 4294967295)');
 });
 
-const STATS = `#include <linux/bpf.h>
-#include <bpf/bpf_helpers.h>
-struct datarec { __u64 rx_packets; __u64 rx_bytes; };
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__type(key, __u32);
-	__type(value, struct datarec);
-	__uint(max_entries, 5);
-} xdp_stats_map SEC(".maps");
-SEC("xdp")
-int xdp_stats1(struct xdp_md *ctx)
-{
-	__u32 key = XDP_PASS;
-	struct datarec *rec = bpf_map_lookup_elem(&xdp_stats_map, &key);
-	if (!rec)
-		return XDP_ABORTED;
-	__sync_fetch_and_add(&rec->rx_packets, 1);
-	return XDP_PASS;
-}
-char _license[] SEC("license") = "GPL";
-`;
+const STATS = readFileSync(path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../tests/cases/maps/datarec_stats.c'), 'utf8');
 
 test('a struct value (xdp-tutorial\'s struct datarec) is shown and updated as a C initializer', async ({ page }) => {
   const lab = new LabPage(page);

@@ -126,3 +126,26 @@ test('? opens the list of shortcuts; Esc closes it and focus returns', async ({ 
   await page.keyboard.press('Escape');
   await expect(page.getByTestId('shortcuts-open')).toBeFocused();
 });
+
+test('the disassembly is one Tab stop: arrow keys move the selection, Tab moves on', async ({ page }) => {
+  const lab = new LabPage(page);
+  await lab.open('/');
+  await expect(page.getByTestId('attached')).toContainText('XDP:');
+  await lab.tab('disasm').click();
+  await page.getByTestId('tab-disasm').focus();
+  await page.keyboard.press('Tab');
+  await expect(page.getByTestId('insn-0')).toBeFocused();
+  await page.keyboard.press('ArrowDown');
+  await page.keyboard.press('ArrowDown');
+  await expect(page.getByTestId('insn-2')).toBeFocused();
+  await expect(page.getByTestId('insn-2')).toHaveAttribute('aria-selected', 'true');
+  // The editor follows the selection, as a click does.
+  await expect.poll(() => lab.linkedLine()).not.toBeNull();
+  await page.keyboard.press('End');
+  const last = await page.locator('[data-testid^="insn-"][role="option"]').last().getAttribute('data-testid');
+  await expect(page.getByTestId(last!)).toBeFocused();
+  // Only the selected row is in the tab order, so Tab leaves the listing.
+  expect(await page.locator('[role="option"][tabindex="0"]').count()).toBe(1);
+  await page.keyboard.press('Tab');
+  expect(await page.evaluate(() => document.activeElement?.getAttribute('role'))).not.toBe('option');
+});

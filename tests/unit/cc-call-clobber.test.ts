@@ -74,6 +74,17 @@ const CASES: Case[] = [
     ret: 2,
   },
   {
+    // r6-r9 hold locals that live across calls, so the held arguments go to the stack.
+    name: 'held values spilled to the stack when the callee-saved registers are taken',
+    body: `__u64 n = ctx->data_end - ctx->data, p = sub(n), q = sub(p), r = sub(q), s = sub(r);
+	put3(n - 30, n + 2, sub(n));
+	put(20, p + q + r + s);
+	put(21, n);
+	return XDP_PASS;`,
+    want: { 12: 127044n, 20: 127n + 382n + 1147n + 3442n, 21: 42n },
+    ret: 2,
+  },
+  {
     name: 'a struct initialiser whose later field calls',
     body: `__u64 n = ctx->data_end - ctx->data;
 	struct { __u64 x, y, z; } s = { n + 1, sub(n), n + sub(2) };

@@ -121,9 +121,11 @@ function runVm(spec: unknown): { ret: number; out: Record<number, bigint> } {
   return { ret: r.retval, out: entries(vm.maps[0]!.dump().entries) };
 }
 
-function entries(list: { key: string; value: string }[]): Record<number, bigint> {
+/** The nonzero entries of the (array) out map; a per-cpu dump would list values per cpu. */
+function entries(list: readonly { key: string; value: string | readonly string[] }[]): Record<number, bigint> {
   const o: Record<number, bigint> = {};
   for (const e of list) {
+    if (typeof e.value !== 'string') throw new Error('out is an array map: one value per key');
     const v = Buffer.from(e.value, 'hex').readBigUInt64LE();
     if (v !== 0n) o[Buffer.from(e.key, 'hex').readUInt32LE()] = v;
   }

@@ -68,9 +68,11 @@ const CASES: Case[] = [
     body: `__u64 n = ctx->data_end - ctx->data;
 	put3(n - 32, n + 1, sub(n));
 	put3(sub(0) + 10, n * 2, sub(n) + sub(1));
+	put3(n - 29, n & 1 ? n : sub(n) + 1, n & 2 ? sub(n) + 1 : n);
+	put3(n - 28, (sub(n), n), sub(n));
 	return XDP_PASS;`,
     // out[10] = 43 + 127000; out[11] = 84 + 131000.
-    want: { 10: 127043n, 11: 131084n },
+    want: { 10: 127043n, 11: 131084n, 13: 128n * 1001n, 14: 42n + 1000n * 127n },
     ret: 2,
   },
   {

@@ -1,7 +1,8 @@
 /**
  * Calls: helper calls and bpf-to-bpf calls (arguments moved into r1-r5 in
- * parallel, calling arguments parked on the stack first, nothing temporary
- * left live across the call), and inlining — every static function not
+ * parallel, calling arguments parked on the stack first, values the
+ * enclosing expression holds in r0-r5 saved in r6-r9 or on the stack and put
+ * back after the call), and inlining — every static function not
  * marked noinline is expanded in place as clang -O2 would, its parameters
  * bound to the caller's registers where the body never writes them.
  */

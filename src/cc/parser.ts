@@ -540,6 +540,11 @@ export class Parser {
     if (tag) this.tagScopes[this.tagScopes.length - 1]!.set(tag, 'enum');
     let v = 0n;
     let lo = 0n, hi = 0n;
+    const consts: Sym[] = [];
+    const fitsInt = (x: bigint): boolean => x >= -(1n << 31n) && x < 1n << 31n;
+    // An enumerator's type inside the body: int when its value fits, else its initialiser's type
+    // (or, counting on from the previous one, that one's type), as clang types them.
+    let wide: Type = T.long;
     while (!this.is('}') && this.peek().kind !== 'eof') {
       const nt = this.advance();
       if (nt.kind !== 'id') this.error('expected identifier', nt.span);
@@ -548,11 +553,16 @@ export class Parser {
         const e = this.condExpr();
         const c = this.sema.constValue(e);
         if (c === undefined) this.diags.error('sema-not-constant', 'expression is not an integer constant expression', e.span);
-        else v = c;
+        else {
+          v = c;
+          if (isInt(e.ty) && e.ty.size >= 4) wide = e.ty;
+        }
       }
       if (v < lo) lo = v;
       if (v > hi) hi = v;
-      this.declare({ id: nextSymId(), kind: 'enumconst', name: nt.text, type: T.int, span: nt.span, global: this.scopes.length === 1, attrs: {}, value: v });
+      const sym: Sym = { id: nextSymId(), kind: 'enumconst', name: nt.text, type: fitsInt(v) ? T.int : wide, span: nt.span, global: this.scopes.length === 1, attrs: {}, value: v };
+      consts.push(sym);
+      this.declare(sym);
       v++;
       if (!this.accept(',')) break;
     }
@@ -564,6 +574,9 @@ export class Parser {
     const neg = lo < 0n;
     let type: Type = fits(32) ? (neg ? T.int : T.uint) : neg ? T.long : T.ulong;
     if (attrs.packed) type = fits(8) ? (neg ? T.schar : T.uchar) : fits(16) ? (neg ? T.short : T.ushort) : type;
+    // After the closing brace an enumerator that int does not hold has the enum's type (C23 6.7.2.2,
+    // clang's rule): BPF_F_CURRENT_CPU = 0xffffffffULL is an unsigned long 0xffffffff, not int -1.
+    for (const c of consts) if (!fitsInt(c.value ?? 0n)) c.type = type;
     if (tag) this.enumTypes[this.enumTypes.length - 1]!.set(tag, type);
     return type;
   }
@@ -1384,7 +1397,7 @@ export class Parser {
         this.scopes[0]!.set(t.text, dummy);
         return { k: 'var', sym: dummy, ty: dummy.type, span: t.span };
       }
-      if (sym.kind === 'enumconst') return this.sema.num(sym.value ?? 0n, T.int, t.span);
+      if (sym.kind === 'enumconst') return this.sema.num(sym.value ?? 0n, sym.type, t.span);
       if (sym.kind === 'typedef') this.error(`unexpected type name '${t.text}': expected expression`, t.span);
       sym.used = true;
       return { k: 'var', sym, ty: sym.type, span: t.span };

@@ -1,13 +1,14 @@
 /**
  * Calls: helper calls and bpf-to-bpf calls (arguments moved into r1-r5 in
- * parallel, calling arguments parked on the stack first, nothing temporary
- * left live across the call), and inlining — every static function not
+ * parallel, calling arguments parked on the stack first, values the
+ * enclosing expression holds in r0-r5 saved in r6-r9 or on the stack and put
+ * back after the call), and inlining — every static function not
  * marked noinline is expanded in place as clang -O2 would, its parameters
  * bound to the caller's registers where the body never writes them.
  */
 import type { Expr, Stmt, Sym } from '../ast';
 import { T, isInt, isPtr, sizeOf, type Type } from '../types';
-import { MAX_INLINE_DEPTH, type Val, type Home, type InlineCtx } from './frame';
+import { CALLEE_SAVED, MAX_INLINE_DEPTH, type Val, type Home, type InlineCtx } from './frame';
 import { savedHomesUsesReg, wrapInt, writes } from './tree';
 import { AsmGen } from './asm';
 import * as O from '../../isa/opcodes';
@@ -37,6 +38,11 @@ export abstract class CallGen extends AsmGen {
     if (e.args.length > 5) this.fail(`too many arguments: BPF calls take at most 5 (got ${e.args.length})`, e.span, 'cc-too-many-args');
     const saved = this.span;
     this.span = e.span;
+    // Values the enclosing expression already holds in r0-r5 (an earlier argument of an
+    // inlined call, the left operand of `a + f()`, a field of an initialiser, …) would be
+    // clobbered by the call: save them (in a free callee-saved register, else on the stack)
+    // before the arguments are evaluated, and put them back where their owners expect them after.
+    const held = this.saveCallerSaved();
     // Arguments that themselves call go first, parked on the stack.
     const parked = new Map<number, number>();
     e.args.forEach((a, i) => {
@@ -66,12 +72,55 @@ export abstract class CallGen extends AsmGen {
       if (!this.ctx.subprogs.includes(callee!)) this.ctx.subprogs.push(callee!);
       this.emit(O.BPF_JMP | O.BPF_CALL, 0, O.BPF_PSEUDO_CALL, 0, -1, { callee: callee! });
     }
+    let result: Val = { k: 'imm', v: 0n };
+    if (!discard && e.ty.k !== 'void') {
+      if (this.regOwner[0] !== 'free') this.fail('internal: r0 busy at a call', e.span, 'cc-internal');
+      this.regOwner[0] = 'temp';
+      // A helper returning a 32-bit type leaves its upper bits to the helper; treat them as unknown.
+      result = { k: 'reg', r: 0, temp: true, zext: false };
+      // r0 itself held a value: the result moves out of its way.
+      if (held.some((h) => h.r === 0)) {
+        const r = this.allocTemp([0, ...held.map((h) => h.r)]);
+        this.emit(O.BPF_ALU64 | O.BPF_MOV | O.BPF_X, r, 0);
+        this.regOwner[0] = 'free';
+        result = { k: 'reg', r, temp: true, zext: false };
+      }
+    }
+    this.restoreCallerSaved(held);
     this.span = saved;
-    if (discard || e.ty.k === 'void') return { k: 'imm', v: 0n };
-    if (this.regOwner[0] !== 'free') this.fail('internal: r0 busy at a call', e.span, 'cc-internal');
-    this.regOwner[0] = 'temp';
-    // A helper returning a 32-bit type leaves its upper bits to the helper; treat them as unknown.
-    return { k: 'reg', r: 0, temp: true, zext: false };
+    return result;
+  }
+  /** Move every temporary held in r0-r5 out of the way of a call; see restoreCallerSaved. */
+  protected saveCallerSaved(): { r: number; own: 'temp' | 'reserved'; to: Home }[] {
+    const held: { r: number; own: 'temp' | 'reserved'; to: Home }[] = [];
+    for (let r = 0; r <= 5; r++) {
+      const own = this.regOwner[r];
+      if (own !== 'temp' && own !== 'reserved') continue;
+      const cs = CALLEE_SAVED.find((c) => this.regOwner[c] === 'free');
+      let to: Home;
+      if (cs !== undefined) {
+        this.regOwner[cs] = 'reserved';
+        this.emit(O.BPF_ALU64 | O.BPF_MOV | O.BPF_X, cs, r);
+        to = { k: 'reg', r: cs };
+      } else {
+        to = { k: 'stack', off: this.allocStack(8, 8) };
+        this.emit(O.BPF_STX | O.BPF_MEM | O.BPF_DW, 10, r, to.off);
+      }
+      this.regOwner[r] = 'free';
+      held.push({ r, own, to });
+    }
+    return held;
+  }
+  /** Put the values saveCallerSaved moved back into the registers their owners hold them in. */
+  protected restoreCallerSaved(held: { r: number; own: 'temp' | 'reserved'; to: Home }[]): void {
+    for (const h of held) {
+      if (this.regOwner[h.r] !== 'free') this.fail('internal: register busy after a call', this.span, 'cc-internal');
+      if (h.to.k === 'reg') {
+        this.emit(O.BPF_ALU64 | O.BPF_MOV | O.BPF_X, h.r, h.to.r);
+        this.regOwner[h.to.r] = 'free';
+      } else this.emit(O.BPF_LDX | O.BPF_MEM | O.BPF_DW, h.r, 10, h.to.off);
+      this.regOwner[h.r] = h.own;
+    }
   }
   /** Move argument values into r1..rN without clobbering one another. */
   protected parallelMove(vals: Val[], targets: number[], types: Type[], parked: Map<number, number>): void {

@@ -65,6 +65,8 @@ export class Env {
   insnIdx = 0;
   prevInsnIdx = -1;
   idGen = 0;
+  /** kfunc call slot -> the kernel function it names (spec.kfunc_relocs). */
+  readonly kfuncNames = new Map<number, string>();
   insnProcessed = 0;
   jmpsProcessed = 0;
   prevJmpsProcessed = 0;

@@ -41,7 +41,14 @@ export type RegType =
   | 'sock_common_or_null'
   // bpf_ringbuf_reserve results (PTR_TO_MEM | MEM_RINGBUF); `range` holds mem_size.
   | 'ringbuf_mem'
-  | 'ringbuf_mem_or_null';
+  | 'ringbuf_mem_or_null'
+  // PTR_TO_FUNC (ld_imm64 BPF_PSEUDO_FUNC): a subprogram's address; `range` holds its first insn (subprogno).
+  | 'func'
+  // PTR_TO_BTF_ID of the conntrack kfuncs (bpf_xdp_ct_lookup / _alloc), reference-counted.
+  | 'nf_conn'
+  | 'nf_conn_or_null'
+  | 'nf_conn___init'
+  | 'nf_conn___init_or_null';
 
 export const S64_MIN = -(1n << 63n);
 export const S64_MAX = (1n << 63n) - 1n;
@@ -156,7 +163,8 @@ export const isPointer = (r: Reg): boolean => r.type !== 'scalar' && r.type !== 
 export const isPktPointer = (r: Reg): boolean => r.type === 'pkt' || r.type === 'pkt_meta';
 export const isPktPointerAny = (r: Reg): boolean => r.type === 'pkt' || r.type === 'pkt_meta' || r.type === 'pkt_end';
 export const mayBeNull = (t: RegType): boolean =>
-  t === 'map_value_or_null' || t === 'xdp_sock_or_null' || t === 'sock_or_null' || t === 'sock_common_or_null' || t === 'ringbuf_mem_or_null';
+  t === 'map_value_or_null' || t === 'xdp_sock_or_null' || t === 'sock_or_null' || t === 'sock_common_or_null' || t === 'ringbuf_mem_or_null' ||
+  t === 'nf_conn_or_null' || t === 'nf_conn___init_or_null';
 /** type_is_sk_pointer */
 export const isSkPointer = (t: RegType): boolean => t === 'sock' || t === 'sock_common' || t === 'xdp_sock';
 export const isConstScalar = (r: Reg): boolean => r.type === 'scalar' && tnumIsConst(r.varOff);

@@ -29,6 +29,8 @@ function checkLdImm(env: Env, idx: number): void {
   checkRegArg(env, insn.dst, 'dst');
   // A callback's address: the kernel needs the program's BTF func_info to type it.
   if (insn.src === BPF_PSEUDO_FUNC) {
+    // The kernel types a callback from the program's BTF func_info: raw bytecode without it is refused.
+    if (!env.hasFuncInfo) env.reject('missing btf func_info');
     // PTR_TO_FUNC naming the subprogram (its first insn kept in `range`).
     env.regs[insn.dst] = pointer('func', { range: idx + insn.imm + 1 });
     return;

@@ -67,6 +67,8 @@ export class Env {
   idGen = 0;
   /** kfunc call slot -> the kernel function it names (spec.kfunc_relocs). */
   readonly kfuncNames = new Map<number, string>();
+  /** The loader passes BTF func_info (a compiled program: spec.funcs), which the kernel needs to type callbacks. */
+  hasFuncInfo = false;
   insnProcessed = 0;
   jmpsProcessed = 0;
   prevJmpsProcessed = 0;

@@ -197,6 +197,7 @@ export function verify(parsed: ParsedSpec, opts: VerifyOptions = {}): VerifyResu
   const insns = relocatedInsns(parsed);
   const env = new Env(insns, maps, mapOfInsn, lineInfoTexts(parsed), opts);
   for (const r of parsed.spec.kfunc_relocs ?? []) env.kfuncNames.set(r.insn, r.name);
+  env.hasFuncInfo = (parsed.spec.funcs?.length ?? 0) > 0;
   const states: (InsnStates | undefined)[] = new Array(parsed.insns.length);
   const full: Uint8Array = new Uint8Array(parsed.insns.length);
   const first: (FirstStateText | undefined)[] = [];

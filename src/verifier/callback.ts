@@ -17,7 +17,6 @@
 import type { Env } from './env';
 import { isNullScalar, knownScalar, markUnknown, notInit, pointer, unknownScalar, formatReg } from './reg';
 import { checkRegArg } from './regarg';
-import { checkMemSizeRegFor } from './call';
 import { cloneState, curFrame, type Frame, type VState } from './state';
 import { tnumIsConst } from './tnum';
 
@@ -73,11 +72,8 @@ export function checkLoopCall(env: Env, idx: number): number {
   if (regs[1]!.type !== 'scalar') env.reject(`R1 type=${regs[1]!.type} expected=scalar`);
   if (regs[2]!.type !== 'func') env.reject(`R2 type=${regs[2]!.type} expected=func`);
   const ctx = regs[3]!;
-  if (!isNullScalar(ctx)) {
-    if (ctx.type !== 'fp') env.reject(`R3 type=${ctx.type} expected=fp`);
-    // ARG_PTR_TO_STACK_OR_NULL with no size: the pointer itself must be in the stack's bounds.
-    void checkMemSizeRegFor;
-  }
+  // ARG_PTR_TO_STACK_OR_NULL: a stack pointer (the callback sees it as R2) or NULL.
+  if (!isNullScalar(ctx) && ctx.type !== 'fp') env.reject(`R3 type=${ctx.type} expected=fp`);
   if (regs[4]!.type !== 'scalar') env.reject(`R4 type=${regs[4]!.type} expected=scalar`);
   const target = regs[2]!.range;
   const ctxReg = { ...ctx };

@@ -249,7 +249,7 @@ export function doCheck(env: Env): void {
               next = checkFuncCall(env, insn, idx);
               doPrintState = true;
             } else if (insn.src === O.BPF_PSEUDO_KFUNC_CALL) {
-              checkKfuncCall(env, insn, idx);
+              checkKfuncCall(env, idx);
             } else if (insn.imm === BPF_FUNC_loop) {
               next = checkLoopCall(env, idx);
               doPrintState = true;

@@ -7,7 +7,6 @@
  * other name is refused, naming it. Acquired pointers are tracked as the
  * helpers' references are: leaking one refuses the program at exit.
  */
-import type { Insn } from '../isa/insn';
 import type { Env } from './env';
 import { checkMemSizeRegFor } from './call';
 import { checkPtrOffReg } from './mem';
@@ -101,8 +100,7 @@ function checkKfuncArgs(env: Env, name: string, proto: KfuncProto): number {
 }
 
 /** check_kfunc_call for the XDP set: arguments, release, clobbered R1-R5, the result. */
-export function checkKfuncCall(env: Env, insn: Insn, idx: number): void {
-  void insn;
+export function checkKfuncCall(env: Env, idx: number): void {
   const { name, proto } = kfuncAt(env, idx);
   const releaseRef = checkKfuncArgs(env, name, proto);
   if (releaseRef) {

@@ -206,6 +206,8 @@ const PROTOS: readonly P[] = [
   { id: 176, args: ['ARG_PTR_TO_UNINIT_MEM', 'ARG_CONST_SIZE_OR_ZERO', A], ret: 'RET_INTEGER', unmodelled: true },
   { id: 177, args: ['ARG_PTR_TO_MEM', 'ARG_CONST_SIZE', 'ARG_PTR_TO_MEM_OR_NULL', 'ARG_CONST_SIZE_OR_ZERO'], ret: 'RET_INTEGER', unmodelled: true },
   { id: 180, args: ['ARG_PTR_TO_BTF_ID', A, 'ARG_PTR_TO_FUNC', 'ARG_PTR_TO_STACK_OR_NULL', A], ret: 'RET_INTEGER', unmodelled: true },
+  // bpf_loop: the verifier checks it in ../verifier/callback.ts before this entry's flag is read, and the VM
+  // runs it outside its helper table (../vm/callbacks.ts); generic helper paths still treat it as unmodelled.
   { id: 181, args: [A, 'ARG_PTR_TO_FUNC', 'ARG_PTR_TO_STACK_OR_NULL', A], ret: 'RET_INTEGER', unmodelled: true },
   { id: 182, args: ['ARG_PTR_TO_MEM', 'ARG_CONST_SIZE', 'ARG_PTR_TO_CONST_STR'], ret: 'RET_INTEGER', unmodelled: true },
   { id: 188, args: ['ARG_PTR_TO_CTX'], ret: 'RET_INTEGER' },

@@ -257,7 +257,8 @@ export function formatReg(r: Reg, maps: readonly MapInfo[]): string {
     const v = s64(r.varOff.value + BigInt(t === 'fp' ? r.off : 0));
     return s + (t === 'scalar' ? '' : 'fp') + snum(v);
   }
-  s += t;
+  // PTR_TO_BTF_ID prints as ptr_<struct> (ptr_or_null_<struct> while it may be NULL), as the kernel's log does.
+  s += t.startsWith('nf_conn') ? (t.endsWith('_or_null') ? `ptr_or_null_${t.slice(0, -8)}` : `ptr_${t}`) : t;
   const parts: string[] = [];
   if (r.id) parts.push(`id=${r.id}`);
   if (r.refObjId) parts.push(`ref_obj_id=${r.refObjId}`);

@@ -41,6 +41,7 @@ function compatibleTypes(k: ArgKind): { types: readonly RegType[]; text: string 
     case 'ARG_PTR_TO_MEM':
     case 'ARG_PTR_TO_MEM_OR_NULL':
     case 'ARG_PTR_TO_UNINIT_MEM':
+    case 'ARG_PTR_TO_FIXED_SIZE_MEM':
     case 'ARG_PTR_TO_FIXED_SIZE_MEM_U32':
     case 'ARG_PTR_TO_LONG':
       return { types: ['fp', 'pkt', 'pkt_meta', 'map_value', 'ringbuf_mem'], text: MEM_TYPES };
@@ -186,6 +187,17 @@ function checkMemSizeReg(env: Env, regno: number, zeroOk: boolean, write: boolea
   checkHelperMemAccess(env, regno - 1, Number(reg.umax), write, zeroOk, m);
 }
 
+/**
+ * A kfunc's memory argument: with fixedSize < 0 the size register regno
+ * bounds the memory in regno-1 (check_kfunc_mem_size_reg); otherwise the
+ * memory in regno has that fixed size. Read access: the memory must be initialised.
+ */
+export function checkMemSizeRegFor(env: Env, regno: number, fixedSize: number): void {
+  const meta: CallMeta = { map: -1, rawMode: false, accessSize: 0, regno: -1, constMapKey: null, refObjId: 0, memSize: 0 };
+  if (fixedSize < 0) checkMemSizeReg(env, regno, false, false, meta);
+  else checkHelperMemAccess(env, regno, fixedSize, false, false, null);
+}
+
 /** get_constant_map_key: a constant key on the stack lets array lookups skip the null check. */
 function constantMapKey(env: Env, key: Reg, keySize: number): bigint | null {
   if (!env.bpfCapable || key.type !== 'fp' || !tnumIsConst(key.varOff)) return null;
@@ -273,6 +285,10 @@ function checkFuncArg(env: Env, arg: number, fn: HelperProto, meta: CallMeta): v
     case 'ARG_PTR_TO_MEM_OR_NULL':
     case 'ARG_PTR_TO_UNINIT_MEM':
       meta.rawMode = k === 'ARG_PTR_TO_UNINIT_MEM';
+      return;
+    case 'ARG_PTR_TO_FIXED_SIZE_MEM':
+      // check_helper_mem_access for the prototype's arg_size, read only.
+      checkHelperMemAccess(env, regno, fn.argSizes?.[arg] ?? 0, false, false, meta);
       return;
     case 'ARG_PTR_TO_FIXED_SIZE_MEM_U32':
       checkHelperMemAccess(env, regno, 4, true, false, meta);

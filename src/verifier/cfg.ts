@@ -6,6 +6,7 @@
  * and computes static register liveness (compute_live_registers), which
  * state pruning uses to ignore dead registers.
  */
+import { kfuncAt } from './kfunc';
 import * as O from '../isa/opcodes';
 import type { Insn } from '../isa/insn';
 import { rowsForCode } from '../isa/table';
@@ -33,7 +34,8 @@ function checkSubprogs(env: Env): void {
       if (t < 0 || t >= n) env.reject(isPseudoCall(insn) ? 'call to invalid destination' : 'function pointer to invalid destination');
       starts.add(t);
     } else if (insn.code === (O.BPF_JMP | O.BPF_CALL) && insn.src === O.BPF_PSEUDO_KFUNC_CALL) {
-      env.reject('calling kernel functions are not allowed in XDP Lab');
+      // add_kfunc_call: the kfunc must exist and be in the program type's set.
+      kfuncAt(env, i);
     }
   }
   env.subprogs = [...starts].sort((a, b) => a - b);

@@ -15,7 +15,9 @@ import { checkMemAccess } from './mem';
 import { isStateVisited, updateBranchCounts } from './prune';
 import { isPointer, knownScalar, pointer } from './reg';
 import { checkRegArg } from './regarg';
-import { cloneState, initialState } from './state';
+import { cloneState, curFrame, initialState } from './state';
+import { checkKfuncCall } from './kfunc';
+import { BPF_FUNC_loop, callbackExit, checkLoopCall } from './callback';
 
 /** push_stack counts the new branch before it compares, so the kernel's message names 8193 (one past the pending ones). */
 const BPF_COMPLEXITY_LIMIT_JMP_SEQ = 8192;
@@ -26,7 +28,13 @@ function checkLdImm(env: Env, idx: number): void {
   if (insn.off !== 0) env.reject('BPF_LD_IMM64 uses reserved fields');
   checkRegArg(env, insn.dst, 'dst');
   // A callback's address: the kernel needs the program's BTF func_info to type it.
-  if (insn.src === BPF_PSEUDO_FUNC) env.reject('missing btf func_info');
+  if (insn.src === BPF_PSEUDO_FUNC) {
+    // The kernel types a callback from the program's BTF func_info: raw bytecode without it is refused.
+    if (!env.hasFuncInfo) env.reject('missing btf func_info');
+    // PTR_TO_FUNC naming the subprogram (its first insn kept in `range`).
+    env.regs[insn.dst] = pointer('func', { range: idx + insn.imm + 1 });
+    return;
+  }
   const mapIdx = env.mapOfInsn.get(idx);
   if (mapIdx === undefined) {
     const v = (BigInt((insn.imm2 ?? 0) >>> 0) << 32n) | BigInt(insn.imm >>> 0);
@@ -240,6 +248,11 @@ export function doCheck(env: Env): void {
             if (insn.src === O.BPF_PSEUDO_CALL) {
               next = checkFuncCall(env, insn, idx);
               doPrintState = true;
+            } else if (insn.src === O.BPF_PSEUDO_KFUNC_CALL) {
+              checkKfuncCall(env, idx);
+            } else if (insn.imm === BPF_FUNC_loop) {
+              next = checkLoopCall(env, idx);
+              doPrintState = true;
             } else {
               checkHelperCall(env, insn);
             }
@@ -257,7 +270,10 @@ export function doCheck(env: Env): void {
             next = cls === O.BPF_JMP ? idx + insn.off + 1 : idx + insn.imm + 1;
           } else if (op === O.BPF_EXIT) {
             checkExitFields(env, insn);
-            if (env.cur.frames.length > 1) {
+            if (env.cur.frames.length > 1 && curFrame(env.cur).callback) {
+              next = callbackExit(env);
+              doPrintState = true;
+            } else if (env.cur.frames.length > 1) {
               next = prepareFuncExit(env);
               doPrintState = true;
             } else {

@@ -65,6 +65,10 @@ export class Env {
   insnIdx = 0;
   prevInsnIdx = -1;
   idGen = 0;
+  /** kfunc call slot -> the kernel function it names (spec.kfunc_relocs). */
+  readonly kfuncNames = new Map<number, string>();
+  /** The loader passes BTF func_info (a compiled program: spec.funcs), which the kernel needs to type callbacks. */
+  hasFuncInfo = false;
   insnProcessed = 0;
   jmpsProcessed = 0;
   prevJmpsProcessed = 0;

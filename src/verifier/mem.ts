@@ -4,6 +4,7 @@
  * the packet up to its verified range, a map value, the stack with its
  * spill/fill rules — and what the loaded register becomes.
  */
+import { NF_CONN_SIZE } from './kfunc';
 import type { Env } from './env';
 import type { MapSpec } from '../isa/spec';
 import {
@@ -531,6 +532,17 @@ export function checkMemAccess(env: Env, a: MemAccess): void {
       if (t === 'write') env.reject(`R${regno} cannot write into ${reg.type}`);
       // check_sock_access; sign-extending loads are not among the converted accesses (kept refused).
       if (!sockIsValidAccess(reg.type, off, size) || a.signExtend) env.reject(`R${regno} invalid ${reg.type} access off=${off} size=${size}`);
+      if (valueRegno >= 0) markUnknown(env.regs[valueRegno]!);
+      break;
+    }
+    case 'nf_conn':
+    case 'nf_conn___init': {
+      // btf_struct_access: a scalar read inside struct nf_conn; XDP Lab keeps its fields read-only.
+      if (t === 'write') env.reject(`only read is supported`);
+      if (!tnumIsConst(reg.varOff)) env.reject(`R${regno} is ptr_${reg.type} invalid variable offset: off=${reg.off}, var_off=${tnumStr(reg.varOff)}`);
+      const o = off + Number(reg.varOff.value);
+      if (o < 0) env.reject(`R${regno} is ptr_${reg.type} invalid negative access: off=${o}`);
+      if (o + size > NF_CONN_SIZE) env.reject(`access beyond struct ${reg.type} at off ${o} size ${size}`);
       if (valueRegno >= 0) markUnknown(env.regs[valueRegno]!);
       break;
     }

@@ -160,6 +160,9 @@ function statesMaybeLooping(o: VState, c: VState): boolean {
 /** BPF_JMP | BPF_JCOND with src_reg BPF_MAY_GOTO. */
 export const isMayGoto = (insn: { code: number; src: number }): boolean => insn.code === 0xe5 && insn.src === 0;
 
+/** The bpf_loop callback runs a state is in (0 outside callbacks), to tell a callback's next run from a loop. */
+const callbackRuns = (s: VState): number => s.frames.reduce((n, f) => n + (f.callback?.run ?? 0), 0);
+
 export function isStateVisited(env: Env, idx: number): boolean {
   let list = env.explored.get(idx);
   if (!list) {
@@ -177,8 +180,14 @@ export function isStateVisited(env: Env, idx: number): boolean {
     statesCnt++;
     let hit = false;
     const depthDiffers = (old.mayGotoDepth ?? 0) !== (cur.mayGotoDepth ?? 0);
+    const runsDiffer = callbackRuns(old) !== callbackRuns(cur);
     if (sl.branches > 0 && isMayGoto(env.insns[idx]!) && depthDiffers && statesEqual(env, old, cur, idx, false)) {
       // A may_goto loop that came back no worse: the counter bounds it at run time.
+      hit = true;
+    } else if (sl.branches > 0 && runsDiffer && statesEqual(env, old, cur, idx, false)) {
+      // A bpf_loop callback's next run that begins no worse than an earlier one: nr_loops bounds the
+      // runs, and what follows was (or is being) explored from the earlier state (the kernel prunes
+      // callback iterations the same way instead of calling them infinite loops).
       hit = true;
     } else if (sl.branches > 0) {
       if (statesMaybeLooping(old, cur) && !depthDiffers && statesEqual(env, old, cur, idx, true)) {

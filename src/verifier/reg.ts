@@ -41,7 +41,14 @@ export type RegType =
   | 'sock_common_or_null'
   // bpf_ringbuf_reserve results (PTR_TO_MEM | MEM_RINGBUF); `range` holds mem_size.
   | 'ringbuf_mem'
-  | 'ringbuf_mem_or_null';
+  | 'ringbuf_mem_or_null'
+  // PTR_TO_FUNC (ld_imm64 BPF_PSEUDO_FUNC): a subprogram's address; `range` holds its first insn (subprogno).
+  | 'func'
+  // PTR_TO_BTF_ID of the conntrack kfuncs (bpf_xdp_ct_lookup / _alloc), reference-counted.
+  | 'nf_conn'
+  | 'nf_conn_or_null'
+  | 'nf_conn___init'
+  | 'nf_conn___init_or_null';
 
 export const S64_MIN = -(1n << 63n);
 export const S64_MAX = (1n << 63n) - 1n;
@@ -156,7 +163,8 @@ export const isPointer = (r: Reg): boolean => r.type !== 'scalar' && r.type !== 
 export const isPktPointer = (r: Reg): boolean => r.type === 'pkt' || r.type === 'pkt_meta';
 export const isPktPointerAny = (r: Reg): boolean => r.type === 'pkt' || r.type === 'pkt_meta' || r.type === 'pkt_end';
 export const mayBeNull = (t: RegType): boolean =>
-  t === 'map_value_or_null' || t === 'xdp_sock_or_null' || t === 'sock_or_null' || t === 'sock_common_or_null' || t === 'ringbuf_mem_or_null';
+  t === 'map_value_or_null' || t === 'xdp_sock_or_null' || t === 'sock_or_null' || t === 'sock_common_or_null' || t === 'ringbuf_mem_or_null' ||
+  t === 'nf_conn_or_null' || t === 'nf_conn___init_or_null';
 /** type_is_sk_pointer */
 export const isSkPointer = (t: RegType): boolean => t === 'sock' || t === 'sock_common' || t === 'xdp_sock';
 export const isConstScalar = (r: Reg): boolean => r.type === 'scalar' && tnumIsConst(r.varOff);
@@ -249,7 +257,8 @@ export function formatReg(r: Reg, maps: readonly MapInfo[]): string {
     const v = s64(r.varOff.value + BigInt(t === 'fp' ? r.off : 0));
     return s + (t === 'scalar' ? '' : 'fp') + snum(v);
   }
-  s += t;
+  // PTR_TO_BTF_ID prints as ptr_<struct> (ptr_or_null_<struct> while it may be NULL), as the kernel's log does.
+  s += t.startsWith('nf_conn') ? (t.endsWith('_or_null') ? `ptr_or_null_${t.slice(0, -8)}` : `ptr_${t}`) : t;
   const parts: string[] = [];
   if (r.id) parts.push(`id=${r.id}`);
   if (r.refObjId) parts.push(`ref_obj_id=${r.refObjId}`);

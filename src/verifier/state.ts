@@ -27,6 +27,8 @@ export interface Frame {
   callsite: number;
   /** First instruction of the subprogram this frame runs. */
   subprogStart: number;
+  /** A bpf_loop callback's frame: which run this is, the caller frames as they were when it began, its target and ctx. */
+  callback?: { run: number; key: string; target: number; ctx: Reg };
 }
 
 export interface Checkpoint {
@@ -64,6 +66,7 @@ export function cloneFrame(f: Frame): Frame {
     frameno: f.frameno,
     callsite: f.callsite,
     subprogStart: f.subprogStart,
+    ...(f.callback ? { callback: { ...f.callback, ctx: copyReg(f.callback.ctx) } } : {}),
   };
 }
 

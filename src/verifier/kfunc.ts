@@ -1,0 +1,136 @@
+/**
+ * Kernel function calls (BPF_PSEUDO_KFUNC_CALL, check_kfunc_call): the
+ * kfuncs an XDP program may call — the conntrack set the kernel registers
+ * for XDP (net/netfilter/nf_conntrack_bpf.c) — with their argument kinds and
+ * flags (KF_ACQUIRE, KF_RELEASE, KF_RET_NULL, KF_TRUSTED_ARGS). A kfunc is
+ * named by the program's kfunc_relocs (the kernel binds it by BTF id); any
+ * other name is refused, naming it. Acquired pointers are tracked as the
+ * helpers' references are: leaking one refuses the program at exit.
+ */
+import type { Env } from './env';
+import { checkMemSizeRegFor } from './call';
+import { checkPtrOffReg } from './mem';
+import { isNullScalar, isPointer, knownScalar, markUnknown, notInit, pointer, type RegType } from './reg';
+import { forEachReg } from './state';
+import { checkRegArg } from './regarg';
+
+/** ctx: the program's context; mem: memory whose size the next (`__sz`) argument gives; size: that size; scalar: any number; the rest: a BTF object. */
+type KArg = 'ctx' | 'mem' | 'size' | 'scalar' | 'nf_conn' | 'nf_conn___init';
+
+interface KfuncProto {
+  args: readonly KArg[];
+  /** The returned object (KF_ACQUIRE | KF_RET_NULL for every pointer-returning conntrack kfunc), or a plain result. */
+  ret: 'nf_conn' | 'nf_conn___init' | 'scalar' | 'void';
+  acquire?: boolean;
+  /** KF_RELEASE: argument 0 gives its reference back. */
+  release?: boolean;
+}
+
+const LOOKUP: KfuncProto = { args: ['ctx', 'mem', 'size', 'mem', 'size'], ret: 'nf_conn', acquire: true };
+
+/** The XDP conntrack kfunc set (nf_ct_kfunc_set, registered for BPF_PROG_TYPE_XDP). */
+export const XDP_KFUNCS: Readonly<Record<string, KfuncProto>> = {
+  bpf_xdp_ct_lookup: LOOKUP,
+  bpf_xdp_ct_alloc: { ...LOOKUP, ret: 'nf_conn___init' },
+  bpf_ct_insert_entry: { args: ['nf_conn___init'], ret: 'nf_conn', acquire: true, release: true },
+  bpf_ct_release: { args: ['nf_conn'], ret: 'void', release: true },
+  bpf_ct_set_timeout: { args: ['nf_conn___init', 'scalar'], ret: 'void' },
+  bpf_ct_change_timeout: { args: ['nf_conn', 'scalar'], ret: 'scalar' },
+  bpf_ct_set_status: { args: ['nf_conn___init', 'scalar'], ret: 'scalar' },
+  bpf_ct_change_status: { args: ['nf_conn', 'scalar'], ret: 'scalar' },
+  // union nf_inet_addr *addr (16 bytes), int port, enum nf_nat_manip_type manip.
+  bpf_ct_set_nat_info: { args: ['nf_conn___init', 'mem', 'scalar', 'scalar'], ret: 'scalar' },
+};
+
+/** sizeof(union nf_inet_addr): bpf_ct_set_nat_info's address argument has no size argument. */
+const NF_INET_ADDR_SIZE = 16;
+
+/** The kfunc a call slot names, or the refusal the kernel gives a kfunc outside the program type's set. */
+export function kfuncAt(env: Env, idx: number): { name: string; proto: KfuncProto } {
+  const name = env.kfuncNames.get(idx);
+  if (name === undefined) env.reject(`kernel btf_id ${env.insns[idx]!.imm} is not a function`);
+  const proto = Object.hasOwn(XDP_KFUNCS, name) ? XDP_KFUNCS[name] : undefined;
+  if (!proto) env.reject(`calling kernel function ${name} is not allowed`);
+  return { name, proto };
+}
+
+const orNull = (t: 'nf_conn' | 'nf_conn___init'): RegType => (t === 'nf_conn' ? 'nf_conn_or_null' : 'nf_conn___init_or_null');
+
+/** check_kfunc_args: each argument against the kfunc's prototype. Returns the reference a KF_RELEASE argument hands back. */
+function checkKfuncArgs(env: Env, name: string, proto: KfuncProto): number {
+  let releaseRef = 0;
+  proto.args.forEach((k, i) => {
+    const regno = i + 1;
+    checkRegArg(env, regno, 'src');
+    const reg = env.regs[regno]!;
+    switch (k) {
+      case 'scalar':
+        if (reg.type !== 'scalar') env.reject(`R${regno} is not a scalar`);
+        return;
+      case 'ctx':
+        if (reg.type !== 'ctx') env.reject(`arg#${i} expected pointer to ctx, but got ${reg.type}`);
+        checkPtrOffReg(env, reg, regno, false);
+        return;
+      case 'mem':
+        if (!isPointer(reg)) env.reject(`arg#${i} pointer type STRUCT must point to scalar, or struct with scalar`);
+        if (proto.args[i + 1] !== 'size') checkMemSizeRegFor(env, regno, NF_INET_ADDR_SIZE);
+        return;
+      case 'size':
+        // check_kfunc_mem_size_reg: the memory before it, read and written, for as many bytes as the size may be.
+        if (reg.type !== 'scalar') env.reject(`R${regno} is not a scalar`);
+        checkMemSizeRegFor(env, regno, -1);
+        return;
+      default: {
+        // KF_TRUSTED_ARGS / KF_RELEASE: a non-null pointer to exactly this struct, unmoved.
+        if (reg.type === `${k}_or_null` || isNullScalar(reg)) env.reject(`Possibly NULL pointer passed to trusted arg${i}`);
+        if (reg.type !== k) {
+          env.reject(`kernel function ${name} args#${i} expected pointer to STRUCT ${k} but R${regno} has a pointer to ${reg.type}`);
+        }
+        if (reg.off !== 0 || reg.varOff.value !== 0n || reg.varOff.mask !== 0n) {
+          env.reject(`R${regno} must have zero offset when passed to release func or trusted arg to kfunc`);
+        }
+        if (proto.release && i === 0) {
+          if (!reg.refObjId) env.reject(`R${regno} must be referenced when passed to release function`);
+          releaseRef = reg.refObjId;
+        }
+      }
+    }
+  });
+  return releaseRef;
+}
+
+/** check_kfunc_call for the XDP set: arguments, release, clobbered R1-R5, the result. */
+export function checkKfuncCall(env: Env, idx: number): void {
+  const { name, proto } = kfuncAt(env, idx);
+  const releaseRef = checkKfuncArgs(env, name, proto);
+  if (releaseRef) {
+    const refs = env.cur.refs ?? [];
+    const at = refs.findIndex((r) => r.id === releaseRef);
+    if (at < 0) env.reject(`kernel function ${name} reference has not been acquired before`);
+    refs.splice(at, 1);
+    forEachReg(env.cur, (r) => {
+      if (r.refObjId === releaseRef) Object.assign(r, notInit());
+    });
+  }
+  for (let r = 1; r <= 5; r++) {
+    env.regs[r] = notInit();
+    env.markRegScratched(r);
+  }
+  if (proto.ret === 'void') env.regs[0] = notInit();
+  else if (proto.ret === 'scalar') {
+    env.regs[0] = knownScalar(0n);
+    markUnknown(env.regs[0]!);
+  } else {
+    // KF_ACQUIRE | KF_RET_NULL: an id for the null check and a reference both copies carry.
+    const refId = ++env.idGen;
+    env.regs[0] = pointer(orNull(proto.ret), { id: refId, refObjId: refId });
+    (env.cur.refs ??= []).push({ id: refId, insn: idx });
+  }
+}
+
+/**
+ * sizeof(struct nf_conn) on the kernels XDP Lab models (x86-64, the common
+ * configs): reads of a trusted nf_conn pointer (btf_struct_access) must end
+ * inside it. Fields are read-only to XDP Lab programs.
+ */
+export const NF_CONN_SIZE = 256;

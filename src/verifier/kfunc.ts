@@ -129,8 +129,9 @@ export function checkKfuncCall(env: Env, idx: number): void {
 }
 
 /**
- * sizeof(struct nf_conn) on the kernels XDP Lab models (x86-64, the common
- * configs): reads of a trusted nf_conn pointer (btf_struct_access) must end
+ * sizeof(struct nf_conn) as Linux 6.18's BTF gives it on x86-64 (bpftool btf
+ * dump of /sys/kernel/btf/vmlinux: size=248; status at byte 128, mark at
+ * 168): reads of a trusted nf_conn pointer (btf_struct_access) must end
  * inside it. Fields are read-only to XDP Lab programs.
  */
-export const NF_CONN_SIZE = 256;
+export const NF_CONN_SIZE = 248;

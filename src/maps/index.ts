@@ -34,13 +34,8 @@ export const BPF_F_MMAPABLE = 0x400;
 /** QUEUE_STACK_CREATE_FLAG_MASK: BPF_F_NUMA_NODE and BPF_F_ACCESS_MASK (RDONLY, WRONLY, RDONLY_PROG, WRONLY_PROG). */
 const QUEUE_STACK_CREATE_FLAGS = 0x4 | 0x8 | 0x10 | BPF_F_RDONLY_PROG | 0x100;
 
-export const EPERM = 1;
-export const ENOENT = 2;
-export const E2BIG = 7;
-export const ENOMEM = 12;
-export const EEXIST = 17;
-export const EINVAL = 22;
-export const EOPNOTSUPP = 95;
+export { E2BIG, EEXIST, EINVAL, ENOENT, ENOMEM, EOPNOTSUPP, EPERM } from '../isa/errno';
+import { E2BIG, EEXIST, EINVAL, ENOENT, EPERM } from '../isa/errno';
 
 const PERCPU: ReadonlySet<MapType> = new Set(['percpu_array', 'percpu_hash', 'lru_percpu_hash']);
 
@@ -526,7 +521,12 @@ class HashMap extends MapBase implements BpfMap {
  * helpers (the records land in the VM's event log), so there is nothing to
  * look up, update or dump (the oracle dumps them empty too).
  */
-class EventMap extends MapBase implements BpfMap {
+/**
+ * Maps whose elements a program reaches only through their own helpers:
+ * the generic lookup, update and delete find nothing and refuse (the
+ * verifier refuses those calls on them; the kernel's ops return NULL / -EINVAL).
+ */
+abstract class HelperOnlyMap extends MapBase {
   lookup(): Uint8Array | undefined {
     return undefined;
   }
@@ -536,6 +536,9 @@ class EventMap extends MapBase implements BpfMap {
   delete(): number {
     return -EINVAL;
   }
+}
+
+class EventMap extends HelperOnlyMap implements BpfMap {
   userUpdate(): number {
     return -EINVAL;
   }
@@ -555,7 +558,7 @@ class EventMap extends MapBase implements BpfMap {
  * fails with -ENOENT. User space's update pushes, its lookup peeks; the dump
  * lists the values oldest first, each with an empty key.
  */
-class QueueStackMap extends MapBase implements BpfMap {
+class QueueStackMap extends HelperOnlyMap implements BpfMap {
   /** Oldest first. */
   private readonly items: Uint8Array[] = [];
   private readonly lifo: boolean;
@@ -584,16 +587,6 @@ class QueueStackMap extends MapBase implements BpfMap {
       else this.items.shift();
     }
     return 0;
-  }
-  /** The program's lookup, update and delete: the verifier refuses them (check_map_func_compatibility); the kernel's ops return NULL / -EINVAL. */
-  lookup(): Uint8Array | undefined {
-    return undefined;
-  }
-  update(): number {
-    return -EINVAL;
-  }
-  delete(): number {
-    return -EINVAL;
   }
   userUpdate(_key: Uint8Array, value: Uint8Array, flags = BPF_ANY): number {
     if (this.frozen) return -EPERM;

@@ -12,11 +12,8 @@
 import type { MapSpec, MapType } from '../isa/spec';
 import { bytesToHex } from '../isa/insn';
 import type { BpfMap, MapDumpEntry } from './index';
+import { EEXIST, EINVAL, ENOENT, ENOSPC } from '../isa/errno';
 
-const EINVAL = 22;
-const ENOENT = 2;
-const EEXIST = 17;
-const ENOSPC = 28;
 const BPF_NOEXIST = 1;
 const BPF_EXIST = 2;
 

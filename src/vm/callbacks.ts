@@ -13,12 +13,12 @@
  * module keeps the iterations in progress. The JIT hands such programs to
  * the interpreter (./jit.ts declines them).
  */
+import { E2BIG, EINVAL } from '../isa/errno';
 
 /** BPF_FUNC_loop. */
 export const BPF_FUNC_LOOP = 181;
 /** The kernel's cap on nr_loops (BPF_MAX_LOOPS, 8M). */
 export const BPF_LOOP_MAX = 1 << 23;
-const EINVAL = 22, E2BIG = 7;
 
 /** What retPc holds for a callback's return: not a pc (pcs are >= 0). */
 export const CALLBACK_RETURN = -1;

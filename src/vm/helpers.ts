@@ -11,6 +11,7 @@ import { formatPrintk } from './printk';
 import { objectHelpers, type EventLog } from './helpers_objects';
 import { contextHelpers } from './helpers_context';
 import { AF_INET, AF_INET6, FIB_LOOKUP_SIZE, type FibTable } from './fib';
+import { EACCES, EAFNOSUPPORT, EFAULT, EINVAL, ENODEV } from '../isa/errno';
 
 export const XDP_ABORTED = 0;
 export const XDP_DROP = 1;
@@ -24,11 +25,6 @@ export const XDP_FRAME_SIZE = 40;
 export const SKB_SHARED_INFO_SIZE = 320;
 export const ETH_HLEN = 14;
 
-const EINVAL = 22;
-const EFAULT = 14;
-const EACCES = 13;
-const EAFNOSUPPORT = 97;
-const ENODEV = 19;
 /** ETH_DATA_LEN: the mtu of a receiving device the lab's routing table does not list. */
 const DEFAULT_MTU = 1500;
 

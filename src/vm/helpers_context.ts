@@ -55,13 +55,8 @@
 import type { BpfMap } from '../maps';
 import type { HelperFn, Machine } from './interp';
 import { LO_BASE } from './memory';
+import { E2BIG, EAGAIN, EFAULT, EINVAL, ENOENT, ERANGE } from '../isa/errno';
 
-const ENOENT = 2;
-const E2BIG = 7;
-const EAGAIN = 11;
-const EFAULT = 14;
-const EINVAL = 22;
-const ERANGE = 34;
 
 /** The idle task's ids (pid 0 in the initial namespaces, uid and gid 0). */
 export const IDLE_PID = 0;

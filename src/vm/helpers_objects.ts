@@ -14,15 +14,12 @@
 import type { BpfMap } from '../maps';
 import type { HelperFn, Machine } from './interp';
 import { VmFault, type Region } from './memory';
+import { E2BIG, EAGAIN, EFAULT, EINVAL } from '../isa/errno';
 
 /** MAX_TAIL_CALL_CNT (include/linux/bpf.h). */
 export const MAX_TAIL_CALL_CNT = 33;
 export const BPF_F_CURRENT_CPU = 0xffffffff;
 
-const EINVAL = 22;
-const E2BIG = 7;
-const EFAULT = 14;
-const EAGAIN = 11;
 
 /** One record a program emitted: what the console shows. */
 export interface VmEvent {

@@ -20,8 +20,8 @@
  * from any real kernel's, as they do between two kernels.
  */
 import type { HelperFn, Machine } from './interp';
+import { EACCES, EINVAL } from '../isa/errno';
 
-const EINVAL = 22, EACCES = 13;
 const COOKIEBITS = 24, COOKIEMASK = (1 << COOKIEBITS) - 1;
 const MAX_SYNCOOKIE_AGE = 2;
 const MSSTAB4 = [536, 1300, 1440, 1460];

@@ -136,13 +136,14 @@ const K_SCALARISH = REG_KIND_BIT.scalar | REG_KIND_BIT.not_init;
 type Kind = 'pkt' | 'fp' | 'mapv' | 'ctx' | 'other';
 
 /**
- * Translate; null when the program is too large, calls back into itself
- * from a helper (bpf_loop: the interpreter drives those calls, see
- * ./callbacks.ts), calls kfuncs (./kfuncs.ts), or the host forbids `new Function` (a CSP without unsafe-eval).
+ * Translate; or why not (the caller runs the interpreter instead): the
+ * program is too large, calls back into itself from a helper (bpf_loop: the
+ * interpreter drives those calls, see ./callbacks.ts), calls kfuncs
+ * (./kfuncs.ts), or the host forbids `new Function` (a CSP without unsafe-eval).
  */
-export function compileJit(m: Machine, proof: VerifierProof, target: JitTarget): JitEntry | null {
-  if (m.n > JIT_MAX_SLOTS) return null;
-  if (m.insns.some((i) => (i.code === 0x85 && ((i.src === 0 && i.imm === BPF_FUNC_LOOP) || i.src === 2)) || (i.code === 0x18 && i.src === BPF_PSEUDO_FUNC))) return null;
+export function compileJit(m: Machine, proof: VerifierProof, target: JitTarget): JitEntry | string {
+  if (m.n > JIT_MAX_SLOTS) return `the program is larger than the JIT takes (${JIT_MAX_SLOTS} slots)`;
+  if (m.insns.some((i) => (i.code === 0x85 && ((i.src === 0 && i.imm === BPF_FUNC_LOOP) || i.src === 2)) || (i.code === 0x18 && i.src === BPF_PSEUDO_FUNC))) return 'the program calls bpf_loop callbacks or kfuncs, which the interpreter runs';
   const source = translate(m, proof, target);
   try {
     // One factory per distinct translation: instances of one program (the simulator's queues, a
@@ -155,7 +156,7 @@ export function compileJit(m: Machine, proof: VerifierProof, target: JitTarget):
     }
     return factory(m, VmFault, target);
   } catch (e) {
-    if (e instanceof EvalError) return null;
+    if (e instanceof EvalError) return 'this host forbids generated code (no unsafe-eval)';
     throw e;
   }
 }

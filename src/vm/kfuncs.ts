@@ -13,11 +13,11 @@
  * ever acquired, so bpf_ct_release has nothing to release.
  */
 import type { HelperFn, Machine } from './interp';
+import { EINVAL, ENOENT } from '../isa/errno';
 
 /** A kfunc runs as a helper does: arguments in r1-r5, its result in r0. */
 export type Kfunc = HelperFn;
 
-const EINVAL = 22, ENOENT = 2;
 /** struct bpf_ct_opts: 12 bytes (netns_id, error, l4proto, dir, reserved[2]); 16 with the zone fields of later kernels. */
 const CT_OPTS_SIZES = new Set([12, 16]);
 /** sizeof bpf_sock_tuple.ipv4 and .ipv6. */

@@ -260,7 +260,7 @@ export class XdpVm {
     const target = { packet: this.packet, ctx: this.ctxRegion, arrays, env: this.env, state: this.state, maxLoops: BPF_MAX_LOOPS, finish };
     this.lastTarget = target;
     const entry = compileJit(m, proof, target);
-    if (!entry) return 'this host forbids generated code (no unsafe-eval)';
+    if (typeof entry === 'string') return entry;
     m.jit = entry.run;
     this.jitEnter = entry.enter;
     this.jitRunInto = entry.runInto;

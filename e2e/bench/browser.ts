@@ -189,7 +189,9 @@ async function editLoop(page: Page): Promise<void> {
         const lines = (await src()).split('\n');
         const line = lines.findIndex((l) => l.includes(e.at)) + 1;
         if (line === 0) throw new Error(`${example}: no line with '${e.at}' to edit`);
-        await page.locator('[data-testid=editor] .view-lines').click();
+        // Click inside the editor's visible box: .view-lines is as tall as the whole file and scrolls with
+        // it, so its centre can lie outside the editor (under the workspace bar) when the file is long.
+        await page.locator('[data-testid=editor]').click({ position: { x: 200, y: 40 } });
         await page.keyboard.press('Control+g');
         await page.keyboard.type(String(line));
         await page.keyboard.press('Enter');

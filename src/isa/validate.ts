@@ -65,8 +65,9 @@ export function validateProgram(insns: readonly Insn[], opts: ValidateOptions = 
     const usesSrcReg = (row.source === 'reg' && row.kind !== 'call') || row.kind === 'stx' || row.kind === 'atomic' || row.kind === 'ldx';
     if (usesSrcReg && i.src > 10) bad(`R${i.src} is invalid`);
     if (opts.frameReadOnly && i.dst === 10 && WRITES_DST.has(row.kind)) bad('frame pointer is read only');
-    // Atomics with BPF_FETCH (and xchg, cmpxchg's r0) write back into a register: never r10.
-    if (opts.frameReadOnly && row.kind === 'atomic' && i.src === 10 && (i.imm & 1) !== 0 && i.imm !== O.BPF_STORE_REL) bad('frame pointer is read only');
+    // Atomics with BPF_FETCH (and xchg) load the old value into src: never r10. cmpxchg loads it into r0
+    // (check_atomic's load_reg), so a cmpxchg may store r10 itself (kernel-accepted: the verifier fuzz, seed 397013870).
+    if (opts.frameReadOnly && row.kind === 'atomic' && i.src === 10 && (i.imm & 1) !== 0 && i.imm !== O.BPF_STORE_REL && i.imm !== O.BPF_CMPXCHG) bad('frame pointer is read only');
     // A load-acquire writes its dst.
     if (opts.frameReadOnly && row.kind === 'atomic' && i.imm === O.BPF_LOAD_ACQ && i.dst === 10) bad('frame pointer is read only');
     const cls = O.BPF_CLASS(i.code);

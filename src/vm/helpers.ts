@@ -55,6 +55,14 @@ export interface HelperEnv {
   prandomU32(): number;
   cpu: number;
   printk(text: string): void;
+  /**
+   * The CPU's virtual address width (boot_cpu_data.x86_virt_bits): 48, or
+   * 57 on a CPU with five-level paging. copy_from_kernel_nofault_allowed
+   * refuses non-canonical addresses by it, so bpf_probe_read_kernel on
+   * 0xffff000000000000 is -ERANGE with 48 bits and -EFAULT with 57.
+   * Default 48, the usual machine.
+   */
+  virtAddrBits?: 48 | 57;
 }
 
 export interface XdpHelperContext {
@@ -327,7 +335,7 @@ export function xdpHelpers(ctx: XdpHelperContext): Map<number, HelperFn> {
     m.setPtr(0, r, 0);
   });
   objectHelpers({ maps: ctx.maps, cpu: () => ctx.env.cpu, xdp: ctx.xdp, log: ctx.log, mapIndexOf }, h);
-  contextHelpers({ maps: ctx.maps, cpu: () => ctx.env.cpu, mapIndexOf }, h);
+  contextHelpers({ maps: ctx.maps, cpu: () => ctx.env.cpu, virtAddrBits: () => ctx.env.virtAddrBits ?? 48, mapIndexOf }, h);
   return h;
 }
 

@@ -34,7 +34,8 @@
  * bpf_probe_read_kernel(_str): an address inside one of the VM's memory
  * regions (stack, packet, map value, ring buffer record) is read as the
  * kernel would read that object; a user-space or non-canonical address is
- * -ERANGE (copy_from_kernel_nofault_allowed); any other kernel address is
+ * -ERANGE (copy_from_kernel_nofault_allowed, canonical by the CPU's virtual
+ * address width: HelperEnv.virtAddrBits); any other kernel address is
  * -EFAULT, there being no kernel memory to read. bpf_probe_read_user(_str)
  * is -EFAULT always: the idle task has no user address space
  * (nmi_uaccess_okay fails). Each zeroes the destination on failure; the
@@ -78,6 +79,8 @@ const CURRENT_CPU = 0xffffffffn;
 export interface ContextHelperContext {
   maps: readonly BpfMap[];
   cpu(): number;
+  /** HelperEnv.virtAddrBits: the width canonical addresses are checked against. */
+  virtAddrBits(): 48 | 57;
   mapIndexOf(m: Machine, pc: number, reg: number): number;
 }
 
@@ -97,10 +100,12 @@ function vmBytes(m: Machine, addr: bigint): { bytes: Uint8Array; at: number; end
 }
 
 /** copy_from_kernel_nofault_allowed on x86_64 (48-bit virtual addresses): no user-space and no non-canonical addresses. */
-function kernelAddressAllowed(addr: bigint): boolean {
-  // TASK_SIZE_MAX + PAGE_SIZE is 1 << 47: everything below is user space or its guard page.
-  if (addr < 1n << 47n) return false;
-  return addr >> 47n === (1n << 17n) - 1n;
+function kernelAddressAllowed(addr: bigint, virtBits: 48 | 57): boolean {
+  // TASK_SIZE_MAX + PAGE_SIZE is 1 << (bits - 1): everything below is user space or its guard page.
+  const top = BigInt(virtBits - 1);
+  if (addr < 1n << top) return false;
+  // Canonical: bits 63 .. bits-1 all set (__is_canonical_address).
+  return addr >> top === (1n << (64n - top)) - 1n;
 }
 
 export function contextHelpers(ctx: ContextHelperContext, h: Map<number, HelperFn>): void {
@@ -164,7 +169,7 @@ export function contextHelpers(ctx: ContextHelperContext, h: Map<number, HelperF
     };
     if (!kernel) return fail(EFAULT);
     const addr = m.regU64(3);
-    if (!kernelAddressAllowed(addr)) {
+    if (!kernelAddressAllowed(addr, ctx.virtAddrBits())) {
       const src = vmBytes(m, addr);
       if (!src) return fail(ERANGE);
       return copyFrom(m, src, dst, size, str, fail);

@@ -157,7 +157,7 @@ export class XdpVm {
     // One literal with a fixed field order (not a spread): every instance's env has one shape, so the JIT's read of env.cpu stays monomorphic.
     const d = defaultEnv(1, this.printed);
     const e = opts.env ?? {};
-    this.env = { ktimeNs: e.ktimeNs ?? d.ktimeNs, prandomU32: e.prandomU32 ?? d.prandomU32, cpu: e.cpu ?? d.cpu, printk: e.printk ?? d.printk };
+    this.env = { ktimeNs: e.ktimeNs ?? d.ktimeNs, prandomU32: e.prandomU32 ?? d.prandomU32, cpu: e.cpu ?? d.cpu, printk: e.printk ?? d.printk, virtAddrBits: e.virtAddrBits ?? 48 };
     const mapRegions: Region[] = [];
     // Helpers read `this` lazily, so the machine can be built first.
     const lazy = new Map<number, (m: Machine, pc: number) => void>();

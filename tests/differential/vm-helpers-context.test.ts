@@ -4,7 +4,11 @@
  * parsing, kernel reads of program memory and of user-space or
  * non-canonical addresses, perf counters on an empty perf_event_array, a
  * pid namespace that does not match, check_mtu's error codes, a fresh ring
- * buffer's query, per-cpu lookups. Each program (C, built by our compiler)
+ * buffer's query, per-cpu lookups. One thing the kernel's answer does
+ * depend on, the CPU's virtual address width (a non-canonical address is
+ * -ERANGE, a canonical unmapped one -EFAULT: 0xffff000000000000 is the
+ * first with 48 bits, the second with 57), is read from /proc/cpuinfo and
+ * given to the VM. Each program (C, built by our compiler)
  * stores its helpers' results in an array map; the kernel's copy of that map
  * after BPF_PROG_TEST_RUN must equal the VM's (both engines).
  */
@@ -23,6 +27,12 @@ function possibleCpus(): number {
     const [lo, hi] = part.split('-').map(Number);
     return n + (hi === undefined ? 1 : hi - lo! + 1);
   }, 0);
+}
+
+/** boot_cpu_data.x86_virt_bits as /proc/cpuinfo prints it ("57 bits virtual" with five-level paging). */
+function hostVirtAddrBits(): 48 | 57 {
+  const m = /(\d+) bits virtual/.exec(readFileSync('/proc/cpuinfo', 'utf8'));
+  return m && Number(m[1]) === 57 ? 57 : 48;
 }
 
 const PRELUDE = `#include <linux/bpf.h>
@@ -133,6 +143,7 @@ describe.skipIf(!avail.ok)('issue-17 helpers: VM vs kernel', () => {
   const oracle = avail.ok ? new Oracle() : undefined;
   afterAll(() => oracle?.close());
   const nCpus = avail.ok ? possibleCpus() : 1;
+  const virtAddrBits = hostVirtAddrBits();
 
   for (const c of CASES) {
     it(c.name, async () => {
@@ -147,7 +158,7 @@ describe.skipIf(!avail.ok)('issue-17 helpers: VM vs kernel', () => {
       for (const engine of ['interp', 'jit'] as const) {
         const parsed = parseSpec(spec);
         if ('error' in parsed) throw new Error(parsed.error);
-        const vm = createVm(parsed, { nCpus, engine });
+        const vm = createVm(parsed, { nCpus, engine, env: { virtAddrBits } });
         if ('error' in vm) throw new Error(vm.error);
         if (engine === 'jit') expect(vm.jitUnavailable).toBeUndefined();
         const ours = vm.runXdp(testRunFrame(Buffer.from(PKT, 'hex')));

@@ -151,6 +151,21 @@ SEC("xdp") int prog(struct xdp_md *ctx) {
     expect(out.slice(10, 14)).toEqual([-34n, 0n, -34n, 0n]);
   });
 
+  it('whether an address is canonical follows the CPU: 0xffff000000000000 is -ERANGE with 48-bit virtual addresses, -EFAULT (canonical, unmapped) with 57', () => {
+    const src = `
+SEC("xdp") int prog(struct xdp_md *ctx) {
+  __u64 buf = 0x5555;
+  long r = bpf_probe_read_kernel(&buf, 8, (void *)0xffff000000000000ULL); put(0, r); put(1, buf);
+  buf = 0x5555; r = bpf_probe_read_kernel(&buf, 8, (void *)0xff00000000000000ULL); put(2, r); put(3, buf);
+  buf = 0x5555; r = bpf_probe_read_kernel(&buf, 8, (void *)0xfe00000000000000ULL); put(4, r); put(5, buf);
+  return XDP_PASS;
+}`;
+    expect(run(src).out.slice(0, 6)).toEqual([-34n, 0n, -34n, 0n, -34n, 0n]);
+    expect(run(src, { env: { virtAddrBits: 48 } }).out.slice(0, 6)).toEqual([-34n, 0n, -34n, 0n, -34n, 0n]);
+    // 57 bits: canonical when bits 63..56 are all set.
+    expect(run(src, { env: { virtAddrBits: 57 } }).out.slice(0, 6)).toEqual([-14n, 0n, -14n, 0n, -34n, 0n]);
+  });
+
   it('user reads fail with -EFAULT (no user address space in softirq; the kernel too for a kernel address) and zero the destination', () => {
     const { out } = run(`
 SEC("xdp") int prog(struct xdp_md *ctx) {

@@ -821,6 +821,11 @@ export class Machine {
     const size = is64 ? 8 : 4;
     const region = this.regions.get(this.pv[d]!);
     if (region && region.kind === 'ctx' && this.hi[d] === hiOf(region)) throw new VmFault(pc, 'ctx', `pc ${pc}: atomic on ctx through R${d}`, d, 'ctx');
+    // As check_atomic reads the slot, then writes it: the fetch of a whole spilled pointer gives the pointer back
+    // (a fill), and the write (resolve's, for writing) leaves the slot holding a scalar (STACK_MISC).
+    const seen = this.resolve(pc, d, o, size, false);
+    const sp = this.resRegion.spill;
+    const oldPv = is64 && sp !== undefined && (seen & 7) === 0 ? sp[seen >> 3]! : 0;
     const at = this.resolve(pc, d, o, size, true);
     const dv = this.resRegion.dv;
     const oldLo = dv.getInt32(at, true);
@@ -848,7 +853,7 @@ export class Machine {
         nHi = eq ? sHi : oldHi;
         lo[0] = oldLo;
         hi[0] = oldHi;
-        this.pv[0] = 0;
+        this.pv[0] = oldPv;
         break;
       }
       default:
@@ -859,7 +864,7 @@ export class Machine {
     if ((op & 1) && op !== 0xf1) {
       lo[s] = oldLo;
       hi[s] = oldHi;
-      this.pv[s] = 0;
+      this.pv[s] = oldPv;
     }
   }
 }

@@ -183,6 +183,41 @@ describe('JIT vs interpreter', () => {
     expect(vms2[0].maps[0]!.lookup(new Uint8Array([7, 0, 0, 0]), 0)).toEqual(new Uint8Array([42, 0, 0, 0, 0, 0, 0, 0]));
   });
 
+  it('an atomic fetch of a spilled packet pointer gives the pointer back, in both engines (kernel 6.18 accepts it; test_run retval 0x800)', () => {
+    // check_atomic reads the slot as a fill (the spilled pointer comes back) before it writes it; the vm fuzz
+    // found the interpreter giving back a scalar (tests/fuzz/regressions/vm/vm-400287897-130020.json).
+    const prog = assemble(`
+      r2 = *(u32 *)(r1 +0)
+      r3 = *(u32 *)(r1 +4)
+      r4 = r2
+      r4 += 14
+      r0 = 0
+      if r4 > r3 goto out
+      *(u64 *)(r10 -8) = r2
+      *(u64 *)(r10 -16) = r2
+      r5 = 0
+      r5 = atomic64_fetch_add((u64 *)(r10 -8), r5)
+      r0 = *(u8 *)(r5 +12)
+      r6 = r0
+      r0 = r2
+      r7 = 0
+      r0 = atomic64_cmpxchg((u64 *)(r10 -16), r0, r7)
+      r7 = *(u8 *)(r0 +13)
+      r0 = r6
+      r0 <<= 8
+      r0 |= r7
+    out:
+      exit`);
+    expect(prog.errors).toEqual([]);
+    const vms = pair({ prog_type: 'xdp', insns: bytesToHex(encodeProgram(prog.insns)) } as Spec);
+    expect(vms[0].jitUnavailable).toBeUndefined();
+    const pkt = Buffer.from('02000000000102000000000208004500' + '00'.repeat(48), 'hex');
+    compare(vms, pkt, () => 'atomic fetch of a spill');
+    const r = vms[1].runXdp(testRunFrame(pkt));
+    expect(r.fault).toBeUndefined();
+    expect(r.retval).toBe(0x800);
+  });
+
   it('keeps stack slots in locals only where that is exact (sizes, sign extension, overlaps, escapes), with the same results', () => {
     const prog = assemble(`
       r2 = *(u32 *)(r1 +0)

@@ -364,7 +364,6 @@ export function translate(m: Machine, proof: VerifierProof, target: JitTarget): 
 
   const st0 = m.stacks[0]!;
   const stHi0 = (HI_BASE + st0.id * 8) | 0;
-  const uses = entryNeeds(m);
   const ctxHi = (HI_BASE + target.ctx.id * 8) | 0;
   const ctxLo = (LOB + target.ctx.start) | 0;
   return `"use strict";
@@ -387,9 +386,10 @@ function body(F) {
   if (F !== null) {
     const buf = F.buf, data = F.data, meta = F.dataMeta, end = F.dataEnd;
     if (PKT.bytes !== buf) RTAB.rebind(PKT, buf, F.dv);
-    ST.buf = buf; ST.data = data; ST.dataEnd = end; ST.dataMeta = meta;${uses.xdpState ? `
-    ST.frameSize = F.frameSize; ST.ingressIfindex = F.ingressIfindex; ST.rxQueueIndex = F.rxQueueIndex; ST.redirect = undefined;` : ''}
-    PKT.start = meta < data ? meta : data; PKT.end = end;${uses.tailCall ? ' m.unwound = false;' : ''}${uses.mayGoto ? ' m.mayGoto = MAX_LOOPS;' : ''}
+    ST.buf = buf; ST.data = data; ST.dataEnd = end; ST.dataMeta = meta; ST.frameSize = F.frameSize;
+    ST.ingressIfindex = F.ingressIfindex; ST.rxQueueIndex = F.rxQueueIndex; ST.redirect = undefined;
+    PKT.start = meta < data ? meta : data; PKT.end = end;
+    m.unwound = false; m.mayGoto = MAX_LOOPS;
   }
   let l0 = 0, h0 = 0, l1 = ${ctxLo}, h1 = ${ctxHi}, l2 = 0, h2 = 0, l3 = 0, h3 = 0, l4 = 0, h4 = 0, l5 = 0, h5 = 0;
   let l6 = 0, h6 = 0, l7 = 0, h7 = 0, l8 = 0, h8 = 0, l9 = 0, h9 = 0, l10 = ${(LOB + STACK_SIZE) | 0}, h10 = ${stHi0};
@@ -434,11 +434,11 @@ ${out.join('\n')}
 // One function serves both entries: the XDP entry calls nothing to be inlined, so it stays fast behind a call site many programs share.
 const run = function run() { body(null); };
 const FINISH = T.finish;
-function runInto(F, O) {${uses.tailCall ? `
-  ST.tailCall = -1; ST.tailCalls = 0;` : ''}
+function runInto(F, O) {
+  ST.tailCall = -1; ST.tailCalls = 0;
   const f = body(F);
-  if (f !== undefined${uses.tailCall ? ' || ST.tailCall >= 0' : ''}) return FINISH(f, O);
-  O.retval = lo[0] >>> 0; O.data = ST.data; O.dataEnd = ST.dataEnd; O.dataMeta = ST.dataMeta; O.insns = m.executed; O.fault = undefined; O.redirect = ${uses.xdpState ? 'ST.redirect' : 'undefined'};
+  if (f !== undefined || ST.tailCall >= 0) return FINISH(f, O);
+  O.retval = lo[0] >>> 0; O.data = ST.data; O.dataEnd = ST.dataEnd; O.dataMeta = ST.dataMeta; O.insns = m.executed; O.fault = undefined; O.redirect = ST.redirect;
 }
 return { run, enter: body, runInto };`;
 }
@@ -685,34 +685,6 @@ continue main;`;
   const isX = (c & 8) !== 0;
   const cond = condition(op, (c & 7) === 5, L(d), H(d), isX ? L(s) : String(imm), isX ? H(s) : String(imm >> 31), isX ? `(${L(s)} >>> 0)` : String(imm >>> 0));
   return `if (${cond}) { ${t.goto(next + o)} }`;
-}
-
-/** Helpers that only touch maps: they never read the xdp_buff state (frame size, queue fields) nor set a redirect. */
-const MAP_ONLY_HELPERS = new Set<number>([BPF_FUNC.map_lookup_elem, BPF_FUNC.map_update_elem, BPF_FUNC.map_delete_elem]);
-
-/**
- * What a run's entry must set up for this program, beyond the packet and
- * data/data_end/data_meta that every run needs: the rest of the xdp_buff
- * state (read by ctx loads of ingress_ifindex / rx_queue_index and by
- * helpers other than map operations; redirect's record cleared), the tail
- * call flag and may_goto's budget. Conservative: any 4-byte load at those
- * ctx offsets, any helper outside MAP_ONLY_HELPERS and any kfunc counts.
- */
-function entryNeeds(m: Machine): { xdpState: boolean; tailCall: boolean; mayGoto: boolean } {
-  let xdpState = false;
-  let tailCall = false;
-  let mayGoto = false;
-  for (let k = 0; k < m.n; k++) {
-    const c = m.code[k]!;
-    if (c === 0x85 && m.src[k] === 0) {
-      if (!MAP_ONLY_HELPERS.has(m.imm[k]!)) xdpState = true;
-      if (m.imm[k] === BPF_FUNC.tail_call) tailCall = true;
-    } else if (c === 0x85 && m.src[k] !== 1) xdpState = true;
-    else if (c === 0x61 && (m.off[k] === 12 || m.off[k] === 16)) xdpState = true;
-    else if (c === 0xe5) mayGoto = true;
-    if (c === 0x18) k++;
-  }
-  return { xdpState, tailCall, mayGoto };
 }
 
 /** A helper call: an inlined array lookup, or the helper with r1-r5 handed over and r0 taken back. */

@@ -364,6 +364,7 @@ export function translate(m: Machine, proof: VerifierProof, target: JitTarget): 
 
   const st0 = m.stacks[0]!;
   const stHi0 = (HI_BASE + st0.id * 8) | 0;
+  const need = entryNeeds(m, proof);
   const ctxHi = (HI_BASE + target.ctx.id * 8) | 0;
   const ctxLo = (LOB + target.ctx.start) | 0;
   return `"use strict";
@@ -386,10 +387,9 @@ function body(F) {
   if (F !== null) {
     const buf = F.buf, data = F.data, meta = F.dataMeta, end = F.dataEnd;
     if (PKT.bytes !== buf) RTAB.rebind(PKT, buf, F.dv);
-    ST.buf = buf; ST.data = data; ST.dataEnd = end; ST.dataMeta = meta; ST.frameSize = F.frameSize;
-    ST.ingressIfindex = F.ingressIfindex; ST.rxQueueIndex = F.rxQueueIndex; ST.redirect = undefined;
-    PKT.start = meta < data ? meta : data; PKT.end = end;
-    m.unwound = false; m.mayGoto = MAX_LOOPS;
+    ST.buf = buf; ST.data = data; ST.dataEnd = end; ST.dataMeta = meta;${need.xdpState ? `
+    ST.frameSize = F.frameSize; ST.ingressIfindex = F.ingressIfindex; ST.rxQueueIndex = F.rxQueueIndex; ST.redirect = undefined;` : ''}
+    PKT.start = meta < data ? meta : data; PKT.end = end;${need.helpers ? ' m.unwound = false;' : ''}${need.mayGoto ? ' m.mayGoto = MAX_LOOPS;' : ''}
   }
   let l0 = 0, h0 = 0, l1 = ${ctxLo}, h1 = ${ctxHi}, l2 = 0, h2 = 0, l3 = 0, h3 = 0, l4 = 0, h4 = 0, l5 = 0, h5 = 0;
   let l6 = 0, h6 = 0, l7 = 0, h7 = 0, l8 = 0, h8 = 0, l9 = 0, h9 = 0, l10 = ${(LOB + STACK_SIZE) | 0}, h10 = ${stHi0};
@@ -434,13 +434,56 @@ ${out.join('\n')}
 // One function serves both entries: the XDP entry calls nothing to be inlined, so it stays fast behind a call site many programs share.
 const run = function run() { body(null); };
 const FINISH = T.finish;
-function runInto(F, O) {
-  ST.tailCall = -1; ST.tailCalls = 0;
+function runInto(F, O) {${need.helpers ? `
+  ST.tailCall = -1; ST.tailCalls = 0;` : ''}
   const f = body(F);
-  if (f !== undefined || ST.tailCall >= 0) return FINISH(f, O);
-  O.retval = lo[0] >>> 0; O.data = ST.data; O.dataEnd = ST.dataEnd; O.dataMeta = ST.dataMeta; O.insns = m.executed; O.fault = undefined; O.redirect = ST.redirect;
+  if (f !== undefined${need.helpers ? ' || ST.tailCall >= 0' : ''}) return FINISH(f, O);
+  O.retval = lo[0] >>> 0; O.data = ST.data; O.dataEnd = ST.dataEnd; O.dataMeta = ST.dataMeta; O.insns = m.executed; O.fault = undefined; O.redirect = ${need.xdpState ? 'ST.redirect' : 'undefined'};
 }
 return { run, enter: body, runInto };`;
+}
+
+/** Helpers that only operate on maps: they read no xdp_buff state, set no redirect, take no tail call. */
+const MAP_ONLY_HELPERS: ReadonlySet<number> = new Set([BPF_FUNC.map_lookup_elem, BPF_FUNC.map_update_elem, BPF_FUNC.map_delete_elem]);
+
+/**
+ * What runInto must set up for this program beyond data/data_end/data_meta
+ * and the packet bounds (which every run needs). A per-run store nobody
+ * reads still costs ~0.5 ns, a third of a small program's run.
+ * - helpers: a call to a helper other than MAP_ONLY_HELPERS, or a kfunc: it
+ *   may take a tail call (ST.tailCall/tailCalls, m.unwound) or read anything.
+ * - xdpState: frame size, ingress_ifindex, rx_queue_index and the redirect
+ *   record: read by such helpers and by ctx loads other than data,
+ *   data_end, data_meta. Any access whose address register may be ctx
+ *   (or is unknown to the proof) counts, except those three 4-byte loads.
+ * - mayGoto: may_goto's budget (BPF_MAX_LOOPS) is reset only if it is used.
+ * Without them, the state keeps its value from the last run that set it,
+ * which no instruction of this program (JIT or interpreter) reads.
+ */
+function entryNeeds(m: Machine, proof: VerifierProof): { helpers: boolean; xdpState: boolean; mayGoto: boolean } {
+  let helpers = false;
+  let ctx = false;
+  let mayGoto = false;
+  const maybeCtx = (k: number, r: number): boolean => {
+    const b = proof.kinds[k * 11 + r]!;
+    return b === 0 || (b & K_CTX) !== 0;
+  };
+  for (let k = 0; k < m.n; k++) {
+    const c = m.code[k]!;
+    const cls = c & 7;
+    if (c === 0x85) {
+      if (m.src[k] !== 1 && !(m.src[k] === 0 && MAP_ONLY_HELPERS.has(m.imm[k]!))) helpers = true;
+    } else if (c === 0xe5) mayGoto = true;
+    else if (cls === 1) {
+      // LDX: the address is src; the plain 4-byte loads of data, data_end, data_meta read only what every run sets.
+      if (maybeCtx(k, m.src[k]!) && !(c === 0x61 && proof.kinds[k * 11 + m.src[k]!] === K_CTX && (m.off[k] === 0 || m.off[k] === 4 || m.off[k] === 8))) ctx = true;
+    } else if (cls === 2 || cls === 3) {
+      // ST/STX: the address is dst; atomics (load-acquire among them) may address through src too.
+      if (maybeCtx(k, m.dst[k]!) || (cls === 3 && (c & 0xe0) !== 0x60 && maybeCtx(k, m.src[k]!))) ctx = true;
+    }
+    if (c === 0x18) k++;
+  }
+  return { helpers, xdpState: helpers || ctx, mayGoto };
 }
 
 /**

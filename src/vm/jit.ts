@@ -220,6 +220,12 @@ class Translator {
   }
   /** Structured mode: forward jumps are `break`s out of labelled blocks (no dispatch); else a `switch (pc)` loop. */
   structured = false;
+  /**
+   * What the program's exit appends to fill runInto's result object `O`
+   * there (and return 1) instead of after a return to runInto: empty when a
+   * helper may leave a tail call pending, which runInto must follow first.
+   */
+  exitFill = '';
   goto(target: number): string {
     return this.structured ? `break B${target};` : `pc = ${target}; continue main;`;
   }
@@ -262,6 +268,10 @@ class Translator {
 export function translate(m: Machine, proof: VerifierProof, target: JitTarget): string {
   const t = new Translator(m, proof, target);
   const { code, n } = m;
+  const need = entryNeeds(m, proof);
+  if (!need.helpers) {
+    t.exitFill = ` if (O !== undefined) { O.retval = l0 >>> 0; O.data = ST.data; O.dataEnd = ST.dataEnd; O.dataMeta = ST.dataMeta; O.insns = count; O.fault = undefined; O.redirect = undefined; return 1; }`;
+  }
   const leader = new Uint8Array(n + 1);
   leader[0] = 1;
   const markTarget = (x: number): void => {
@@ -364,7 +374,6 @@ export function translate(m: Machine, proof: VerifierProof, target: JitTarget): 
 
   const st0 = m.stacks[0]!;
   const stHi0 = (HI_BASE + st0.id * 8) | 0;
-  const need = entryNeeds(m, proof);
   const ctxHi = (HI_BASE + target.ctx.id * 8) | 0;
   const ctxLo = (LOB + target.ctx.start) | 0;
   return `"use strict";
@@ -383,7 +392,7 @@ function tagId(h) {
 }
 ${RUNTIME}
 const RTAB = m.regions, MAX_LOOPS = T.maxLoops;
-function body(F) {
+function body(F, O) {
   if (F !== null) {
     const buf = F.buf, data = F.data, meta = F.dataMeta, end = F.dataEnd;
     if (PKT.bytes !== buf) RTAB.rebind(PKT, buf, F.dv);
@@ -432,11 +441,12 @@ ${out.join('\n')}
   return undefined;
 }
 // One function serves both entries: the XDP entry calls nothing to be inlined, so it stays fast behind a call site many programs share.
-const run = function run() { body(null); };
+const run = function run() { body(null, undefined); };
 const FINISH = T.finish;
 function runInto(F, O) {${need.helpers ? `
   ST.tailCall = -1; ST.tailCalls = 0;` : ''}
-  const f = body(F);
+  const f = body(F, O);
+  if (f === 1) return;
   if (f !== undefined${need.helpers ? ' || ST.tailCall >= 0' : ''}) return FINISH(f, O);
   O.retval = lo[0] >>> 0; O.data = ST.data; O.dataEnd = ST.dataEnd; O.dataMeta = ST.dataMeta; O.insns = m.executed; O.fault = undefined; O.redirect = ${need.xdpState ? 'ST.redirect' : 'undefined'};
 }
@@ -717,8 +727,8 @@ pc = ${callee}; continue main;`;
     case 0xe5: // may_goto: the interpreter's counter, so a hand-over keeps counting
       return `if (m.mayGoto !== 0) m.mayGoto--; else { ${t.goto(next + o)} }`;
     case 0x95:
-      if (t.structured) return `lo[0] = l0; hi[0] = h0; m.executed = count; return;`;
-      return `if (frame === 0) { lo[0] = l0; hi[0] = h0; m.executed = count; return; }
+      if (t.structured) return `lo[0] = l0; hi[0] = h0; m.executed = count;${t.exitFill} return;`;
+      return `if (frame === 0) { lo[0] = l0; hi[0] = h0; m.executed = count;${t.exitFill} return; }
 frame--; FB = frame << 9; pc = retPc.pop();
 saved.pop(); h10 = saved.pop(); l10 = saved.pop(); saved.pop(); h9 = saved.pop(); l9 = saved.pop(); saved.pop(); h8 = saved.pop(); l8 = saved.pop(); saved.pop(); h7 = saved.pop(); l7 = saved.pop(); saved.pop(); h6 = saved.pop(); l6 = saved.pop();
 continue main;`;

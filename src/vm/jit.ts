@@ -221,9 +221,9 @@ class Translator {
   /** Structured mode: forward jumps are `break`s out of labelled blocks (no dispatch); else a `switch (pc)` loop. */
   structured = false;
   /**
-   * What the program's exit appends to fill runInto's result object `O`
-   * there (and return 1) instead of after a return to runInto: empty when a
-   * helper may leave a tail call pending, which runInto must follow first.
+   * What the program's exit appends to fill the XDP run's result object `O`
+   * there (and return 1): empty when a helper may leave a tail call
+   * pending, which runInto must follow first.
    */
   exitFill = '';
   goto(target: number): string {
@@ -269,6 +269,8 @@ export function translate(m: Machine, proof: VerifierProof, target: JitTarget): 
   const t = new Translator(m, proof, target);
   const { code, n } = m;
   const need = entryNeeds(m, proof);
+  // Without helpers no tail call can be pending, so body is runInto itself: every way out of an XDP run (O given) fills O and returns 1.
+  const ret = (f: string): string => (need.helpers ? f : `O === undefined ? ${f} : (FINISH(${f}, O), 1)`);
   if (!need.helpers) {
     t.exitFill = ` if (O !== undefined) { O.retval = l0 >>> 0; O.data = ST.data; O.dataEnd = ST.dataEnd; O.dataMeta = ST.dataMeta; O.insns = count; O.fault = undefined; O.redirect = undefined; return 1; }`;
   }
@@ -420,7 +422,7 @@ ${out.join('\n')}
     m.provenanceFromTags();
     if (err instanceof VmFault) {
       m.executed = count - (err.pc >= 0 && err.pc < ${n} ? RA[err.pc] : 0);
-      if (F !== null) return err;
+      if (F !== null) return ${ret('err')};
     }
     throw err;
   }
@@ -433,24 +435,24 @@ ${out.join('\n')}
       try {
         m.resume(pc, count, frame);
       } catch (err) {
-        if (err instanceof VmFault) return err;
+        if (err instanceof VmFault) return ${ret('err')};
         throw err;
       }
     }
   }
-  return undefined;
+  return ${ret('undefined')};
 }
 // One function serves both entries: the XDP entry calls nothing to be inlined, so it stays fast behind a call site many programs share.
 const run = function run() { body(null, undefined); };
 const FINISH = T.finish;
-function runInto(F, O) {${need.helpers ? `
-  ST.tailCall = -1; ST.tailCalls = 0;` : ''}
+${need.helpers ? `function runInto(F, O) {
+  ST.tailCall = -1; ST.tailCalls = 0;
   const f = body(F, O);
-  if (f === 1) return;
-  if (f !== undefined${need.helpers ? ' || ST.tailCall >= 0' : ''}) return FINISH(f, O);
-  O.retval = lo[0] >>> 0; O.data = ST.data; O.dataEnd = ST.dataEnd; O.dataMeta = ST.dataMeta; O.insns = m.executed; O.fault = undefined; O.redirect = ${need.xdpState ? 'ST.redirect' : 'undefined'};
+  if (f !== undefined || ST.tailCall >= 0) return FINISH(f, O);
+  O.retval = lo[0] >>> 0; O.data = ST.data; O.dataEnd = ST.dataEnd; O.dataMeta = ST.dataMeta; O.insns = m.executed; O.fault = undefined; O.redirect = ST.redirect;
 }
-return { run, enter: body, runInto };`;
+return { run, enter: body, runInto };` : `// No tail call can be pending: body(F, O) is the whole run, O filled on every path (one call fewer per run).
+return { run, enter: body, runInto: body };`}`;
 }
 
 /** Helpers that only operate on maps: they read no xdp_buff state, set no redirect, take no tail call. */

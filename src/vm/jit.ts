@@ -220,6 +220,12 @@ class Translator {
   }
   /** Structured mode: forward jumps are `break`s out of labelled blocks (no dispatch); else a `switch (pc)` loop. */
   structured = false;
+  /**
+   * What the program's exit appends to fill the XDP run's result object `O`
+   * there (and return 1): empty when a helper may leave a tail call
+   * pending, which runInto must follow first.
+   */
+  exitFill = '';
   goto(target: number): string {
     return this.structured ? `break B${target};` : `pc = ${target}; continue main;`;
   }
@@ -262,6 +268,12 @@ class Translator {
 export function translate(m: Machine, proof: VerifierProof, target: JitTarget): string {
   const t = new Translator(m, proof, target);
   const { code, n } = m;
+  const need = entryNeeds(m, proof);
+  // Without helpers no tail call can be pending, so body is runInto itself: every way out of an XDP run (O given) fills O and returns 1.
+  const ret = (f: string): string => (need.helpers ? f : `O === undefined ? ${f} : (FINISH(${f}, O), 1)`);
+  if (!need.helpers) {
+    t.exitFill = ` if (O !== undefined) { O.retval = l0 >>> 0; O.data = ST.data; O.dataEnd = ST.dataEnd; O.dataMeta = ST.dataMeta; O.insns = count; O.fault = undefined; O.redirect = undefined; return 1; }`;
+  }
   const leader = new Uint8Array(n + 1);
   leader[0] = 1;
   const markTarget = (x: number): void => {
@@ -382,14 +394,13 @@ function tagId(h) {
 }
 ${RUNTIME}
 const RTAB = m.regions, MAX_LOOPS = T.maxLoops;
-function body(F) {
+function body(F, O) {
   if (F !== null) {
     const buf = F.buf, data = F.data, meta = F.dataMeta, end = F.dataEnd;
     if (PKT.bytes !== buf) RTAB.rebind(PKT, buf, F.dv);
-    ST.buf = buf; ST.data = data; ST.dataEnd = end; ST.dataMeta = meta; ST.frameSize = F.frameSize;
-    ST.ingressIfindex = F.ingressIfindex; ST.rxQueueIndex = F.rxQueueIndex; ST.redirect = undefined;
-    PKT.start = meta < data ? meta : data; PKT.end = end;
-    m.unwound = false; m.mayGoto = MAX_LOOPS;
+    ST.buf = buf; ST.data = data; ST.dataEnd = end; ST.dataMeta = meta;${need.xdpState ? `
+    ST.frameSize = F.frameSize; ST.ingressIfindex = F.ingressIfindex; ST.rxQueueIndex = F.rxQueueIndex; ST.redirect = undefined;` : ''}
+    PKT.start = meta < data ? meta : data; PKT.end = end;${need.helpers ? ' m.unwound = false;' : ''}${need.mayGoto ? ' m.mayGoto = MAX_LOOPS;' : ''}
   }
   let l0 = 0, h0 = 0, l1 = ${ctxLo}, h1 = ${ctxHi}, l2 = 0, h2 = 0, l3 = 0, h3 = 0, l4 = 0, h4 = 0, l5 = 0, h5 = 0;
   let l6 = 0, h6 = 0, l7 = 0, h7 = 0, l8 = 0, h8 = 0, l9 = 0, h9 = 0, l10 = ${(LOB + STACK_SIZE) | 0}, h10 = ${stHi0};
@@ -411,7 +422,7 @@ ${out.join('\n')}
     m.provenanceFromTags();
     if (err instanceof VmFault) {
       m.executed = count - (err.pc >= 0 && err.pc < ${n} ? RA[err.pc] : 0);
-      if (F !== null) return err;
+      if (F !== null) return ${ret('err')};
     }
     throw err;
   }
@@ -424,23 +435,67 @@ ${out.join('\n')}
       try {
         m.resume(pc, count, frame);
       } catch (err) {
-        if (err instanceof VmFault) return err;
+        if (err instanceof VmFault) return ${ret('err')};
         throw err;
       }
     }
   }
-  return undefined;
+  return ${ret('undefined')};
 }
 // One function serves both entries: the XDP entry calls nothing to be inlined, so it stays fast behind a call site many programs share.
-const run = function run() { body(null); };
+const run = function run() { body(null, undefined); };
 const FINISH = T.finish;
-function runInto(F, O) {
+${need.helpers ? `function runInto(F, O) {
   ST.tailCall = -1; ST.tailCalls = 0;
-  const f = body(F);
+  const f = body(F, O);
   if (f !== undefined || ST.tailCall >= 0) return FINISH(f, O);
   O.retval = lo[0] >>> 0; O.data = ST.data; O.dataEnd = ST.dataEnd; O.dataMeta = ST.dataMeta; O.insns = m.executed; O.fault = undefined; O.redirect = ST.redirect;
 }
-return { run, enter: body, runInto };`;
+return { run, enter: body, runInto };` : `// No tail call can be pending: body(F, O) is the whole run, O filled on every path (one call fewer per run).
+return { run, enter: body, runInto: body };`}`;
+}
+
+/** Helpers that only operate on maps: they read no xdp_buff state, set no redirect, take no tail call. */
+const MAP_ONLY_HELPERS: ReadonlySet<number> = new Set([BPF_FUNC.map_lookup_elem, BPF_FUNC.map_update_elem, BPF_FUNC.map_delete_elem]);
+
+/**
+ * What runInto must set up for this program beyond data/data_end/data_meta
+ * and the packet bounds (which every run needs). A per-run store nobody
+ * reads still costs ~0.5 ns, a third of a small program's run.
+ * - helpers: a call to a helper other than MAP_ONLY_HELPERS, or a kfunc: it
+ *   may take a tail call (ST.tailCall/tailCalls, m.unwound) or read anything.
+ * - xdpState: frame size, ingress_ifindex, rx_queue_index and the redirect
+ *   record: read by such helpers and by ctx loads other than data,
+ *   data_end, data_meta. Any access whose address register may be ctx
+ *   (or is unknown to the proof) counts, except those three 4-byte loads.
+ * - mayGoto: may_goto's budget (BPF_MAX_LOOPS) is reset only if it is used.
+ * Without them, the state keeps its value from the last run that set it,
+ * which no instruction of this program (JIT or interpreter) reads.
+ */
+function entryNeeds(m: Machine, proof: VerifierProof): { helpers: boolean; xdpState: boolean; mayGoto: boolean } {
+  let helpers = false;
+  let ctx = false;
+  let mayGoto = false;
+  const maybeCtx = (k: number, r: number): boolean => {
+    const b = proof.kinds[k * 11 + r]!;
+    return b === 0 || (b & K_CTX) !== 0;
+  };
+  for (let k = 0; k < m.n; k++) {
+    const c = m.code[k]!;
+    const cls = c & 7;
+    if (c === 0x85) {
+      if (m.src[k] !== 1 && !(m.src[k] === 0 && MAP_ONLY_HELPERS.has(m.imm[k]!))) helpers = true;
+    } else if (c === 0xe5) mayGoto = true;
+    else if (cls === 1) {
+      // LDX: the address is src; the plain 4-byte loads of data, data_end, data_meta read only what every run sets.
+      if (maybeCtx(k, m.src[k]!) && !(c === 0x61 && proof.kinds[k * 11 + m.src[k]!] === K_CTX && (m.off[k] === 0 || m.off[k] === 4 || m.off[k] === 8))) ctx = true;
+    } else if (cls === 2 || cls === 3) {
+      // ST/STX: the address is dst; atomics (load-acquire among them) may address through src too.
+      if (maybeCtx(k, m.dst[k]!) || (cls === 3 && (c & 0xe0) !== 0x60 && maybeCtx(k, m.src[k]!))) ctx = true;
+    }
+    if (c === 0x18) k++;
+  }
+  return { helpers, xdpState: helpers || ctx, mayGoto };
 }
 
 /**
@@ -674,8 +729,8 @@ pc = ${callee}; continue main;`;
     case 0xe5: // may_goto: the interpreter's counter, so a hand-over keeps counting
       return `if (m.mayGoto !== 0) m.mayGoto--; else { ${t.goto(next + o)} }`;
     case 0x95:
-      if (t.structured) return `lo[0] = l0; hi[0] = h0; m.executed = count; return;`;
-      return `if (frame === 0) { lo[0] = l0; hi[0] = h0; m.executed = count; return; }
+      if (t.structured) return `lo[0] = l0; hi[0] = h0; m.executed = count;${t.exitFill} return;`;
+      return `if (frame === 0) { lo[0] = l0; hi[0] = h0; m.executed = count;${t.exitFill} return; }
 frame--; FB = frame << 9; pc = retPc.pop();
 saved.pop(); h10 = saved.pop(); l10 = saved.pop(); saved.pop(); h9 = saved.pop(); l9 = saved.pop(); saved.pop(); h8 = saved.pop(); l8 = saved.pop(); saved.pop(); h7 = saved.pop(); l7 = saved.pop(); saved.pop(); h6 = saved.pop(); l6 = saved.pop();
 continue main;`;

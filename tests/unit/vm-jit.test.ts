@@ -218,6 +218,53 @@ describe('JIT vs interpreter', () => {
     expect(r.retval).toBe(0x800);
   });
 
+  it('sets up per run exactly the xdp_buff state the program can read (runXdpInto, frames differing in ingress, queue and redirect)', () => {
+    const progs: Record<string, string> = {
+      // ctx loads of ingress_ifindex and rx_queue_index: the frame's values each run.
+      ctxFields: `r2 = *(u32 *)(r1 +12)
+        r3 = *(u32 *)(r1 +16)
+        r0 = r2
+        r0 <<= 8
+        r0 |= r3
+        exit`,
+      // A redirect on some runs only: a run without one reports none.
+      redirect: `r2 = *(u32 *)(r1 +16)
+        r0 = 2
+        if r2 != 1 goto out
+        r1 = 5
+        r2 = 0
+        call bpf_redirect#23
+      out:
+        exit`,
+      // Neither: only data/data_end are set up, and no redirect is reported.
+      plain: `r2 = *(u32 *)(r1 +0)
+        r3 = *(u32 *)(r1 +4)
+        r0 = r3
+        r0 -= r2
+        exit`,
+    };
+    for (const [name, src] of Object.entries(progs)) {
+      const a = assemble(src);
+      expect(a.errors, name).toEqual([]);
+      const vms = pair({ prog_type: 'xdp', insns: bytesToHex(encodeProgram(a.insns)) } as Spec);
+      expect(vms[0].jitUnavailable, name).toBeUndefined();
+      const outs = vms.map((vm) => vm.runXdp(testRunFrame(new Uint8Array(60))));
+      for (let i = 0; i < 8; i++) {
+        const got = vms.map((vm, e) => {
+          const f = testRunFrame(new Uint8Array(60 + i));
+          f.ingressIfindex = 3 + i;
+          f.rxQueueIndex = i % 3;
+          const o = vm.runXdpInto(f, outs[e]!);
+          return { ...o, redirect: o.redirect ? { ...o.redirect } : undefined };
+        });
+        expect(got[0], `${name} run ${i}`).toEqual(got[1]);
+        if (name === 'ctxFields') expect(got[0]!.retval).toBe(((3 + i) << 8) | (i % 3));
+        if (name === 'redirect') expect(got[0]!.redirect === undefined).toBe(i % 3 !== 1);
+        if (name === 'plain') expect(got[0]!.redirect).toBeUndefined();
+      }
+    }
+  });
+
   it('keeps stack slots in locals only where that is exact (sizes, sign extension, overlaps, escapes), with the same results', () => {
     const prog = assemble(`
       r2 = *(u32 *)(r1 +0)
@@ -358,7 +405,7 @@ describe('JIT vs interpreter', () => {
     const parsed = parseSpec({ insns: bytesToHex(encodeProgram(prog.insns)) });
     if ('error' in parsed) throw new Error(parsed.error);
     const src = translate(vm.machine, verify(parsed, { proof: true, states: false }).proof!, vm.lastTarget!);
-    expect(src).toMatch(/return \{ run, enter: body, runInto \};/);
+    expect(src).toMatch(/return \{ run, enter: body, runInto(: body)? \};/);
     expect(vm.machine.engine).toBe('jit');
     // A machine whose interpreter loop is broken still runs under the JIT, and fails with a trace hook.
     (vm.machine as unknown as { loop: () => void }).loop = () => {

@@ -44,68 +44,8 @@ export async function bench(io: CliIO, opts: { quick: boolean }): Promise<void> 
     const ratio = i === 0 ? '(target >= 2.00 M/s)' : `(${(best[i]! / best[0]!).toFixed(2)} x native, tracing off)`;
     io.out(`  ${r[0].padEnd(42)} ${(best[i]! / 1e6).toFixed(2).padStart(6)} M/s   ${ratio}\n`);
   });
-  targets(io, opts.quick);
   scenarios(io, opts.quick);
   memory(io, opts.quick);
-}
-
-/**
- * Issue 16's simulator targets, one row per path it names: the scenario
- * that runs that path with its sample compiled to bytecode (the VM), tracing
- * off. Each is warmed up (rings, page cache, V8's optimized code), then
- * measured in rounds of at least ~0.3 s of CPU; the best round counts.
- */
-const TARGETS: { path: string; scenario: string; pps: number }[] = [
-  { path: 'mlx4 xdp1 drop', scenario: 'seed000-xdp1-drop', pps: 10e6 },
-  { path: 'XDP_TX (mlx4 xdp2)', scenario: 'seed000-xdp2-tx', pps: 5e6 },
-  { path: 'devmap redirect (i40e)', scenario: 'seed002-i40e-i40e-native', pps: 5e6 },
-  { path: 'cpumap redirect (vmxnet3)', scenario: 'seed004-64-redirect-native', pps: 5e6 },
-  { path: 'AF_XDP l2fwd (i40e zero-copy)', scenario: 'seed001-l2fwd-zc', pps: 5e6 },
-];
-
-function targets(io: CliIO, quick: boolean): void {
-  const rounds = quick ? 2 : 4;
-  io.out(`  targets (issue 16), VM programs, tracing off, steady state (50,000 packets warm-up, best of ${rounds} rounds of >= 0.3 s CPU):\n`);
-  io.out(`  ${'path'.padEnd(30)} ${'scenario'.padEnd(28)} ${'per wall s'.padStart(10)} ${'per CPU s'.padStart(10)} ${'target'.padStart(8)}\n`);
-  for (const t of TARGETS) {
-    const s = findScenario(t.scenario);
-    if (!s) throw new Error(`bench sim: no scenario ${t.scenario}`);
-    const sim = newScenarioSim(s, examplePrograms);
-    sim.run({ packets: 50_000 });
-    let wall = 0;
-    let cpu = 0;
-    for (let r = 0; r < rounds; r++) {
-      const m = measureFor(sim, 0.3);
-      wall = Math.max(wall, m.wall);
-      cpu = Math.max(cpu, m.cpu);
-    }
-    const m = (v: number) => `${(v / 1e6).toFixed(2)} M`.padStart(10);
-    io.out(`  ${t.path.padEnd(30)} ${t.scenario.padEnd(28)} ${m(wall)} ${m(cpu)} ${`${t.pps / 1e6} M`.padStart(8)}  ${cpu >= t.pps ? 'met' : `not met (${(t.pps / cpu).toFixed(1)}x short)`}\n`);
-  }
-}
-
-/** Run `sim` in chunks until `cpuSeconds` of this process's CPU have passed: packets done per wall and per CPU second. */
-function measureFor(sim: Simulation, cpuSeconds: number): { wall: number; cpu: number } {
-  const done0 = sim.nic.packetsDone;
-  const c0 = process.cpuUsage();
-  const t0 = performance.now();
-  let us = 0;
-  while (us < cpuSeconds * 1e6) {
-    sim.run({ packets: 50_000 });
-    const c = process.cpuUsage(c0);
-    us = c.user + c.system;
-  }
-  const wallMs = performance.now() - t0;
-  const done = sim.nic.packetsDone - done0;
-  return { wall: (done / wallMs) * 1000, cpu: (done / us) * 1e6 };
-}
-
-/** A scenario's simulation with its programs (the devmap entry's and the veth peer's too) from `programs`, tracing off. */
-function newScenarioSim(s: Scenario, programs: ProgramResolver): Simulation {
-  const cfg = s.config();
-  const devmapProgram = cfg.devmapProg ? programs('xdp_redirect_map_egress') : undefined;
-  const vethPeerProgram = cfg.redirectTarget === 'devmap-veth' && (cfg.redirectTargetXdp ?? true) ? programs('xdp_drop') : undefined;
-  return new Simulation({ ...cfg, devmapProgram, vethPeerProgram, trace: false, keepTrace: false }, s.program ? programs(s.program) : null);
 }
 
 /** A full collection: `gc` exposed on demand (the flag only takes effect in a fresh context). */
@@ -134,9 +74,11 @@ function memory(io: CliIO, quick: boolean): void {
 
 /** Packets per wall second and per second of this process's CPU time, of one scenario's setup, tracing off (its own programs from `programs`). */
 function scenarioRate(s: Scenario, programs: ProgramResolver, packets: number): { wall: number; cpu: number } {
-  const sim = newScenarioSim(s, programs);
-  // Warm-up: rings and caches at steady state and V8's optimized code in place (fewer packets understate the rate).
-  sim.run({ packets: Math.min(s.warmup, 50_000) });
+  const cfg = s.config();
+  const devmapProgram = cfg.devmapProg ? programs('xdp_redirect_map_egress') : undefined;
+  const vethPeerProgram = cfg.redirectTarget === 'devmap-veth' && (cfg.redirectTargetXdp ?? true) ? programs('xdp_drop') : undefined;
+  const sim = new Simulation({ ...cfg, devmapProgram, vethPeerProgram, trace: false, keepTrace: false }, s.program ? programs(s.program) : null);
+  sim.run({ packets: Math.min(s.warmup, 20_000) });
   const done0 = sim.nic.packetsDone;
   const c0 = process.cpuUsage();
   const t0 = performance.now();

@@ -272,7 +272,7 @@ export function translate(m: Machine, proof: VerifierProof, target: JitTarget): 
   // Without helpers no tail call can be pending, so body is runInto itself: every way out of an XDP run (O given) fills O and returns 1.
   const ret = (f: string): string => (need.helpers ? f : `O === undefined ? ${f} : (FINISH(${f}, O), 1)`);
   if (!need.helpers) {
-    t.exitFill = ` if (O !== undefined) { O.retval = l0 >>> 0; O.data = ST.data; O.dataEnd = ST.dataEnd; O.dataMeta = ST.dataMeta; O.insns = count; O.fault = undefined; O.redirect = undefined; return 1; }`;
+    t.exitFill = ` if (O !== undefined) { ${fillResult('l0 >>> 0', 'count', 'undefined')} return 1; }`;
   }
   const leader = new Uint8Array(n + 1);
   leader[0] = 1;
@@ -449,10 +449,15 @@ ${need.helpers ? `function runInto(F, O) {
   ST.tailCall = -1; ST.tailCalls = 0;
   const f = body(F, O);
   if (f !== undefined || ST.tailCall >= 0) return FINISH(f, O);
-  O.retval = lo[0] >>> 0; O.data = ST.data; O.dataEnd = ST.dataEnd; O.dataMeta = ST.dataMeta; O.insns = m.executed; O.fault = undefined; O.redirect = ST.redirect;
+  ${fillResult('lo[0] >>> 0', 'm.executed', 'ST.redirect')}
 }
 return { run, enter: body, runInto };` : `// No tail call can be pending: body(F, O) is the whole run, O filled on every path (one call fewer per run).
 return { run, enter: body, runInto: body };`}`;
+}
+
+/** The statements that fill an XDP run's result object `O` after a run without fault or pending tail call (both exits share them). */
+function fillResult(retval: string, insns: string, redirect: string): string {
+  return `O.retval = ${retval}; O.data = ST.data; O.dataEnd = ST.dataEnd; O.dataMeta = ST.dataMeta; O.insns = ${insns}; O.fault = undefined; O.redirect = ${redirect};`;
 }
 
 /** Helpers that only operate on maps: they read no xdp_buff state, set no redirect, take no tail call. */

@@ -125,6 +125,9 @@ export class XdpVm {
   /** The translation's XDP entry (undefined: runs use the interpreter). */
   private jitEnter: ((frame: XdpFrame) => VmFault | undefined) | undefined;
   private jitRunInto: ((frame: XdpFrame, out: XdpResult) => void) | undefined;
+  private jitRepeat: ((frame: XdpFrame, out: XdpResult, n: number) => void) | undefined;
+  /** testRunInto's xdp_buff between runs when it follows each run itself (tail calls, the interpreter). */
+  private readonly repeatFrame: XdpFrame = { buf: new Uint8Array(0), data: 0, dataEnd: 0, dataMeta: 0, ingressIfindex: 0, rxQueueIndex: 0, frameSize: 0 };
   private readonly ctxFields: Int32Array;
   /** The packet region's pointer tag (high word). */
   private readonly packetHi: number;
@@ -264,6 +267,7 @@ export class XdpVm {
     m.jit = entry.run;
     this.jitEnter = entry.enter;
     this.jitRunInto = entry.runInto;
+    this.jitRepeat = entry.repeat;
     return undefined;
   }
 
@@ -324,6 +328,37 @@ export class XdpVm {
     // The translation's own entry does the whole run (one call, nothing shared between programs to go polymorphic).
     if (this.jitRunInto !== undefined && m.engine === 'jit' && m.trace === undefined) this.jitRunInto(frame, out);
     else this.finishRun(this.runOnce(frame, 0), out);
+    return out;
+  }
+
+  /**
+   * BPF_PROG_TEST_RUN with a repeat: the program runs `n` times back to back
+   * on one xdp_buff, set up once from `frame`; as in the kernel's
+   * bpf_test_run, nothing is reset between runs, so each starts where the
+   * last left data, data_end and data_meta (a program that pushes a header
+   * pushes it n times) and the maps see every run. `out` is the last run's
+   * result. With the JIT the loop is the translation's own, so a run costs
+   * what the kernel's loop iteration does: the program, no call from here.
+   */
+  testRunInto(frame: XdpFrame, out: XdpResult, n: number): XdpResult {
+    const m = this.machine;
+    if (this.jitRepeat !== undefined && m.engine === 'jit' && m.trace === undefined) {
+      this.jitRepeat(frame, out, n);
+      return out;
+    }
+    this.runXdpInto(frame, out);
+    const f = this.repeatFrame;
+    f.buf = frame.buf;
+    f.dv = frame.dv;
+    f.frameSize = frame.frameSize;
+    f.ingressIfindex = frame.ingressIfindex;
+    f.rxQueueIndex = frame.rxQueueIndex;
+    for (let k = 1; k < n; k++) {
+      f.data = out.data;
+      f.dataEnd = out.dataEnd;
+      f.dataMeta = out.dataMeta;
+      this.runXdpInto(f, out);
+    }
     return out;
   }
 

@@ -405,7 +405,7 @@ describe('JIT vs interpreter', () => {
     const parsed = parseSpec({ insns: bytesToHex(encodeProgram(prog.insns)) });
     if ('error' in parsed) throw new Error(parsed.error);
     const src = translate(vm.machine, verify(parsed, { proof: true, states: false }).proof!, vm.lastTarget!);
-    expect(src).toMatch(/return \{ run, enter: body, runInto(: body)? \};/);
+    expect(src).toMatch(/return \{ run, enter: body, runInto, repeat \};/);
     expect(vm.machine.engine).toBe('jit');
     // A machine whose interpreter loop is broken still runs under the JIT, and fails with a trace hook.
     (vm.machine as unknown as { loop: () => void }).loop = () => {

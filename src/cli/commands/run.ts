@@ -5,14 +5,14 @@
  * in one program instance; prints per packet retval and data_out, then the
  * maps, in the kernel oracle's JSON shape. As in the kernel, data_out
  * starts at data_meta: metadata the program added is part of it; with a
- * repeat the program runs that many times on the same buffer (maps see every
- * run) and `duration_ns` is the mean CPU time of one run, as test_run
+ * repeat the program runs that many times on the same xdp_buff, nothing
+ * reset in between, as bpf_test_run does (maps see every run) and `duration_ns` is the mean CPU time of one run, as test_run
  * reports it (after warming V8 up on a twin instance, whose maps are its own). A program that faults is XDP_ABORTED (retval 0) and its fault
  * is printed; a program that fails validation is refused before any run.
  */
 import { compileFile, splitCcFlags } from '../ccflags';
 import { hexToBytes, parseSpec } from '../../isa';
-import { createVm, testRunFrame, TEST_RUN_MAX_DATA, type XdpFrame, type XdpResult, type XdpVm } from '../../vm';
+import { createVm, testRunFrame, TEST_RUN_MAX_DATA, type XdpResult } from '../../vm';
 import { parseArgs, parseJson, readTextFile, UsageError, type CliIO } from '../io';
 
 /** FILE.c: compile it first (src/cc); warnings go to stderr, the first error is the one line. */
@@ -28,11 +28,6 @@ function compileC(file: string, ccFlags: string[], io: CliIO): unknown {
 }
 
 const ACTIONS = ['XDP_ABORTED', 'XDP_DROP', 'XDP_PASS', 'XDP_TX', 'XDP_REDIRECT'];
-
-/** `n` runs on one frame into `out`: a function of its own, which the twin's warm-up gets optimized, so the timed loop is not left to on-stack replacement. */
-function repeatRuns(vm: XdpVm, frame: XdpFrame, out: XdpResult, n: number): void {
-  for (let k = 0; k < n; k++) vm.runXdpInto(frame, out);
-}
 
 export async function run(args: string[], io: CliIO): Promise<number> {
   const { ccFlags, rest } = splitCcFlags(args);
@@ -70,16 +65,16 @@ export async function run(args: string[], io: CliIO): Promise<number> {
   const runs = packets.map((p) => {
     if (twin && !('error' in twin)) {
       const wf = testRunFrame(p.bytes);
-      const wr = twin.runXdp(wf);
-      repeatRuns(twin, wf, wr, Math.min(p.repeat, 50_000));
+      twin.testRunInto(wf, twin.runXdp(wf), Math.min(p.repeat, 50_000));
     }
     const frame = testRunFrame(p.bytes);
-    // As test_run: every repetition on the same buffer, the last one's result reported; the clock covers only the runs.
+    // As test_run: every repetition on the same xdp_buff, the last one's result reported; the clock covers only the runs.
     // CPU time, as test_run's timer leaves out the time its task is rescheduled (bpf_test_timer_continue).
+    const r: XdpResult = { retval: 0, data: 0, dataEnd: 0, dataMeta: 0, insns: 0 };
     const c0 = process.cpuUsage();
-    const r = vm.runXdp(frame);
-    repeatRuns(vm, frame, r, p.repeat - 1);
+    vm.testRunInto(frame, r, p.repeat);
     const c = process.cpuUsage(c0);
+    if (r.redirect) r.redirect = { ...r.redirect };
     const durationNs = Math.round(((c.user + c.system) * 1000) / p.repeat);
     const out: Record<string, unknown> = { retval: r.retval, data_out: Buffer.from(frame.buf.subarray(Math.min(r.dataMeta, r.data), r.dataEnd)).toString('hex') };
     if (r.fault) out.fault = r.fault.message;

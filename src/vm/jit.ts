@@ -390,6 +390,17 @@ export function translate(m: Machine, proof: VerifierProof, target: JitTarget): 
   const stHi0 = (HI_BASE + st0.id * 8) | 0;
   const ctxHi = (HI_BASE + target.ctx.id * 8) | 0;
   const ctxLo = (LOB + target.ctx.start) | 0;
+  // What every run resets (the frame's binding aside), and the run's locals: shared by body and repeatLoop.
+  const perRun = `${need.xdpState ? ' ST.redirect = undefined;' : ''}${need.helpers ? ' m.unwound = false;' : ''}${need.mayGoto ? ' m.mayGoto = MAX_LOOPS;' : ''}`;
+  const locals = `  let l0 = 0, h0 = 0, l1 = ${ctxLo}, h1 = ${ctxHi}, l2 = 0, h2 = 0, l3 = 0, h3 = 0, l4 = 0, h4 = 0, l5 = 0, h5 = 0;
+  let l6 = 0, h6 = 0, l7 = 0, h7 = 0, l8 = 0, h8 = 0, l9 = 0, h9 = 0, l10 = ${(LOB + STACK_SIZE) | 0}, h10 = ${stHi0};
+  let pc = 0, count = 0, frame = 0, FB = 0, deopt = false;
+  const budget = m.budget, CPU = ENV.cpu | 0;
+  let P = PKT.bytes, PDV = PKT.dv, PS = PKT.start, PLEN = PKT.end - PKT.start;
+  let t = 0, a = 0, b = 0, e2 = 0, g = 0, R, ZR;${t.structured ? ' let X0 = 0, X1 = 0, X2 = 0, X3 = 0, X4 = 0, X5 = 0, X6 = 0, X7 = 0, X8 = 0, X9 = 0;' : ''}${[...t.promoted.values()].map((v) => ` let ${v} = 0, ${v}h = 0;`).join('')}
+  ${t.zeroFrame('0', '0', t.depth(0))}`;
+  const middle = t.structured ? `${repeatLoop(out, locals, perRun)}
+` : '';
   return `"use strict";
 const lo = m.lo, hi = m.hi, pv = m.pv, CF = m.ctxFields, RT = m.regions.regions, retPc = m.retPc, saved = m.saved, stacks = m.stacks;
 const PKT = T.packet, ENV = T.env, ST = T.state;
@@ -416,15 +427,9 @@ function body(F, O) {
       ST.buf = buf; ST.data = data; ST.dataEnd = end; ST.dataMeta = meta;${need.xdpState ? `
       ST.frameSize = F.frameSize; ST.ingressIfindex = F.ingressIfindex; ST.rxQueueIndex = F.rxQueueIndex;` : ''}
       PKT.start = meta < data ? meta : data; PKT.end = end;
-    }${need.xdpState ? ' ST.redirect = undefined;' : ''}${need.helpers ? ' m.unwound = false;' : ''}${need.mayGoto ? ' m.mayGoto = MAX_LOOPS;' : ''}
+    }${perRun}
   }
-  let l0 = 0, h0 = 0, l1 = ${ctxLo}, h1 = ${ctxHi}, l2 = 0, h2 = 0, l3 = 0, h3 = 0, l4 = 0, h4 = 0, l5 = 0, h5 = 0;
-  let l6 = 0, h6 = 0, l7 = 0, h7 = 0, l8 = 0, h8 = 0, l9 = 0, h9 = 0, l10 = ${(LOB + STACK_SIZE) | 0}, h10 = ${stHi0};
-  let pc = 0, count = 0, frame = 0, FB = 0, deopt = false;
-  const budget = m.budget, CPU = ENV.cpu | 0;
-  let P = PKT.bytes, PDV = PKT.dv, PS = PKT.start, PLEN = PKT.end - PKT.start;
-  let t = 0, a = 0, b = 0, e2 = 0, g = 0, R, ZR;${t.structured ? ' let X0 = 0, X1 = 0, X2 = 0, X3 = 0, X4 = 0, X5 = 0, X6 = 0, X7 = 0, X8 = 0, X9 = 0;' : ''}${[...t.promoted.values()].map((v) => ` let ${v} = 0, ${v}h = 0;`).join('')}
-  ${t.zeroFrame('0', '0', t.depth(0))}
+${locals}
   try {
     main: for (;;) {
 ${t.structured ? out.join('\n') : `      switch (pc) {
@@ -472,11 +477,11 @@ ${need.tailCalls ? `// A tail call runs another program on the xdp_buff: the own
 const repeat = undefined;` : `// BPF_PROG_TEST_RUN's repeat (bpf_test_run): the xdp_buff set up once from F, then n runs back to back on it,
 // each starting where the last left data, data_end and data_meta; O gets the last run's result. A run
 // that faults ends as XDP_ABORTED; only the last run's result is reported, as the kernel reports only its last.
-function repeat(F, O, n) {
+${middle}function repeat(F, O, n) {
   if (n > 1) {
     ST.tailCall = -1; ST.tailCalls = 0;
     body(F, undefined);
-    for (let i = 2; i < n; i++) body(KEEP, undefined);
+    ${t.structured ? 'repeatLoop(n - 2);' : 'for (let i = 2; i < n; i++) body(KEEP, undefined);'}
     F = KEEP;
   }
   return runInto(F, O);
@@ -768,7 +773,7 @@ pc = ${callee}; continue main;`;
     case 0xe5: // may_goto: the interpreter's counter, so a hand-over keeps counting
       return `if (m.mayGoto !== 0) m.mayGoto--; else { ${t.goto(next + o)} }`;
     case 0x95:
-      if (t.structured) return `lo[0] = l0; hi[0] = h0; m.executed = count;${t.exitFill} return;`;
+      if (t.structured) return `${STRUCTURED_EXIT}${t.exitFill} return;`;
       return `if (frame === 0) { lo[0] = l0; hi[0] = h0; m.executed = count;${t.exitFill} return; }
 frame--; FB = frame << 9; pc = retPc.pop();
 saved.pop(); h10 = saved.pop(); l10 = saved.pop(); saved.pop(); h9 = saved.pop(); l9 = saved.pop(); saved.pop(); h8 = saved.pop(); l8 = saved.pop(); saved.pop(); h7 = saved.pop(); l7 = saved.pop(); saved.pop(); h6 = saved.pop(); l6 = saved.pop();
@@ -782,6 +787,44 @@ continue main;`;
   const bothPacket = isX && (c & 7) === 5 && t.packetish(k, d) && t.packetish(k, s);
   const cond = condition(op, (c & 7) === 5 && !bothPacket, L(d), H(d), isX ? L(s) : String(imm), isX ? H(s) : String(imm >> 31), isX ? `(${L(s)} >>> 0)` : String(imm >>> 0));
   return `if (${cond}) { ${t.goto(next + o)} }`;
+}
+
+/** The start of a structured translation's exit (repeatLoop finds it there). */
+const STRUCTURED_EXIT = 'lo[0] = l0; hi[0] = h0; m.executed = count;';
+
+/**
+ * test_run's middle repetitions of a structured translation (no loops, no
+ * calls, so the budget is checked once at entry and nothing else reads the
+ * count): the body inlined in one loop, without the instruction count and
+ * the exit's stores, whose values only the last run reports. A run that
+ * faults or hands over to the interpreter ends, and the next begins.
+ * `blocks` is the body's block text; `locals` declares and zeroes its locals.
+ */
+function repeatLoop(blocks: readonly string[], locals: string, perRun: string): string {
+  const lean = blocks.filter((line) => !/^count \+= \d+;$/.test(line)).map((line) => line.split(STRUCTURED_EXIT).join('continue rep;').replace(/ if \(O !== undefined\) \{[^}]*\} return;/g, ''));
+  return `function repeatLoop(n) {
+  rep: for (let REP = 0; REP < n; REP++) {${perRun}
+${locals}
+  try {
+    main: for (;;) {
+${lean.join('\n')}
+    }
+  } catch (err) {
+    if (err instanceof VmFault) continue rep;
+    throw err;
+  }
+  if (deopt) {
+    ${flush(ALL)}
+    m.provenanceFromTags();
+    m.executed = count;
+    try {
+      m.resume(pc, count, frame);
+    } catch (err) {
+      if (!(err instanceof VmFault)) throw err;
+    }
+  }
+  }
+}`;
 }
 
 /** The largest constant pointerAdd takes: the result's offset stays within the verifier's bounds (below). */

@@ -15,7 +15,7 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { bytesToHex, encodeProgram, parseSpec, type Insn, type ProgramSpec } from '../../src/isa';
-import { createVm, testRunFrame, type XdpVm } from '../../src/vm';
+import { createVm, testRunFrame, type XdpResult, type XdpVm } from '../../src/vm';
 import { generate, packet, rng } from '../differential/vm-random-gen';
 
 /** Both engines, three packets, each run bounded by its budget: this long means something loops outside the budget. */
@@ -91,6 +91,14 @@ export function checkVmInput(input: VmFuzzInput): { jitted: boolean; failure?: {
       });
       if (a !== b) return { jitted, failure: { kind: 'mismatch', detail: `packet ${p}: jit ${a!.slice(0, 300)} vs interp ${b!.slice(0, 300)}` } };
     }
+    // test_run's repeat: the JIT's own loop (its lean middle runs) against the interpreter run after run on one xdp_buff.
+    const [a, b] = vms.map((vm) => {
+      const frame = testRunFrame(Buffer.from(packets[0]!, 'hex'));
+      const r: XdpResult = { retval: 0, data: 0, dataEnd: 0, dataMeta: 0, insns: 0 };
+      vm.testRunInto(frame, r, 5);
+      return JSON.stringify({ r, buf: bytesToHex(frame.buf), r0: [vm.machine.lo[0], vm.machine.hi[0]], maps: vm.maps.map((m) => m.dump()) });
+    });
+    if (a !== b) return { jitted, failure: { kind: 'mismatch', detail: `repeat 5: jit ${a!.slice(0, 300)} vs interp ${b!.slice(0, 300)}` } };
     runMs = Date.now() - t0;
   } catch (e) {
     return { jitted, failure: { kind: 'crash', detail: e instanceof Error ? `${e.message}\n${e.stack ?? ''}`.slice(0, 2000) : String(e) } };

@@ -11,10 +11,12 @@
  * and xdp2), and the time from the last keystroke to the build result in
  * the store, to Monaco's markers, and to the program attached in the
  * engine, for that exact source (the app's window.__xdpLab.timeline).
+ * With XDP_LAB_BENCH_JSON_OUT=FILE it also writes the figures there as
+ * JSON (`xdp-lab bench browser` reads them).
  */
 import { chromium, type Page } from '@playwright/test';
 import { spawn, execSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 
 const PORT = Number(process.env.XDP_LAB_BENCH_PORT ?? 4174);
 const SECONDS = Number(process.env.XDP_LAB_BENCH_SECONDS ?? 10);
@@ -33,6 +35,9 @@ async function waitForServer(url: string): Promise<void> {
   }
   throw new Error(`preview server did not start on ${url}`);
 }
+
+/** The figures, for XDP_LAB_BENCH_JSON_OUT. */
+const FIGURES: Record<string, number | string | null> = {};
 
 async function main(): Promise<void> {
   if (!process.env.XDP_LAB_BENCH_NO_BUILD) {
@@ -82,6 +87,7 @@ async function main(): Promise<void> {
     console.log(`  navigation → simulation on screen, running: ${simShownMs ?? 'n/a'} ms`);
     console.log(`  navigation → editor and first build shown: ${firstBuildMs ?? 'n/a'} ms`);
     console.log(`  navigation → default example running (editor up): ${runningMs !== null ? `${runningMs} ms` : 'n/a (not running within 12 s)'}`);
+    Object.assign(FIGURES, { sim_shown_ms: simShownMs, editor_ready_ms: firstBuildMs, running_ms: runningMs });
     await page.waitForTimeout(500); // let startup settle: measure the steady state
     await page.evaluate(async () => {
       const lab = (window as unknown as { __xdpLab: { setSpeed(s: unknown): Promise<void> } }).__xdpLab;
@@ -118,6 +124,7 @@ async function main(): Promise<void> {
       };
     }, SECONDS);
     const longest = m.longTasks.length ? Math.max(...m.longTasks) : 0;
+    Object.assign(FIGURES, { fps: m.fps, longest_task_ms: longest, long_tasks: m.longTasks.length, worst_frame_gap_ms: m.worstFrameMs, full_speed_seconds: SECONDS });
     console.log(`  during ${SECONDS} s at full speed:`);
     console.log(`    frames per second:                   ${m.fps.toFixed(1)}`);
     console.log(`    longest main-thread task:            ${m.longTasks.length ? `${longest.toFixed(0)} ms (${m.longTasks.length} tasks over 50 ms)` : 'none over 50 ms'}`);
@@ -125,6 +132,7 @@ async function main(): Promise<void> {
     if (m.packets !== null) console.log(`    simulated: ${m.packets.toLocaleString('en')} packets, ${m.events!.toLocaleString('en')} events (${(m.events! / m.elapsed).toFixed(0)} events/s wall)`);
     if (EDIT_REPS > 0) await editLoop(page);
     await browser.close();
+    if (process.env.XDP_LAB_BENCH_JSON_OUT) writeFileSync(process.env.XDP_LAB_BENCH_JSON_OUT, JSON.stringify(FIGURES));
   } finally {
     try {
       if (server.pid) process.kill(-server.pid);
@@ -220,6 +228,7 @@ async function editLoop(page: Page): Promise<void> {
     for (const [name, row] of times) {
       const cell = (xs: number[]) => `${median(xs).toFixed(0).padStart(4)} / ${Math.max(...xs).toFixed(0).padStart(4)}`.padEnd(16);
       console.log(`    ${example.padEnd(8)} ${name.padEnd(28)} ${cell(row.store)}  ${cell(row.markers)}${cell(row.attached)}`);
+      FIGURES[`edit.${example}.${name.replace(/ /g, '_')}.attached_median_ms`] = median(row.attached);
     }
   }
 }

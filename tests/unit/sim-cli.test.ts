@@ -79,3 +79,25 @@ describe('xdp-lab sim', () => {
     expect(r.err).toBe(`xdp-lab sim: ${f}: unsupported pcap link type 113 (LINUX_SLL): only Ethernet (1) can be fed to the NIC\n`);
   });
 });
+
+describe('xdp-lab bench --json', () => {
+  it('prints the figures as JSON on stdout (the text goes to stderr as progress), the same verdicts as the text', async () => {
+    const j = await cli('bench', 'seeds', '--quick', '--json');
+    expect(j.code).toBe(0);
+    expect(j.err).toContain('== seeds ==');
+    const o = JSON.parse(j.out) as { quick: boolean; sections: { seeds: Record<string, number | boolean | null> } };
+    expect(o.quick).toBe(true);
+    const s = o.sections.seeds;
+    const oks = Object.entries(s).filter(([k]) => k.endsWith('.ok'));
+    expect(oks.length).toBe(s.total);
+    expect(oks.filter(([, v]) => v === true).length).toBe(s.within_tolerance);
+    expect(s['seed000-xdp1-drop.rate.published']).toBe(20_200_000);
+    const t = await cli('bench', 'seeds', '--quick');
+    expect(t.out).toContain(`${s.within_tolerance} of ${s.total} published figures within tolerance`);
+  });
+
+  it('refuses an unknown section before running any', async () => {
+    const r = await cli('bench', 'seeds', 'nosuch', '--json');
+    expect(r).toEqual({ code: 2, out: '', err: "xdp-lab bench: unknown section 'nosuch' (sections: vm, cc, ccmem, verifier, sim, seeds, realworld, browser)\n" });
+  });
+});

@@ -15,6 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { compile } from '../../cc';
 import { EXAMPLES } from '../../examples';
 import type { CliIO } from '../io';
+import type { BenchOpts } from './types';
 import { CLANG, CLANG_FLAGS, clangAvailable, clangCompile } from '../clang';
 import { extractProgram } from '../bpf_elf';
 import { benchRealworld } from './cc_realworld';
@@ -28,7 +29,7 @@ function median(xs: number[]): number {
   return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
 }
 
-export async function bench(io: CliIO, opts: { quick: boolean }): Promise<void> {
+export async function bench(io: CliIO, opts: BenchOpts): Promise<void> {
   const progs = [
     ...readdirSync(CORPUS).filter((f) => f.endsWith('.c')).sort().map((f) => ({ name: f, source: readFileSync(path.join(CORPUS, f), 'utf8') })),
     ...EXAMPLES.map((e) => ({ name: `examples/${e.id}.c`, source: e.source })),
@@ -57,6 +58,9 @@ export async function bench(io: CliIO, opts: { quick: boolean }): Promise<void> 
   const med = median(rows.map((r) => r.ratio));
   const worstRatio = Math.max(...rows.map((r) => r.ratio));
   const total = rows.reduce((a, r) => a + r.ours, 0) / rows.reduce((a, r) => a + r.clang, 0);
+  opts.figure('code_size.median_ratio', med);
+  opts.figure('code_size.worst_ratio', worstRatio);
+  opts.figure('code_size.programs', rows.length);
   io.out(`  code size: median instructions ours/clang-19 -O2 = ${med.toFixed(2)}x over ${rows.length} programs (target <= 1.50x: ${med <= 1.5 ? 'met' : 'NOT met'}), worst ${worstRatio.toFixed(2)}x; total ${total.toFixed(2)}x\n`);
   io.out('  worst five:\n');
   for (const r of [...rows].sort((a, b) => b.ratio - a.ratio).slice(0, 5)) io.out(`    ${r.name.padEnd(32)} ${String(r.ours).padStart(4)} vs ${String(r.clang).padStart(4)}  ${r.ratio.toFixed(2)}x\n`);

@@ -25,6 +25,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { CliIO } from '../io';
+import type { BenchOpts } from './types';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 
@@ -137,7 +138,7 @@ function runChild(child: { file: string; bundled: boolean }, src: string, mode: 
 
 const MB = 1 << 20;
 
-export async function bench(io: CliIO, opts: { quick: boolean }): Promise<void> {
+export async function bench(io: CliIO, opts: BenchOpts): Promise<void> {
   const sizes = opts.quick ? [250_000, 1_000_000] : [1_000_000, 4_000_000];
   const tmp = mkdtempSync(path.join(tmpdir(), 'xdp-lab-ccmem-'));
   try {
@@ -157,6 +158,8 @@ export async function bench(io: CliIO, opts: { quick: boolean }): Promise<void> 
           continue;
         }
         rows.push({ bytes: src.length, peak, heap });
+        opts.figure(`${name}.${src.length}.peak_rss_per_source`, peak.peakRss! / src.length);
+        opts.figure(`${name}.${src.length}.live_heap_per_source`, heap.liveHeap! / src.length);
         io.out(`  compiler memory, ${name} (${(src.length / 1e6).toFixed(1)} MB source): peak RSS +${(peak.peakRss! / MB).toFixed(0)} MB = ${(peak.peakRss! / src.length).toFixed(0)}x the source, live heap ${(heap.liveHeap! / MB).toFixed(0)} MB = ${(heap.liveHeap! / src.length).toFixed(0)}x (after ${heap.phase}), ${(peak.ms / 1000).toFixed(2)} s, ${peak.ok ? `${peak.insns} insns` : 'did not compile'}\n`);
       }
       if (rows.length === 2) {

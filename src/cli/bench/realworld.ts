@@ -11,6 +11,7 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { CliIO } from '../io';
+import type { BenchOpts } from './types';
 import { clangAvailable, CLANG } from '../clang';
 import { buildClang, buildOurs, readManifest, REALWORLD_DIR, slots } from '../realworld';
 import { REPO_ROOT } from '../system_headers';
@@ -23,7 +24,7 @@ function median(xs: number[]): number {
   return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
 }
 
-export async function bench(io: CliIO, opts: { quick: boolean }): Promise<void> {
+export async function bench(io: CliIO, opts: BenchOpts): Promise<void> {
   if (!clangAvailable()) {
     io.out(`  ${CLANG} not found: the realworld section compares against clang and cannot run without it\n`);
     return;
@@ -49,6 +50,10 @@ export async function bench(io: CliIO, opts: { quick: boolean }): Promise<void> 
     if (rows.length === 0) { io.out(`  ${name}: no program built by both compilers\n`); continue; }
     const worst = [...rows].sort((a, b) => b.ratio - a.ratio)[0]!;
     const med = median(rows.map((r) => r.ratio));
+    opts.figure(`${name}.median_ratio`, med);
+    opts.figure(`${name}.worst_ratio`, worst.ratio);
+    opts.figure(`${name}.built`, rows.length);
+    opts.figure(`${name}.programs`, progs.length);
     io.out(`  code size, ${name}: median ours/clang-19 -O2 ${med.toFixed(2)}x, worst ${worst.ratio.toFixed(2)}x (${worst.file}: ${worst.ours} vs ${worst.clang}) over ${rows.length} of ${progs.length} programs (target <= 1.20x: ${med <= 1.2 && worst.ratio <= 1.2 ? 'met' : 'NOT met'})\n`);
     if (missing.length) io.out(`    not built yet (${missing.length}): ${missing.join(', ')}\n`);
   }
@@ -62,6 +67,7 @@ export async function bench(io: CliIO, opts: { quick: boolean }): Promise<void> 
       buildOurs(p, largest.dir);
       ts.push(performance.now() - t0);
     }
+    opts.figure('compile_ms.median', median(ts));
     io.out(`  compile time with the system headers, largest program (${largest.file}): median ${median(ts).toFixed(2)} ms over ${runs} runs, fastest ${Math.min(...ts).toFixed(2)} ms (includes reading its own headers from disk)\n`);
   }
 }

@@ -19,10 +19,11 @@
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import type { CliIO } from '../io';
+import type { BenchOpts } from './types';
 import { findScenario, nativePrograms, SCENARIOS, Simulation, type ProgramResolver, type Scenario } from '../../sim';
 import { examplePrograms } from '../../engine/programs';
 
-export async function bench(io: CliIO, opts: { quick: boolean }): Promise<void> {
+export async function bench(io: CliIO, opts: BenchOpts): Promise<void> {
   const s = findScenario('seed000-xdp1-drop')!;
   const packets = opts.quick ? 200_000 : 1_000_000;
   const measure = (programs: ProgramResolver, trace: boolean, keep: boolean, n: number) => {
@@ -44,11 +45,12 @@ export async function bench(io: CliIO, opts: { quick: boolean }): Promise<void> 
   for (let round = 0; round < (opts.quick ? 1 : 3); round++) rows.forEach((r, i) => (best[i] = Math.max(best[i]!, measure(r[1], r[2], r[3], r[4]))));
   io.out(`  xdp1 drop on the seed000-xdp1-drop setup; simulated packets per second of wall time (best of ${opts.quick ? 1 : 3})\n`);
   rows.forEach((r, i) => {
+    opts.figure(`seed000-xdp1-drop.${r[0]}.pps`, best[i]!);
     const ratio = i === 0 ? '(target >= 2.00 M/s)' : `(${(best[i]! / best[0]!).toFixed(2)} x native, tracing off)`;
     io.out(`  ${r[0].padEnd(42)} ${(best[i]! / 1e6).toFixed(2).padStart(6)} M/s   ${ratio}\n`);
   });
-  scenarios(io, opts.quick);
-  memory(io, opts.quick);
+  scenarios(io, opts);
+  memory(io, opts);
 }
 
 /** A full collection: `gc` exposed on demand (the flag only takes effect in a fresh context). */
@@ -64,7 +66,8 @@ function heapMb(): number {
   return (u.heapUsed + u.arrayBuffers) / 2 ** 20;
 }
 
-function memory(io: CliIO, quick: boolean): void {
+function memory(io: CliIO, opts: BenchOpts): void {
+  const quick = opts.quick;
   const s = findScenario('seed000-xdp1-drop')!;
   const far = quick ? 1e6 : 1e7;
   const sim = new Simulation({ ...s.config(), trace: false, keepTrace: false }, examplePrograms('xdp1'));
@@ -72,6 +75,8 @@ function memory(io: CliIO, quick: boolean): void {
   const at1e5 = heapMb();
   sim.run({ packets: far - 1e5 });
   const atFar = heapMb();
+  opts.figure('memory.heap_mb_at_1e5', at1e5);
+  opts.figure(`memory.heap_mb_at_${far === 1e7 ? '1e7' : '1e6'}`, atFar);
   io.out(`  memory, VM xdp1 tracing off: heap after GC ${at1e5.toFixed(1)} MB at 1e5 packets, ${atFar.toFixed(1)} MB at ${far === 1e7 ? '1e7' : '1e6'} (${(atFar - at1e5 >= 0 ? '+' : '') + (atFar - at1e5).toFixed(2)} MB)\n`);
 }
 
@@ -114,7 +119,8 @@ const TARGETS: { label: string; scenario: string; target: number }[] = [
   { label: 'AF_XDP l2fwd zero-copy', scenario: 'seed001-l2fwd-zc', target: 5e6 },
 ];
 
-function scenarios(io: CliIO, quick: boolean): void {
+function scenarios(io: CliIO, opts: BenchOpts): void {
+  const quick = opts.quick;
   const cpuS = quick ? 0.05 : 0.3;
   const rounds = quick ? 1 : 3;
   io.out(`  every named scenario, tracing off: simulated packets per wall second, each measured for >= ${cpuS} s of CPU after warm-up, best of ${rounds};\n`);
@@ -125,6 +131,10 @@ function scenarios(io: CliIO, quick: boolean): void {
     const vm = scenarioRate(s, examplePrograms, cpuS, rounds);
     const native = scenarioRate(s, nativePrograms, cpuS, rounds);
     vmRates.set(s.name, vm);
+    opts.figure(`${s.name}.vm_pps_wall`, vm.wall);
+    opts.figure(`${s.name}.vm_pps_cpu`, vm.cpu);
+    opts.figure(`${s.name}.native_pps_wall`, native.wall);
+    opts.figure(`${s.name}.native_pps_cpu`, native.cpu);
     const m = (v: number) => `${(v / 1e6).toFixed(2).padStart(6)} M`;
     io.out(`  ${s.name.padEnd(42)} ${m(vm.wall)} ${m(native.wall)}   ${(vm.wall / native.wall).toFixed(2).padStart(11)}   ${m(vm.cpu)} ${m(native.cpu)}   ${(vm.cpu / native.cpu).toFixed(2)}\n`);
   }
@@ -136,6 +146,9 @@ function scenarios(io: CliIO, quick: boolean): void {
       continue;
     }
     const verdict = (v: number) => (v >= t.target ? 'met' : 'not met');
+    opts.figure(`target.${t.scenario}.pps_cpu`, r.cpu);
+    opts.figure(`target.${t.scenario}.target`, t.target);
+    opts.figure(`target.${t.scenario}.met`, r.cpu >= t.target);
     const m = (v: number) => `${(v / 1e6).toFixed(2).padStart(6)} M`;
     io.out(`  ${t.label.padEnd(32)} ${t.scenario.padEnd(28)} >= ${(t.target / 1e6).toFixed(0).padStart(2)} M:  cpu ${m(r.cpu)} ${verdict(r.cpu).padEnd(7)}  wall ${m(r.wall)} ${verdict(r.wall)}\n`);
   }

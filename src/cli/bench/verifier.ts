@@ -18,6 +18,7 @@ import { compile } from '../../cc/index';
 import { EXAMPLES } from '../../examples/index';
 import { verify } from '../../verifier';
 import type { CliIO } from '../io';
+import type { BenchOpts } from './types';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const ORACLE = process.env.BPF_ORACLE ?? path.resolve(here, '../../../../shared/oracle/bpf-oracle');
@@ -132,7 +133,7 @@ function xdp1Spec(): ProgramSpec {
   return { prog_type: 'xdp', insns: c.spec.insns, maps: c.spec.maps, map_relocs: c.spec.map_relocs };
 }
 
-export async function bench(io: CliIO, opts: { quick: boolean }): Promise<void> {
+export async function bench(io: CliIO, opts: BenchOpts): Promise<void> {
   const reps = opts.quick ? 3 : 10;
   const programs: [string, ProgramSpec][] = [
     ['xdp1 (our build)', xdp1Spec()],
@@ -156,18 +157,22 @@ export async function bench(io: CliIO, opts: { quick: boolean }): Promise<void> 
     const verdict = (v: { accepted: boolean; processed: number }): string => `${v.accepted ? 'accepted' : 'rejected'}, ${v.processed.toLocaleString('en-US')} insns`;
     const kText = k ? `kernel ${k.ms.toFixed(2)} ms (${verdict(k)})` : 'kernel: not measured (bpf-oracle unavailable: needs root)';
     const ratio = k ? `  ${(ours.ms / Math.max(k.ms, 0.001)).toFixed(2)}x (target <= 2x)` : '';
+    opts.figure(`${name}.ours_ms`, ours.ms);
+    opts.figure(`${name}.kernel_ms`, k ? k.ms : null);
+    opts.figure(`${name}.ours_per_kernel`, k ? ours.ms / Math.max(k.ms, 0.001) : null);
     io.out(`  ${name}: ours ${ours.ms.toFixed(2)} ms (${verdict(ours)}; first run ${ours.coldMs.toFixed(2)} ms), ${kText}${ratio}\n`);
   }
   throughput(io, opts);
 }
 
 /** Processed instructions per second over the small-program workload. */
-function throughput(io: CliIO, opts: { quick: boolean }): void {
+function throughput(io: CliIO, opts: BenchOpts): void {
   const programs = WORKLOAD.map((t) => parsed(specOf(t)));
   const reps = opts.quick ? 200 : 2000;
   let insns = 0;
   const t0 = performance.now();
   for (let i = 0; i < reps; i++) for (const p of programs) insns += verify(p, { states: false }).insnsProcessed;
   const secs = (performance.now() - t0) / 1000;
+  opts.figure('throughput_insns_per_s', insns / secs);
   io.out(`  throughput: ${insns} insns processed in ${secs.toFixed(2)} s = ${Math.round(insns / secs).toLocaleString('en-US')} insns/s\n`);
 }

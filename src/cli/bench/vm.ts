@@ -26,6 +26,7 @@ import { compile } from '../../cc';
 import { assemble, bytesToHex, encodeProgram, parseSpec, type ProgramSpec } from '../../isa';
 import { createVm, testRunFrame, type XdpFrame, type XdpVm } from '../../vm';
 import type { CliIO } from '../io';
+import type { BenchOpts } from './types';
 
 /** xdp1 (samples/bpf/xdp1_kern.c), IPv4 path, in kernel-log syntax. */
 export const XDP1_ASM = `
@@ -189,7 +190,7 @@ function repeatBytesPerRun(vm: XdpVm, frame: XdpFrame, n: number): { bytes: numb
 
 const fmt = (x: number | undefined, d = 1): string => (x === undefined || !Number.isFinite(x) ? '-' : x.toFixed(d));
 
-export async function bench(io: CliIO, opts: { quick: boolean }): Promise<void> {
+export async function bench(io: CliIO, opts: BenchOpts): Promise<void> {
   // Many short rounds: the least of them is the figure least disturbed by other work on a shared machine.
   const n = opts.quick ? 100_000 : 400_000;
   const rounds = opts.quick ? 3 : 9;
@@ -219,6 +220,11 @@ export async function bench(io: CliIO, opts: { quick: boolean }): Promise<void> 
     const k = kernelRun(p.spec, UDP_FRAME_HEX, repeat, kRounds);
     const ratio = k.ns ? jit.ns / k.ns : undefined;
     if (ratio !== undefined) ratios.push(ratio);
+    opts.figure(`${p.name}.jit_ns`, jit.ns);
+    opts.figure(`${p.name}.per_call_ns`, jit.perCallNs);
+    opts.figure(`${p.name}.interp_ns`, interp.ns);
+    opts.figure(`${p.name}.kernel_ns`, k.ns ?? null);
+    opts.figure(`${p.name}.jit_per_kernel`, ratio ?? null);
     const alloc = bytesPerRun(jitVm, frame(), 100_000).bytes;
     const warn = k.why ? `  (${k.why})` : k.retval !== jit.retval ? `  WARNING retval: kernel ${k.retval}, vm ${jit.retval}` : '';
     const x = (r: number | undefined): string => (r === undefined ? '-' : r.toFixed(2) + 'x');
@@ -226,6 +232,7 @@ export async function bench(io: CliIO, opts: { quick: boolean }): Promise<void> 
       `  ${p.name.padEnd(22)} ${String(jit.insns).padStart(5)} ${fmt(jit.ns).padStart(8)} ${fmt(jit.perCallNs).padStart(9)} ${fmt(interp.ns).padStart(10)} ${fmt(k.ns, 0).padStart(10)} ${x(ratio).padStart(11)} ${x(k.ns ? interp.ns / k.ns : undefined).padStart(14)} ${x(jit.ns / interp.ns).padStart(11)} ${fmt(alloc, 2).padStart(6)}${warn}\n`,
     );
   }
+  opts.figure('jit_per_kernel.worst', ratios.length ? Math.max(...ratios) : null);
   if (ratios.length) io.out(`  jit/kernel: worst ${Math.max(...ratios).toFixed(2)}x, best ${Math.min(...ratios).toFixed(2)}x (target <= 1.0x)\n`);
 
   const loopSpec = asmSpec(LOOP_ASM);
@@ -235,6 +242,8 @@ export async function bench(io: CliIO, opts: { quick: boolean }): Promise<void> 
   if ('error' in loopVm) throw new Error(loopVm.error);
   const loop = vmRun(loopVm, testRunFrame(new Uint8Array(64)), opts.quick ? 2_000 : 20_000, rounds);
   const kl = kernelRun(loopSpec, '00'.repeat(64), opts.quick ? 2_000 : 20_000, kRounds);
+  opts.figure('loop.jit_ns_per_insn', loop.ns / loop.insns);
+  opts.figure('loop.kernel_ns_per_insn', kl.ns === undefined ? null : kl.ns / loop.insns);
   io.out(`  loop-heavy program (${loop.insns} insns a run, 7/8 ALU): jit ${(loop.ns / loop.insns).toFixed(3)} ns/insn, kernel ${kl.ns === undefined ? `- (${kl.why})` : (kl.ns / loop.insns).toFixed(3)} ns/insn (target <= 1.5)\n`);
 
   const allocVm = createVm(parseSpec(xdp1Spec()) as Exclude<ReturnType<typeof parseSpec>, { error: string }>);
@@ -245,5 +254,7 @@ export async function bench(io: CliIO, opts: { quick: boolean }): Promise<void> 
   const a1 = tries.reduce((p, q) => (q.bytes < p.bytes ? q : p));
   io.out(`  allocations per run (xdp1, jit, runXdpInto): ${fmt(a1.bytes, 3)} bytes/run over ${a1.runs} runs without a scavenge (target 0)\n`);
   const a2 = [repeatBytesPerRun(allocVm, xf, 200_000), repeatBytesPerRun(allocVm, xf, 200_000), repeatBytesPerRun(allocVm, xf, 200_000)].reduce((p, q) => (q.bytes < p.bytes ? q : p));
+  opts.figure('alloc.run_bytes_per_run', a1.bytes);
+  opts.figure('alloc.test_run_bytes_per_run', a2.bytes);
   io.out(`  allocations per run (xdp1, jit, testRunInto): ${fmt(a2.bytes, 3)} bytes/run over ${a2.runs} runs without a scavenge (target 0)\n`);
 }

@@ -347,12 +347,8 @@ export class XdpVm {
       return out;
     }
     this.runXdpInto(frame, out);
-    const f = this.repeatFrame;
-    f.buf = frame.buf;
-    f.dv = frame.dv;
-    f.frameSize = frame.frameSize;
-    f.ingressIfindex = frame.ingressIfindex;
-    f.rxQueueIndex = frame.rxQueueIndex;
+    // The frame's buffer and fields; data, data_end and data_meta then follow each run.
+    const f = Object.assign(this.repeatFrame, frame);
     for (let k = 1; k < n; k++) {
       f.data = out.data;
       f.dataEnd = out.dataEnd;

@@ -245,6 +245,10 @@ const stride = (vs: number): number => Math.ceil(vs / 8) * 8;
 const u32 = (k: Uint8Array): number => (k[0]! | (k[1]! << 8) | (k[2]! << 16) | (k[3]! << 24)) >>> 0;
 const keyStr = (k: Uint8Array): string => bytesToHex(k);
 const isZero = (b: Uint8Array): boolean => b.every((x) => x === 0);
+/** A program's update: the value's first dst.length bytes into the element (a loop: no view made per packet). */
+function copyValue(dst: Uint8Array, src: Uint8Array): void {
+  for (let i = 0; i < dst.length; i++) dst[i] = src[i]!;
+}
 
 abstract class MapBase {
   readonly type: MapType;
@@ -375,7 +379,7 @@ class ArrayMap extends MapBase implements BpfMap {
     if (this.special) return -EINVAL;
     const r = this.checkFlags(key, flags);
     if (r) return r;
-    this.values[this.percpu ? cpu % this.nCpus : 0]!.at(u32(key)).set(value.subarray(0, this.valueSize));
+    copyValue(this.values[this.percpu ? cpu % this.nCpus : 0]!.at(u32(key)), value);
     return 0;
   }
 
@@ -435,84 +439,216 @@ class ArrayMap extends MapBase implements BpfMap {
   }
 }
 
-interface HashEntry {
-  key: Uint8Array;
-  /** One buffer per cpu for percpu_hash, else one. */
-  values: Uint8Array[];
-}
-
-/** hash, percpu_hash, lru_hash, devmap_hash. Iteration is insertion order (LRU: recency order). */
+/**
+ * hash, percpu_hash, lru_hash, lru_percpu_hash, devmap_hash, hash_of_maps,
+ * preallocated as the kernel's htab is by default (htab_map_alloc with
+ * prealloc_init): max_entries element slots whose keys live in one buffer
+ * and whose values are live views of lazily allocated chunks (LazyPlane),
+ * a slot's views the same objects for the map's life. An element deleted
+ * frees its slot for a later insert, as the kernel's freelist reuses
+ * preallocated elements, so a program that runs for millions of packets
+ * inserting and deleting allocates nothing and its value buffers (and the
+ * VM's regions over them) stay max_entries at most. Keys are found by an
+ * open-addressing index (linear probing, backward-shift deletion) over a
+ * hash of the key bytes. Iteration is insertion order; LRU maps keep recency
+ * order and evict the least recently used (the kernel's LRU is approximate;
+ * this is exact).
+ */
 class HashMap extends MapBase implements BpfMap {
-  private readonly table = new Map<string, HashEntry>();
   private readonly lru: boolean;
+  /** Slot keys, keySize bytes each. */
+  private readonly keyStore: Uint8Array;
+  /** Values per plane (one per cpu for per-cpu maps), a live view per slot. */
+  private readonly planes: LazyPlane[];
+  /** The slots in use, oldest (LRU: least recently used) first: a doubly linked list; -1 ends it. */
+  private readonly prev: Int32Array;
+  private readonly next: Int32Array;
+  private head = -1;
+  private tail = -1;
+  /** Free slots, a stack; freeTop of them. */
+  private readonly free: Int32Array;
+  private freeTop: number;
+  private count = 0;
+  /** Open-addressing index: slot + 1, 0 empty; a power of two, at most half full. */
+  private index: Int32Array;
 
   constructor(spec: MapSpec, nCpus: number) {
     super(spec, nCpus);
     this.lru = spec.type === 'lru_hash' || spec.type === 'lru_percpu_hash';
+    const n = this.maxEntries;
+    this.keyStore = new Uint8Array(n * this.keySize);
+    this.planes = Array.from({ length: this.percpu ? nCpus : 1 }, () => new LazyPlane(this.valueSize, n));
+    this.prev = new Int32Array(n);
+    this.next = new Int32Array(n);
+    this.free = new Int32Array(n);
+    // Slot 0 is taken first.
+    for (let i = 0; i < n; i++) this.free[i] = n - 1 - i;
+    this.freeTop = n;
+    this.index = new Int32Array(16);
+  }
+
+  /** FNV-1a over the keySize bytes of `bytes` at `at`, mixed (the index's probe start). */
+  private hash(bytes: Uint8Array, at: number): number {
+    let h = 0x811c9dc5;
+    for (let i = 0; i < this.keySize; i++) h = Math.imul(h ^ bytes[at + i]!, 0x01000193);
+    return (h ^ (h >>> 15)) >>> 0;
+  }
+
+  private sameKey(slot: number, key: Uint8Array): boolean {
+    const ks = this.keySize;
+    const store = this.keyStore;
+    const at = slot * ks;
+    for (let i = 0; i < ks; i++) if (store[at + i] !== key[i]) return false;
+    return true;
+  }
+
+  /** The slot holding key, or -1. */
+  private find(key: Uint8Array): number {
+    const index = this.index;
+    const mask = index.length - 1;
+    for (let p = this.hash(key, 0) & mask; ; p = (p + 1) & mask) {
+      const e = index[p]!;
+      if (e === 0) return -1;
+      if (this.sameKey(e - 1, key)) return e - 1;
+    }
+  }
+
+  private indexInsert(index: Int32Array, slot: number): void {
+    const mask = index.length - 1;
+    let p = this.hash(this.keyStore, slot * this.keySize) & mask;
+    while (index[p] !== 0) p = (p + 1) & mask;
+    index[p] = slot + 1;
+  }
+
+  /** Remove slot's entry from the index, shifting later entries of its probe run back (no tombstones). */
+  private indexRemove(slot: number): void {
+    const index = this.index;
+    const mask = index.length - 1;
+    let p = this.hash(this.keyStore, slot * this.keySize) & mask;
+    while (index[p] !== slot + 1) p = (p + 1) & mask;
+    let hole = p;
+    for (let q = (p + 1) & mask; index[q] !== 0; q = (q + 1) & mask) {
+      const s = index[q]! - 1;
+      const home = this.hash(this.keyStore, s * this.keySize) & mask;
+      // Move q into the hole unless its home lies cyclically in (hole, q].
+      if (hole <= q ? home <= hole || home > q : home <= hole && home > q) {
+        index[hole] = index[q]!;
+        hole = q;
+      }
+    }
+    index[hole] = 0;
+  }
+
+  private unlink(slot: number): void {
+    const p = this.prev[slot]!;
+    const n = this.next[slot]!;
+    if (p >= 0) this.next[p] = n;
+    else this.head = n;
+    if (n >= 0) this.prev[n] = p;
+    else this.tail = p;
+  }
+
+  private append(slot: number): void {
+    this.prev[slot] = this.tail;
+    this.next[slot] = -1;
+    if (this.tail >= 0) this.next[this.tail] = slot;
+    else this.head = slot;
+    this.tail = slot;
+  }
+
+  private remove(slot: number): void {
+    this.indexRemove(slot);
+    this.unlink(slot);
+    this.free[this.freeTop++] = slot;
+    this.count--;
+  }
+
+  /** A free slot for key (the index grown first when it would be over half full), in the index and at the list's end. */
+  private insert(key: Uint8Array): number {
+    if ((this.count + 1) * 2 > this.index.length) {
+      const bigger = new Int32Array(this.index.length * 2);
+      for (let s = this.head; s >= 0; s = this.next[s]!) this.indexInsert(bigger, s);
+      this.index = bigger;
+    }
+    const slot = this.free[--this.freeTop]!;
+    const ks = this.keySize;
+    for (let i = 0; i < ks; i++) this.keyStore[slot * ks + i] = key[i]!;
+    this.indexInsert(this.index, slot);
+    this.append(slot);
+    this.count++;
+    // A reused slot starts zeroed, as a fresh element.
+    for (const plane of this.planes) plane.at(slot).fill(0);
+    return slot;
+  }
+
+  private touch(slot: number): void {
+    if (this.lru && slot !== this.tail) {
+      this.unlink(slot);
+      this.append(slot);
+    }
   }
 
   lookup(key: Uint8Array, cpu: number): Uint8Array | undefined {
-    const k = keyStr(key.subarray(0, this.keySize));
-    const e = this.table.get(k);
-    if (!e) return undefined;
-    if (this.lru) {
-      // Mark as recently used: re-insert at the young end.
-      this.table.delete(k);
-      this.table.set(k, e);
-    }
-    return e.values[this.percpu ? cpu % this.nCpus : 0];
+    const slot = this.find(key);
+    if (slot < 0) return undefined;
+    // LRU: mark as recently used.
+    this.touch(slot);
+    return this.planes[this.percpu ? cpu % this.nCpus : 0]!.at(slot);
   }
 
-  private put(key: Uint8Array, flags: number, fill: (e: HashEntry, fresh: boolean) => void): number {
+  /** Insert or replace key's element: -errno, or the slot, whose values `fill` then writes (fresh: all planes zero). */
+  private put(key: Uint8Array, flags: number): number {
     if ((flags & ~BPF_F_LOCK) > BPF_EXIST) return -EINVAL;
-    const k = keyStr(key.subarray(0, this.keySize));
-    const old = this.table.get(k);
-    if (old && flags === BPF_NOEXIST) return -EEXIST;
-    if (!old && flags === BPF_EXIST) return -ENOENT;
-    if (old) {
-      fill(old, false);
-      if (this.lru) {
-        this.table.delete(k);
-        this.table.set(k, old);
-      }
-      return 0;
+    const old = this.find(key);
+    if (old >= 0 && flags === BPF_NOEXIST) return -EEXIST;
+    if (old < 0 && flags === BPF_EXIST) return -ENOENT;
+    if (old >= 0) {
+      this.touch(old);
+      return old;
     }
-    if (this.table.size >= this.maxEntries) {
+    if (this.count >= this.maxEntries) {
       if (!this.lru) return -E2BIG;
-      // Evict the least recently used entry (the kernel's LRU is approximate; this is exact).
-      const victim = this.table.keys().next().value as string;
-      this.table.delete(victim);
+      // Evict the least recently used entry.
+      this.remove(this.head);
     }
-    const e: HashEntry = { key: key.slice(0, this.keySize), values: Array.from({ length: this.percpu ? this.nCpus : 1 }, () => new Uint8Array(this.valueSize)) };
-    fill(e, true);
-    this.table.set(k, e);
-    return 0;
+    return this.insert(key);
   }
 
   update(key: Uint8Array, value: Uint8Array, flags: number, cpu: number): number {
-    return this.put(key, flags, (e) => {
-      // A program writes only its own cpu's copy; a new element's other copies are zero.
-      e.values[this.percpu ? cpu % this.nCpus : 0]!.set(value.subarray(0, this.valueSize));
-    });
+    const slot = this.put(key, flags);
+    if (slot < 0) return slot;
+    // A program writes only its own cpu's copy; a new element's other copies are zero.
+    copyValue(this.planes[this.percpu ? cpu % this.nCpus : 0]!.at(slot), value);
+    return 0;
   }
 
   delete(key: Uint8Array): number {
-    return this.table.delete(keyStr(key.subarray(0, this.keySize))) ? 0 : -ENOENT;
+    const slot = this.find(key);
+    if (slot < 0) return -ENOENT;
+    this.remove(slot);
+    return 0;
   }
 
   userUpdate(key: Uint8Array, value: Uint8Array, flags = BPF_ANY): number {
     if (this.frozen) return -EPERM;
     const vals = this.perCpuValues(value);
     if (!vals || key.length !== this.keySize) return -EINVAL;
-    return this.put(key, flags, (e) => vals.forEach((v, c) => e.values[c]!.set(v)));
+    const slot = this.put(key, flags);
+    if (slot < 0) return slot;
+    vals.forEach((v, c) => this.planes[c]!.at(slot).set(v));
+    return 0;
   }
 
   userLookup(key: Uint8Array): Uint8Array[] | undefined {
-    return this.table.get(keyStr(key))?.values;
+    if (key.length !== this.keySize) return undefined;
+    const slot = this.find(key);
+    return slot < 0 ? undefined : this.planes.map((plane) => plane.at(slot));
   }
 
   keys(): Uint8Array[] {
-    return [...this.table.values()].map((e) => e.key);
+    const out: Uint8Array[] = [];
+    for (let s = this.head; s >= 0; s = this.next[s]!) out.push(this.keyStore.slice(s * this.keySize, (s + 1) * this.keySize));
+    return out;
   }
 }
 

@@ -105,16 +105,28 @@ export function xdpHelpers(ctx: XdpHelperContext): Map<number, HelperFn> {
   const lastRegion: (Region | undefined)[] = [];
   // Keys are copied into a scratch buffer per size instead of a fresh view per call (lookups never keep the key).
   const keyScratch = new Map<number, Uint8Array>();
+  const valueScratch = new Map<number, Uint8Array>();
+  const EMPTY = new Uint8Array(0);
+  /**
+   * The n bytes a helper argument points to, copied into a buffer of that
+   * size from `pool` (reused, valid until the next copy of that size): a
+   * map key or value read without allocating, once per packet in most
+   * programs (the map copies what it keeps).
+   */
+  const copyArg = (m: Machine, pc: number, reg: number, n: number, pool: Map<number, Uint8Array>): Uint8Array => {
+    if (n === 0) return EMPTY;
+    const at = m.resolve(pc, reg, 0, n, false);
+    let buf = pool.get(n);
+    if (!buf) pool.set(n, (buf = new Uint8Array(n)));
+    const src = m.resRegion.bytes;
+    for (let i = 0; i < n; i++) buf[i] = src[at + i]!;
+    return buf;
+  };
   h.set(BPF_FUNC.map_lookup_elem, (m, pc) => {
     // No destructured object here: this runs once per packet in most programs.
     const index = mapIndexOf(m, pc, 1);
     const map = ctx.maps[index]!;
-    const n = map.keySize;
-    const at = m.resolve(pc, 2, 0, n, false);
-    let key = keyScratch.get(n);
-    if (!key) keyScratch.set(n, (key = new Uint8Array(n)));
-    const src = m.resRegion.bytes;
-    for (let i = 0; i < n; i++) key[i] = src[at + i]!;
+    const key = copyArg(m, pc, 2, map.keySize, keyScratch);
     if (map.lookupCounter) map.lookupCounter.n++;
     const v = map.lookup(key, ctx.env.cpu);
     if (!v) return m.setReg(0, 0);
@@ -136,14 +148,14 @@ export function xdpHelpers(ctx: XdpHelperContext): Map<number, HelperFn> {
     m.setPtr(0, r, 0);
   });
   h.set(BPF_FUNC.map_update_elem, (m, pc) => {
-    const { map } = mapArg(m, pc, 1);
-    const key = m.bytesAt(pc, 2, map.keySize, false);
-    const val = m.bytesAt(pc, 3, map.valueSize, false);
-    m.setReg(0, map.update(key, val.slice(), m.lo[4]! >>> 0, ctx.env.cpu));
+    const map = ctx.maps[mapIndexOf(m, pc, 1)]!;
+    const key = copyArg(m, pc, 2, map.keySize, keyScratch);
+    const val = copyArg(m, pc, 3, map.valueSize, valueScratch);
+    m.setReg(0, map.update(key, val, m.lo[4]! >>> 0, ctx.env.cpu));
   });
   h.set(BPF_FUNC.map_delete_elem, (m, pc) => {
-    const { map } = mapArg(m, pc, 1);
-    m.setReg(0, map.delete(m.bytesAt(pc, 2, map.keySize, false)));
+    const map = ctx.maps[mapIndexOf(m, pc, 1)]!;
+    m.setReg(0, map.delete(copyArg(m, pc, 2, map.keySize, keyScratch)));
   });
   h.set(BPF_FUNC.ktime_get_ns, (m) => m.setReg(0, ctx.env.ktimeNs()));
   h.set(BPF_FUNC.ktime_get_boot_ns, (m) => m.setReg(0, ctx.env.ktimeNs()));

@@ -743,8 +743,9 @@ function emitInsn(t: Translator, k: number): string {
       if (orderedKind(m, k) === 'rel') return emitStore(t, k, 0x63 | (c & 0x18), d, o, L(s), H(s), s === 10 ? 'x' : String(s));
       if ((c & 0xe0) === 0xc0 && c !== 0xc3 && c !== 0xdb) return `m.invalid(${k});`;
       if (c === 0xc3 || c === 0xdb) {
-        // Atomics: the interpreter's implementation, on handed-over registers.
-        return `${handOver([0, d, s])}m.atomic(${k}, ${c === 0xdb}, ${d}, ${s}, ${o}, ${imm}); l0 = lo[0]; h0 = hi[0]; ${L(s)} = lo[${s}]; ${H(s)} = hi[${s}];`;
+        // Atomics: inline on a map value; else the interpreter's implementation, on handed-over registers.
+        const slow = `${handOver([0, d, s])}m.atomic(${k}, ${c === 0xdb}, ${d}, ${s}, ${o}, ${imm}); l0 = lo[0]; h0 = hi[0]; ${L(s)} = lo[${s}]; ${H(s)} = hi[${s}];`;
+        return emitAtomic(t, k, c === 0xdb, d, s, o, imm, slow);
       }
       return emitStore(t, k, c, d, o, L(s), H(s), s === 10 ? 'x' : String(s));
     case 0: {
@@ -937,6 +938,46 @@ function address(t: Translator, k: number, reg: number, off: number, size: numbe
     default:
       return undefined;
   }
+}
+
+/** The atomic operations (BPF_ATOMIC imm) emitAtomic translates: add, or, and, xor (each with or without BPF_FETCH), xchg, cmpxchg. */
+const INLINE_ATOMICS: ReadonlySet<number> = new Set([0x00, 0x01, 0x40, 0x41, 0x50, 0x51, 0xa0, 0xa1, 0xe1, 0xf1]);
+
+/**
+ * An atomic read-modify-write on a map value (the counters of the
+ * xdp-tutorial's stats programs: lock xadd), inline as Machine.atomic does
+ * it: the old value read, the new one written, and with BPF_FETCH the old
+ * one into src (cmpxchg: into r0, the write only when r0 matched). The
+ * 32-bit forms touch 4 bytes and zero-extend what they fetch. Anything else
+ * (the stack, where a spilled pointer may come back; a write-only map; an
+ * unknown operation) takes `slow`, the interpreter's implementation.
+ */
+function emitAtomic(t: Translator, k: number, is64: boolean, d: number, s: number, o: number, op: number, slow: string): string {
+  if (!INLINE_ATOMICS.has(op)) return slow;
+  const v = t.mv[d];
+  const vals = v ? t.target.arrays[v.mi]?.values : undefined;
+  if (v && vals) {
+    if (!vals.readable) return slow;
+  } else if (t.kind(k, d) !== 'mapv') return slow;
+  const at = address(t, k, d, o, is64 ? 8 : 4, true);
+  if (!at) return slow;
+  // The read half: a BPF_F_WRONLY_PROG map's value may not be read.
+  const checked: Address = at.mem === 'R.dv' && at.fail !== undefined ? { ...at, fail: `${at.fail} || R.noRead` } : at;
+  const M = at.mem;
+  const sl = L(s), sh = is64 ? H(s) : '0';
+  const read = `t = ${M}.getInt32(a, true); e2 = ${is64 ? `${M}.getInt32(a + 4, true)` : '0'};`;
+  let next: string;
+  switch (op & ~1) {
+    case 0x00: next = `b = (t + ${sl}) | 0; g = (e2 + ${sh} + ((b >>> 0) < (t >>> 0) ? 1 : 0)) | 0;`; break;
+    case 0x40: next = `b = t | ${sl}; g = e2 | ${sh};`; break;
+    case 0x50: next = `b = t & ${sl}; g = e2 & ${sh};`; break;
+    case 0xa0: next = `b = t ^ ${sl}; g = e2 ^ ${sh};`; break;
+    case 0xe0: next = `b = ${sl}; g = ${sh};`; break;
+    default: next = `if (t === l0${is64 ? ' && e2 === h0' : ''}) { b = ${sl}; g = ${sh}; } else { b = t; g = e2; }`;
+  }
+  const write = `${M}.setInt32(a, b, true);${is64 ? ` ${M}.setInt32(a + 4, g, true);` : ''}`;
+  const fetch = op === 0xf1 ? 'l0 = t; h0 = e2;' : op & 1 ? `${sl} = t; ${H(s)} = e2;` : '';
+  return guarded(checked, slow, `${read} ${next} ${write} ${fetch}`);
 }
 
 /** The access `body` at address `at`, or `slow` when the bounds check fails. */

@@ -106,7 +106,7 @@ export function xdpHelpers(ctx: XdpHelperContext): Map<number, HelperFn> {
   // Keys are copied into a scratch buffer per size instead of a fresh view per call (lookups never keep the key).
   const keyScratch = new Map<number, Uint8Array>();
   const valueScratch = new Map<number, Uint8Array>();
-  const EMPTY = new Uint8Array(0);
+  const EMPTY: Uint8Array = new Uint8Array(0);
   /**
    * The n bytes a helper argument points to, copied into a buffer of that
    * size from `pool` (reused, valid until the next copy of that size): a
@@ -243,11 +243,22 @@ export function xdpHelpers(ctx: XdpHelperContext): Map<number, HelperFn> {
     const toSize = m.regNum(4);
     const seed = m.regU32(5);
     if (fromSize < 0 || toSize < 0 || fromSize > 0xffff || toSize > 0xffff) return m.setReg(0, -EINVAL);
-    const from = m.bytesAt(pc, 1, fromSize, false);
-    const to = m.bytesAt(pc, 3, toSize, false);
-    if (fromSize && toSize) return m.setReg(0, fold16(csumPartial16(to, seed) + (~csumPartial16(from, 0) & 0xffff)));
-    if (toSize) return m.setReg(0, csumPartial16(to, seed));
-    if (fromSize) return m.setReg(0, ~csumPartial16(from, ~seed >>> 0) & 0xffff);
+    // The bytes read in place (no view made per call: checksum updates run once per packet).
+    let from = EMPTY;
+    let fromAt = 0;
+    if (fromSize) {
+      fromAt = m.resolve(pc, 1, 0, fromSize, false);
+      from = m.resRegion.bytes;
+    }
+    let to = EMPTY;
+    let toAt = 0;
+    if (toSize) {
+      toAt = m.resolve(pc, 3, 0, toSize, false);
+      to = m.resRegion.bytes;
+    }
+    if (fromSize && toSize) return m.setReg(0, fold16(csumPartial16(to, toAt, toSize, seed) + (~csumPartial16(from, fromAt, fromSize, 0) & 0xffff)));
+    if (toSize) return m.setReg(0, csumPartial16(to, toAt, toSize, seed));
+    if (fromSize) return m.setReg(0, ~csumPartial16(from, fromAt, fromSize, ~seed >>> 0) & 0xffff);
     m.setReg(0, seed);
   });
   h.set(BPF_FUNC.xdp_adjust_head, (m) => {
@@ -357,10 +368,11 @@ function fold16(x: number): number {
   return x;
 }
 
-/** csum_partial(buf, len, seed) folded to 16 bits: the one's-complement sum of little-endian 16-bit words. */
-function csumPartial16(b: Uint8Array, seed: number): number {
+/** csum_partial(b[at, at+len), seed) folded to 16 bits: the one's-complement sum of little-endian 16-bit words. */
+function csumPartial16(b: Uint8Array, at: number, len: number, seed: number): number {
   let s = (seed & 0xffff) + (seed >>> 16);
-  for (let i = 0; i + 1 < b.length; i += 2) s += b[i]! | (b[i + 1]! << 8);
-  if (b.length & 1) s += b[b.length - 1]!;
+  const end = at + len;
+  for (let i = at; i + 1 < end; i += 2) s += b[i]! | (b[i + 1]! << 8);
+  if (len & 1) s += b[end - 1]!;
   return fold16(s);
 }

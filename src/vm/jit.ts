@@ -227,12 +227,21 @@ class Translator {
   /** Structured mode: forward jumps are `break`s out of labelled blocks (no dispatch); else a `switch (pc)` loop. */
   structured = false;
   /**
+   * Looped mode (a program with loops but no calls, see loopNest): forward
+   * jumps are `break`s out of labelled blocks as in structured mode, a jump
+   * back to a loop's header `continue`s the labelled loop; the blocks keep
+   * their budget checks. `at` is the slot of the block being emitted.
+   */
+  looped = false;
+  at = 0;
+  /**
    * What the program's exit appends to fill the XDP run's result object `O`
    * there (and return 1): empty when a helper may leave a tail call
    * pending, which runInto must follow first.
    */
   exitFill = '';
   goto(target: number): string {
+    if (this.looped) return target <= this.at ? `continue L${target};` : `break B${target};`;
     return this.structured ? `break B${target};` : `pc = ${target}; continue main;`;
   }
   constructor(
@@ -364,7 +373,12 @@ export function translate(m: Machine, proof: VerifierProof, target: JitTarget): 
     });
     out.push(`throw new VmFault(${n - 1}, 'invalid_insn', 'pc ${n}: jumped outside the program (${n} insns)');`);
   }
-  for (let b = 0; b < leaders.length && !order; b++) {
+  const nest = order ? undefined : loopNest(m, leaders, blocks);
+  if (nest) {
+    t.looped = true;
+    emitLooped(t, leaders, blocks, nest, remainAfter, out);
+  }
+  for (let b = 0; b < leaders.length && !order && !nest; b++) {
     const start = leaders[b]!;
     const slots: number[] = [];
     let k = start;
@@ -432,7 +446,7 @@ function body(F, O) {
 ${locals}
   try {
     main: for (;;) {
-${t.structured ? out.join('\n') : `      switch (pc) {
+${t.structured || t.looped ? out.join('\n') : `      switch (pc) {
 ${out.join('\n')}
       default:
         throw new VmFault(pc, 'invalid_insn', 'pc ' + pc + ': jumped outside the program (${n} insns)');
@@ -575,6 +589,103 @@ function acyclicOrder(m: Machine, leaders: readonly number[], blocks: ReadonlyMa
   }
   if (out.length !== leaders.length || out[0] !== 0) return undefined;
   return out;
+}
+
+/** A program's loops by header slot: the slot of the last block of each (see loopNest). */
+type LoopNest = Map<number, number>;
+
+/**
+ * The loops of a program without calls whose control flow can be written
+ * with labelled blocks and loops in its own layout (the shape compilers
+ * give bounded loops): a jump back to an earlier block T makes T a loop
+ * header whose loop runs to the last block jumping back to it. Undefined
+ * (the `switch (pc)` dispatch instead) unless the loops nest properly and
+ * each is entered only through its header (reducible, in layout order).
+ */
+function loopNest(m: Machine, leaders: readonly number[], blocks: ReadonlyMap<number, { slots: number[]; succ: number[] }>): LoopNest | undefined {
+  if (leaders.length > 300) return undefined;
+  for (let k = 0; k < m.n; k++) {
+    const c = m.code[k]!;
+    if ((c === 0x85 && m.src[k] === 1) || c === 0x8d) return undefined;
+    if (c === 0x18) k++;
+  }
+  const loops: LoopNest = new Map();
+  for (const [start, b] of blocks) {
+    for (const x of b.succ) {
+      if (!blocks.has(x)) return undefined;
+      if (x <= start) loops.set(x, Math.max(loops.get(x) ?? -1, start));
+    }
+  }
+  if (loops.size === 0) return undefined;
+  // A loop that starts inside another and ends after it (a `continue` of the outer loop placed before the inner
+  // loop's own back edge) makes the outer one reach to its end: then they nest.
+  for (let changed = true; changed; ) {
+    changed = false;
+    for (const [h1, e1] of loops) {
+      for (const [h2, e2] of loops) {
+        if (h1 < h2 && h2 <= e1 && e2 > e1) {
+          loops.set(h1, e2);
+          changed = true;
+        }
+      }
+    }
+  }
+  const spans = [...loops];
+  // One way in: every edge into a loop's body other than its header comes from inside the loop.
+  for (const [start, b] of blocks) {
+    for (const x of b.succ) {
+      for (const [h, e] of spans) if (x > h && x <= e && (start < h || start > e)) return undefined;
+    }
+  }
+  return loops;
+}
+
+/**
+ * Looped mode's code: the blocks in layout order, each loop a labelled
+ * `for (;;)` around its blocks (left by a `break` where its last block
+ * falls through), each forward jump target T the end of a block `B<T>`
+ * opened at the start of the innermost loop around T (or of the program),
+ * so that blocks and loops nest. Every block keeps the switch mode's budget
+ * check, so a run that would overrun hands over to the interpreter at the
+ * same instruction.
+ */
+function emitLooped(t: Translator, leaders: readonly number[], blocks: ReadonlyMap<number, { slots: number[]; succ: number[]; next: number }>, nest: LoopNest, remainAfter: Int32Array, out: string[]): void {
+  const m = t.m;
+  const n = m.n;
+  // The header of the innermost loop around slot x other than a loop headed at x itself (-1: none).
+  const innermost = (x: number): number => {
+    let best = -1;
+    for (const [h, e] of nest) if (h < x && x <= e && h > best) best = h;
+    return best;
+  };
+  const targets = new Set<number>();
+  for (const [start, b] of blocks) for (const x of b.succ) if (x > start) targets.add(x);
+  // Blocks to open at each loop header (or -1, the program's start), farthest target first.
+  const opens = new Map<number, number[]>();
+  for (const x of targets) opens.set(innermost(x), [...(opens.get(innermost(x)) ?? []), x]);
+  for (const list of opens.values()) list.sort((a, b) => b - a);
+  const open = (at: number): void => {
+    for (const x of opens.get(at) ?? []) out.push(`B${x}: {`);
+  };
+  open(-1);
+  for (const start of leaders) {
+    if (targets.has(start)) out.push('}');
+    if (nest.has(start)) {
+      out.push(`L${start}: for (;;) {`);
+      open(start);
+    }
+    const b = blocks.get(start)!;
+    b.slots.forEach((s, i) => (remainAfter[s] = b.slots.length - 1 - i));
+    out.push(`if ((count += ${b.slots.length}) > budget) { count -= ${b.slots.length}; pc = ${start}; deopt = true; break main; }`);
+    t.at = start;
+    t.rReg = -1;
+    t.resetFp();
+    for (const s of b.slots) out.push(emit(t, s));
+    // Loops ending with this block, innermost first: falling through leaves them.
+    const ending = [...nest].filter(([, e]) => e === start).sort((x, y) => y[0] - x[0]);
+    for (const [h] of ending) out.push(`break L${h};`, '}');
+  }
+  out.push(`throw new VmFault(${n - 1}, 'invalid_insn', 'pc ${n}: jumped outside the program (${n} insns)');`);
 }
 
 /** One instruction's code. Block-ending instructions leave `pc` set and `continue main`, or return. */
@@ -774,7 +885,7 @@ pc = ${callee}; continue main;`;
     case 0xe5: // may_goto: the interpreter's counter, so a hand-over keeps counting
       return `if (m.mayGoto !== 0) m.mayGoto--; else { ${t.goto(next + o)} }`;
     case 0x95:
-      if (t.structured) return `${STRUCTURED_EXIT}${t.exitFill} return;`;
+      if (t.structured || t.looped) return `${STRUCTURED_EXIT}${t.exitFill} return;`;
       return `if (frame === 0) { lo[0] = l0; hi[0] = h0; m.executed = count;${t.exitFill} return; }
 frame--; FB = frame << 9; pc = retPc.pop();
 saved.pop(); h10 = saved.pop(); l10 = saved.pop(); saved.pop(); h9 = saved.pop(); l9 = saved.pop(); saved.pop(); h8 = saved.pop(); l8 = saved.pop(); saved.pop(); h7 = saved.pop(); l7 = saved.pop(); saved.pop(); h6 = saved.pop(); l6 = saved.pop();

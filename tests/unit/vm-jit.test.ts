@@ -183,6 +183,53 @@ describe('JIT vs interpreter', () => {
     expect(vms2[0].maps[0]!.lookup(new Uint8Array([7, 0, 0, 0]), 0)).toEqual(new Uint8Array([42, 0, 0, 0, 0, 0, 0, 0]));
   });
 
+  it('translates loops as labelled loops (nested, a continue of the outer loop, exits from the inner one, a forward entry at a header), budget overruns included', () => {
+    // Sums packet bytes in nested bounded loops; the inner loop is entered by a forward jump to its header,
+    // continues the outer loop from inside, and is left by jumping past the outer loop's end.
+    const prog = assemble(`
+      r2 = *(u32 *)(r1 +0)
+      r3 = *(u32 *)(r1 +4)
+      r0 = 0
+      r6 = 0
+    outer:
+      r6 += 1
+      if r6 > 4 goto done
+      r7 = 0
+      if r6 == 2 goto inner
+      r0 += 3
+    inner:
+      r4 = r2
+      r4 += r7
+      r5 = r4
+      r5 += 1
+      if r5 > r3 goto done
+      r8 = *(u8 *)(r4 +0)
+      r0 += r8
+      if r8 == 0xee goto done
+      r7 += 1
+      if r8 == 0x0b goto outer
+      if r7 < 9 goto inner
+      goto outer
+    done:
+      r0 &= 0xffff
+      exit`);
+    expect(prog.errors).toEqual([]);
+    const spec = { prog_type: 'xdp', insns: bytesToHex(encodeProgram(prog.insns)) } as Spec;
+    const vms = pair(spec);
+    expect(vms[0].jitUnavailable).toBeUndefined();
+    const parsed = parseSpec(spec);
+    if ('error' in parsed) throw new Error(parsed.error);
+    const src = translate(vms[0].machine, verify(parsed, { proof: true, states: false }).proof!, vms[0].lastTarget!);
+    expect(src).not.toContain('switch (pc)');
+    expect(src.match(/L\d+: for \(;;\) \{/g)?.length).toBe(2);
+    for (const pkt of [new Uint8Array(64).fill(1), new Uint8Array(20).fill(7), Uint8Array.from({ length: 64 }, (_, i) => (i === 40 ? 0xee : i)), new Uint8Array(64).fill(0x0b)]) {
+      const { insns } = compare(vms, pkt, () => `loops on ${bytesToHex(pkt).slice(0, 16)}`);
+      expect(insns).toBeGreaterThan(30);
+      // Budgets that end the run inside the loops, at every block boundary: the hand-over stops where the interpreter does.
+      for (const budget of [1, 7, 8, 13, 21, 22, 40, insns - 1]) compare(pair(spec, budget), pkt, () => `budget ${budget}`);
+    }
+  });
+
   it('an atomic fetch of a spilled packet pointer gives the pointer back, in both engines (kernel 6.18 accepts it; test_run retval 0x800)', () => {
     // check_atomic reads the slot as a fill (the spilled pointer comes back) before it writes it; the vm fuzz
     // found the interpreter giving back a scalar (tests/fuzz/regressions/vm/vm-400287897-130020.json).

@@ -21,7 +21,17 @@
  *   through moves and constant adds, so its accesses index the map's values
  *   at a constant offset (trackMapValue);
  * - bpf_map_lookup_elem on an array map is inlined (index check, the
- *   element's pointer from a per-map table);
+ *   element's pointer from a per-map table), and atomics on map values
+ *   (lock xadd, fetch ops, xchg, cmpxchg) are plain reads and writes;
+ * - 64-bit adds carry through an unsigned compare of the low words, and a
+ *   pointer's arithmetic and packet pointers' compares use the low word
+ *   alone, which the verifier's offset bounds keep from carrying;
+ * - control flow: a program without loops or calls is nested labelled
+ *   blocks (forward jumps are breaks, one budget check at entry); with
+ *   loops but no calls, labelled loops too (a jump back is a continue; each
+ *   block checks the budget); else a `switch (pc)` dispatch;
+ * - BPF_PROG_TEST_RUN's repeat is a loop of the translation's own (repeat:
+ *   the xdp_buff kept from run to run, as bpf_test_run keeps it);
  * - the translation has its own XDP entries (`enter`, `runInto`: the
  *   xdp_buff set up, the run, the result written into the caller's reused
  *   object), so no call site shared by all programs sits inside a run;

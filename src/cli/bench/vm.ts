@@ -18,7 +18,7 @@
  * 0 bytes allocated per run.
  */
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { getHeapSpaceStatistics } from 'node:v8';
@@ -174,6 +174,39 @@ export function bytesPerRun(vm: XdpVm, frame: XdpFrame, n: number): { bytes: num
   return { bytes: NaN, runs: 0 };
 }
 
+/**
+ * Every corpus program, not just the three above: the JIT's test_run ns per
+ * packet over the kernel's, as a distribution (median, how many at or under
+ * 1.0x, the five worst), so the chosen three are seen in context.
+ */
+function corpusSummary(io: CliIO, opts: BenchOpts): void {
+  const n = opts.quick ? 20_000 : 100_000;
+  const rows: { name: string; ratio: number }[] = [];
+  for (const file of readdirSync(CORPUS).filter((f) => f.endsWith('.c')).sort()) {
+    const r = compile(readFileSync(path.join(CORPUS, file), 'utf8'), { file });
+    if (!r.spec) continue;
+    const parsed = parseSpec(r.spec);
+    if ('error' in parsed) continue;
+    const vm = createVm(parsed);
+    if ('error' in vm) continue;
+    const k = kernelRun(r.spec, UDP_FRAME_HEX, opts.quick ? 100_000 : 500_000, opts.quick ? 1 : 3);
+    if (k.ns === undefined) {
+      io.out(`  all corpus programs: not measured (${k.why})\n`);
+      return;
+    }
+    const jit = vmRun(vm, testRunFrame(Buffer.from(UDP_FRAME_HEX, 'hex')), n, opts.quick ? 1 : 3);
+    rows.push({ name: file.replace(/\.c$/, ''), ratio: jit.ns / k.ns });
+  }
+  if (!rows.length) return;
+  const sorted = [...rows].sort((a, b) => a.ratio - b.ratio);
+  const median = sorted[Math.floor(sorted.length / 2)]!.ratio;
+  const within = rows.filter((r) => r.ratio <= 1).length;
+  opts.figure('corpus.median_jit_per_kernel', median);
+  opts.figure('corpus.at_or_under_kernel', within);
+  opts.figure('corpus.programs', rows.length);
+  io.out(`  all ${rows.length} corpus programs (jit as test_run / kernel): median ${median.toFixed(2)}x, ${within} at or under 1.0x; worst ${sorted.slice(-5).reverse().map((r) => `${r.name} ${r.ratio.toFixed(1)}x`).join(', ')}\n`);
+}
+
 /** bytesPerRun for test_run's repeat: the growth of new space over one testRunInto of `n` runs. */
 function repeatBytesPerRun(vm: XdpVm, frame: XdpFrame, n: number): { bytes: number; runs: number } {
   const out = vm.runXdp(frame);
@@ -234,6 +267,8 @@ export async function bench(io: CliIO, opts: BenchOpts): Promise<void> {
   }
   opts.figure('jit_per_kernel.worst', ratios.length ? Math.max(...ratios) : null);
   if (ratios.length) io.out(`  jit/kernel: worst ${Math.max(...ratios).toFixed(2)}x, best ${Math.min(...ratios).toFixed(2)}x (target <= 1.0x)\n`);
+
+  corpusSummary(io, opts);
 
   const loopSpec = asmSpec(LOOP_ASM);
   const loopParsed = parseSpec(loopSpec);

@@ -120,6 +120,14 @@ export interface BpfMap {
   /** Arrays: lookup by index (the JIT's inline lookups). */
   lookupIndex?(i: number, cpu: number): Uint8Array | undefined;
   /**
+   * Hash maps: the program's lookup of the key at bytes[at, at+keySize)
+   * without copying it, as its element's slot (-1: absent); LRU maps mark
+   * it used. slotValue gives the slot's live value for a cpu (the JIT's
+   * inline lookups keep the slot's pointer by slot).
+   */
+  lookupSlot?(bytes: Uint8Array, at: number): number;
+  slotValue?(slot: number, cpu: number): Uint8Array;
+  /**
    * Set by a caller that wraps lookup/lookupIndex to observe every lookup
    * (the simulator's cost model counts them): the JIT must then call the
    * lookup each time instead of inlining the array access.
@@ -487,30 +495,55 @@ class HashMap extends MapBase implements BpfMap {
     this.index = new Int32Array(16);
   }
 
-  /** FNV-1a over the keySize bytes of `bytes` at `at`, mixed (the index's probe start). */
+  /**
+   * A hash of the keySize bytes of `bytes` at `at` (the index's probe
+   * start): four bytes at a time multiplied in and rotated, then murmur3's
+   * finalizer, so every key bit reaches the low bits the index masks.
+   */
   private hash(bytes: Uint8Array, at: number): number {
-    let h = 0x811c9dc5;
-    for (let i = 0; i < this.keySize; i++) h = Math.imul(h ^ bytes[at + i]!, 0x01000193);
-    return (h ^ (h >>> 15)) >>> 0;
+    const ks = this.keySize;
+    let h = ks;
+    let i = 0;
+    for (; i + 4 <= ks; i += 4) {
+      const w = bytes[at + i]! | (bytes[at + i + 1]! << 8) | (bytes[at + i + 2]! << 16) | (bytes[at + i + 3]! << 24);
+      h = Math.imul(h ^ w, 0x9e3779b1);
+      h = (h << 13) | (h >>> 19);
+    }
+    for (; i < ks; i++) h = Math.imul(h ^ bytes[at + i]!, 0x9e3779b1);
+    h ^= h >>> 16;
+    h = Math.imul(h, 0x85ebca6b);
+    h ^= h >>> 13;
+    h = Math.imul(h, 0xc2b2ae35);
+    return (h ^ (h >>> 16)) >>> 0;
   }
 
-  private sameKey(slot: number, key: Uint8Array): boolean {
+  private sameKey(slot: number, bytes: Uint8Array, at: number): boolean {
     const ks = this.keySize;
     const store = this.keyStore;
-    const at = slot * ks;
-    for (let i = 0; i < ks; i++) if (store[at + i] !== key[i]) return false;
+    const base = slot * ks;
+    for (let i = 0; i < ks; i++) if (store[base + i] !== bytes[at + i]) return false;
     return true;
   }
 
-  /** The slot holding key, or -1. */
-  private find(key: Uint8Array): number {
+  /** The slot holding the key at bytes[at, at+keySize), or -1. */
+  private find(bytes: Uint8Array, at: number): number {
     const index = this.index;
     const mask = index.length - 1;
-    for (let p = this.hash(key, 0) & mask; ; p = (p + 1) & mask) {
+    for (let p = this.hash(bytes, at) & mask; ; p = (p + 1) & mask) {
       const e = index[p]!;
       if (e === 0) return -1;
-      if (this.sameKey(e - 1, key)) return e - 1;
+      if (this.sameKey(e - 1, bytes, at)) return e - 1;
     }
+  }
+
+  lookupSlot(bytes: Uint8Array, at: number): number {
+    const slot = this.find(bytes, at);
+    if (slot >= 0) this.touch(slot);
+    return slot;
+  }
+
+  slotValue(slot: number, cpu: number): Uint8Array {
+    return this.planes[this.percpu ? cpu % this.nCpus : 0]!.at(slot);
   }
 
   private indexInsert(index: Int32Array, slot: number): void {
@@ -589,7 +622,7 @@ class HashMap extends MapBase implements BpfMap {
   }
 
   lookup(key: Uint8Array, cpu: number): Uint8Array | undefined {
-    const slot = this.find(key);
+    const slot = this.find(key, 0);
     if (slot < 0) return undefined;
     // LRU: mark as recently used.
     this.touch(slot);
@@ -599,7 +632,7 @@ class HashMap extends MapBase implements BpfMap {
   /** Insert or replace key's element: -errno, or the slot, whose values `fill` then writes (fresh: all planes zero). */
   private put(key: Uint8Array, flags: number): number {
     if ((flags & ~BPF_F_LOCK) > BPF_EXIST) return -EINVAL;
-    const old = this.find(key);
+    const old = this.find(key, 0);
     if (old >= 0 && flags === BPF_NOEXIST) return -EEXIST;
     if (old < 0 && flags === BPF_EXIST) return -ENOENT;
     if (old >= 0) {
@@ -623,7 +656,7 @@ class HashMap extends MapBase implements BpfMap {
   }
 
   delete(key: Uint8Array): number {
-    const slot = this.find(key);
+    const slot = this.find(key, 0);
     if (slot < 0) return -ENOENT;
     this.remove(slot);
     return 0;
@@ -641,7 +674,7 @@ class HashMap extends MapBase implements BpfMap {
 
   userLookup(key: Uint8Array): Uint8Array[] | undefined {
     if (key.length !== this.keySize) return undefined;
-    const slot = this.find(key);
+    const slot = this.find(key, 0);
     return slot < 0 ? undefined : this.planes.map((plane) => plane.at(slot));
   }
 

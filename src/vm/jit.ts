@@ -112,11 +112,29 @@ export interface ArrayInline {
   values?: { dv: DataView; bytes: Uint8Array; stride: number; valueSize: number; readable: boolean; writable: boolean };
 }
 
-/** What the translation binds besides the machine: the XDP packet and ctx, inlinable arrays, the cpu. */
+/**
+ * A hash map whose lookups are inlined: the key found in place by the map
+ * (lookupSlot), the element's pointer tag by plane * max + slot, 0 until
+ * made by fill (a slot's value buffer is the same for the map's life, so
+ * its tag is too).
+ */
+export interface HashInline {
+  max: number;
+  planes: number;
+  keySize: number;
+  tags: Int32Array;
+  /** The map itself (a method call V8 can inline, where a bound function would not be). */
+  map: { lookupSlot(bytes: Uint8Array, at: number): number };
+  fill(slot: number, cpu: number): number;
+  counter?: { n: number };
+}
+
+/** What the translation binds besides the machine: the XDP packet and ctx, inlinable arrays and hash maps, the cpu. */
 export interface JitTarget {
   packet: Region;
   ctx: Region;
   arrays: readonly (ArrayInline | undefined)[];
+  hashes: readonly (HashInline | undefined)[];
   env: { cpu: number };
   /** The xdp_buff as helpers keep it: ctx loads read data, data_end, data_meta and the queue fields here; enter sets it up. */
   state: { buf: Uint8Array; data: number; dataEnd: number; dataMeta: number; frameSize: number; ingressIfindex: number; rxQueueIndex: number; redirect: unknown; tailCall: number; tailCalls: number };
@@ -1010,6 +1028,15 @@ function emitHelperCall(t: Translator, k: number, id: number): string {
       const x0 = track ? ` X0 = t * ${arr.values!.stride};` : '';
       const count = arr.counter ? `A${mi}.counter.n++; ` : '';
       return guarded(key, call, `${count}t = ${key.mem}.getInt32(a, true); if ((t >>> 0) < ${arr.max}) { g = TAGS${mi}[t${plane}]; if (g === 0) g = A${mi}.fill(t >>> 0, CPU); h0 = g; l0 = ${LOB | 0};${x0} } else { l0 = 0; h0 = 0; }`);
+    }
+    const hash = mi >= 0 ? t.target.hashes[mi] : undefined;
+    const hkey = hash ? address(t, k, 2, 0, hash.keySize, false) : undefined;
+    if (hash && hkey) {
+      // The map finds the key where the program keeps it (no copy); the element's pointer is its slot's value region's tag.
+      t.consts.add(`const H${mi} = T.hashes[${mi}], HTAGS${mi} = H${mi}.tags, HM${mi} = H${mi}.map;`);
+      const plane = hash.planes > 1 ? ` + (CPU % ${hash.planes}) * ${hash.max}` : '';
+      const count = hash.counter ? `H${mi}.counter.n++; ` : '';
+      return guarded(hkey, call, `${count}t = HM${mi}.lookupSlot(${hkey.bytes}, a); if (t >= 0) { g = HTAGS${mi}[t${plane}]; if (g === 0) g = H${mi}.fill(t, CPU); h0 = g; l0 = ${LOB | 0}; } else { l0 = 0; h0 = 0; }`);
     }
   }
   return call;

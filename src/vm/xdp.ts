@@ -19,7 +19,10 @@ import { verify, type VerifierProof } from '../verifier';
  */
 export const JIT_VERIFY_LIMIT = 100_000;
 import { BPF_MAX_LOOPS, Machine, type TraceHook } from './interp';
-import { compileJit, JIT_MAX_SLOTS, type ArrayInline, type JitTarget } from './jit';
+import { compileJit, JIT_MAX_SLOTS, type ArrayInline, type HashInline, type JitTarget } from './jit';
+
+/** The hash maps whose lookups the JIT inlines (HashInline): the ones bpf_map_lookup_elem returns a value of. */
+const HASH_TYPES: ReadonlySet<string> = new Set(['hash', 'percpu_hash', 'lru_hash', 'lru_percpu_hash']);
 import { HI_BASE, LO_BASE, VmFault, type Region } from './memory';
 import type { EventLog } from './helpers_objects';
 import { FibTable } from './fib';
@@ -259,8 +262,29 @@ export class XdpVm {
         },
       };
     });
+    const hashes = this.maps.map((map): HashInline | undefined => {
+      if (!HASH_TYPES.has(map.type) || !map.lookupSlot || !map.slotValue || map.observed || map.maxEntries > 65536) return undefined;
+      const planes = map.percpu ? map.nCpus : 1;
+      const max = map.maxEntries;
+      const tags = new Int32Array(max * planes);
+      const slotValue = map.slotValue.bind(map);
+      return {
+        max,
+        planes,
+        keySize: map.keySize,
+        tags,
+        counter: map.lookupCounter,
+        map: map as { lookupSlot(bytes: Uint8Array, at: number): number },
+        // The slot's value region, the one the lookup helper names for the same buffer.
+        fill: (slot, cpu) => {
+          const plane = planes > 1 ? cpu % planes : 0;
+          const r = valueRegion(m, map, slotValue(slot, cpu));
+          return (tags[plane * max + slot] = (HI_BASE + r.id * 8) | 0);
+        },
+      };
+    });
     const finish = (f: VmFault | undefined, out: object): void => this.finishRun(f, out as XdpResult);
-    const target = { packet: this.packet, ctx: this.ctxRegion, arrays, env: this.env, state: this.state, maxLoops: BPF_MAX_LOOPS, finish };
+    const target = { packet: this.packet, ctx: this.ctxRegion, arrays, hashes, env: this.env, state: this.state, maxLoops: BPF_MAX_LOOPS, finish };
     this.lastTarget = target;
     const entry = compileJit(m, proof, target);
     if (typeof entry === 'string') return entry;

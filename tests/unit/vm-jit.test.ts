@@ -183,6 +183,41 @@ describe('JIT vs interpreter', () => {
     expect(vms2[0].maps[0]!.lookup(new Uint8Array([7, 0, 0, 0]), 0)).toEqual(new Uint8Array([42, 0, 0, 0, 0, 0, 0, 0]));
   });
 
+  it('inlines hash map lookups (the key found in place, LRU order kept, per-cpu values), with the same results', () => {
+    const src = `#include <linux/bpf.h>
+#include <bpf/bpf_helpers.h>
+struct { __uint(type, BPF_MAP_TYPE_LRU_PERCPU_HASH); __type(key, __u32); __type(value, __u64); __uint(max_entries, 4); } seen SEC(".maps");
+struct { __uint(type, BPF_MAP_TYPE_HASH); __type(key, __u64); __type(value, __u32); __uint(max_entries, 8); } pairs SEC(".maps");
+SEC("xdp") int prog(struct xdp_md *ctx) {
+  void *data = (void *)(long)ctx->data, *end = (void *)(long)ctx->data_end;
+  if (data + 16 > end) return XDP_DROP;
+  __u32 k = ((__u8 *)data)[3] & 7;
+  __u64 *n = bpf_map_lookup_elem(&seen, &k);
+  if (n) *n += 1; else { __u64 one = 1; bpf_map_update_elem(&seen, &k, &one, BPF_ANY); }
+  __u64 pk = *(__u64 *)(data + 8) & 0x0f0f;
+  __u32 *p = bpf_map_lookup_elem(&pairs, &pk);
+  if (p) { *p += k; return XDP_PASS; }
+  __u32 z = k; bpf_map_update_elem(&pairs, &pk, &z, BPF_NOEXIST);
+  return XDP_TX;
+}
+char _license[] SEC("license") = "GPL";`;
+    const r = compile(src, { file: 'h.c' });
+    if (!r.spec) throw new Error(r.diagnostics.map((d) => d.message).join('; '));
+    const { btf: _b, source: _s, line_info: _l, ...spec } = r.spec;
+    const vms = pair(spec as Spec);
+    expect(vms[0].jitUnavailable).toBeUndefined();
+    const parsed = parseSpec(spec);
+    if ('error' in parsed) throw new Error(parsed.error);
+    const js = translate(vms[0].machine, verify(parsed, { proof: true, states: false }).proof!, vms[0].lastTarget!);
+    expect(js.match(/HM\d\.lookupSlot\(/g)?.length).toBeGreaterThanOrEqual(2);
+    const rnd = rng(7);
+    for (let i = 0; i < 200; i++) {
+      const pkt = Uint8Array.from({ length: 64 }, () => rnd() & 0xff);
+      compare(vms, pkt, () => `packet ${i}`);
+    }
+    expect(vms[0].maps.map((m) => m.dump())).toEqual(vms[1].maps.map((m) => m.dump()));
+  });
+
   it('translates loops as labelled loops (nested, a continue of the outer loop, exits from the inner one, a forward entry at a header), budget overruns included', () => {
     // Sums packet bytes in nested bounded loops; the inner loop is entered by a forward jump to its header,
     // continues the outer loop from inside, and is left by jumping past the outer loop's end.

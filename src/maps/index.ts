@@ -610,7 +610,7 @@ class HashMap extends MapBase implements BpfMap {
     this.append(slot);
     this.count++;
     // A reused slot starts zeroed, as a fresh element.
-    for (const plane of this.planes) plane.at(slot).fill(0);
+    for (let p = 0; p < this.planes.length; p++) this.planes[p]!.at(slot).fill(0);
     return slot;
   }
 

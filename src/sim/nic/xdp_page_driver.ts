@@ -358,10 +358,12 @@ export abstract class XdpPageDriver implements NicDriver, NapiDriver, RxDma {
     const len = r.slotLen[s]!;
     const packet = r.slotPkt[s]!;
     const off = r.slotOff[s]!;
-    m.charge(cpu, S.rx_cqe);
     // A fragment of an order-3 page fresh from the allocator: the frame's first line is cold when the driver first reads it (mlx4 frags mode; recycled order-0 pages were touched one ring ago).
-    if (this.mode === 'frags') m.charge(cpu, S.pkt_line_miss);
-    m.charge(cpu, S.dma_sync_cpu);
+    if (this.mode === 'frags') {
+      m.charge(cpu, S.rx_cqe);
+      m.charge(cpu, S.pkt_line_miss);
+      m.charge(cpu, S.dma_sync_cpu);
+    } else m.charge2(cpu, S.rx_cqe, S.dma_sync_cpu);
     if (tr.on) tr.emit(K.dma_sync, cpu.now, cpu.id, r.index, s, packet, page, len);
     r.slotState[s] = SlotState.EMPTY;
     r.slotPage[s] = -1;

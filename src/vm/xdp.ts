@@ -19,7 +19,7 @@ import { verify, type VerifierProof } from '../verifier';
  */
 export const JIT_VERIFY_LIMIT = 100_000;
 import { BPF_MAX_LOOPS, Machine, type TraceHook } from './interp';
-import { compileJit, JIT_MAX_SLOTS, type ArrayInline, type JitTarget } from './jit';
+import { compileJit, JIT_MAX_SLOTS, mayWritePacket, type ArrayInline, type JitTarget } from './jit';
 import { HI_BASE, LO_BASE, VmFault, type Region } from './memory';
 import type { EventLog } from './helpers_objects';
 import { FibTable } from './fib';
@@ -130,6 +130,8 @@ export class XdpVm {
   private readonly packetHi: number;
   /** Why runs use the interpreter although the engine is 'jit' (undefined when the JIT runs). */
   readonly jitUnavailable: string | undefined;
+  /** Whether a run may write packet memory: true unless the verifier's proof (made for the JIT) shows it cannot (mayWritePacket). */
+  packetWrites = true;
   /** What the JIT was bound to (for tests and experiments that translate again). */
   lastTarget: JitTarget | undefined;
 
@@ -233,6 +235,7 @@ export class XdpVm {
       proof = v.proof;
       this.sanitize(proof);
     }
+    this.packetWrites = mayWritePacket(this.machine, proof);
     if (this.machine.checkProgram()) return 'the program is invalid';
     const m = this.machine;
     const arrays = this.maps.map((map): ArrayInline | undefined => {

@@ -4,7 +4,10 @@
  * the NIC's view of the world: "the next frame arrives at time t", computed
  * lazily one packet ahead so the simulation never materializes a packet
  * list. Frames come from prebuilt templates (one per flow), so generating a
- * packet allocates nothing.
+ * packet allocates nothing. Flows whose frames are byte for byte the same
+ * (pktgen threads sending one flow each) share one template array, and no
+ * template is ever written: the same array is the same bytes, which a
+ * driver may use to skip a DMA its page already holds.
  */
 import { formatIPv4, parseIPv4, parseIPv6, formatIPv6 } from './addr';
 import { buildPacket, ETH_ZLEN, lineRatePps, type PacketSpec } from './packet';
@@ -128,6 +131,12 @@ export function buildTemplates(s: FlowSourceSpec): Uint8Array[] {
   return out;
 }
 
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
 /** Offered rate of a source when it does not say (line rate for its first size). */
 export function sourceRate(s: FlowSourceSpec, linkGbps: number): number {
   return s.ratePps ?? lineRatePps(linkGbps, s.sizes?.[0] ?? s.frameLen ?? ETH_ZLEN);
@@ -145,6 +154,8 @@ export class TrafficGenerator {
   /** spec.maxPackets, or no limit (read per packet: a number, not an optional field). */
   private readonly maxPackets: number;
   private readonly sources: SourceState[] = [];
+  /** Each source's nextNs side by side (kept with it): advance scans these for the earliest, one contiguous array instead of an object per source. */
+  private readonly srcNext: Float64Array;
   private readonly rng: Rng;
 
   constructor(
@@ -154,8 +165,22 @@ export class TrafficGenerator {
     this.rng = new Rng(seed ^ 0x7a3f);
     this.maxPackets = spec.maxPackets ?? Infinity;
     if (!(spec.linkGbps > 0)) throw new Error('traffic: linkGbps must be positive');
+    // Templates by a hash of their bytes, to share one array between identical frames.
+    const known = new Map<number, Uint8Array[]>();
+    const shared = (t: Uint8Array): Uint8Array => {
+      let h = 0x811c9dc5;
+      for (let i = 0; i < t.length; i++) h = Math.imul(h ^ t[i]!, 0x01000193);
+      const bucket = known.get(h);
+      if (!bucket) {
+        known.set(h, [t]);
+        return t;
+      }
+      for (const u of bucket) if (sameBytes(u, t)) return u;
+      bucket.push(t);
+      return t;
+    };
     for (const s of spec.sources ?? []) {
-      const templates = buildTemplates(s);
+      const templates = buildTemplates(s).map(shared);
       const rate = sourceRate(s, spec.linkGbps);
       if (!(rate > 0)) throw new Error(`traffic: source ${s.name ?? ''} has no positive rate`);
       const burst = Math.max(1, s.burst ?? 1);
@@ -200,6 +225,7 @@ export class TrafficGenerator {
       });
     }
     if (this.sources.length === 0) throw new Error('traffic: no sources and no pcap');
+    this.srcNext = Float64Array.from(this.sources, (s) => s.nextNs);
     this.advance();
   }
 
@@ -216,8 +242,9 @@ export class TrafficGenerator {
     }
     let best = -1;
     let bestNs = Infinity;
-    for (let i = 0; i < this.sources.length; i++) {
-      const n = this.sources[i]!.nextNs;
+    const next = this.srcNext;
+    for (let i = 0; i < next.length; i++) {
+      const n = next[i]!;
       if (n < bestNs) {
         bestNs = n;
         best = i;
@@ -243,12 +270,14 @@ export class TrafficGenerator {
       if (s.flow >= s.templates.length) {
         if (!s.loop) {
           s.nextNs = Infinity;
+          next[best] = Infinity;
           return;
         }
         s.flow = 0;
         s.times = s.times.map((x) => x + s.spanNs!);
       }
       s.nextNs = s.times[s.flow]!;
+      next[best] = s.nextNs;
       return;
     }
     s.flow = s.flow + 1 >= s.templates.length ? 0 : s.flow + 1;
@@ -259,5 +288,6 @@ export class TrafficGenerator {
       // Bursts keep the source's average rate: the burst starts are gap*burst apart.
       s.nextNs = bestNs + s.gapNs * s.burst - (s.burst - 1) * s.wireBare[idx]!;
     }
+    next[best] = s.nextNs;
   }
 }

@@ -104,6 +104,9 @@ export class Machine {
   private readonly deferred: Uint8Array;
   /** costs.total, held here: one load less per charge. */
   private readonly totals: Float64Array;
+  /** Per cost step with exactly one part: its symbol (else -1) and cycles, so charging it eagerly needs no loop over parts. */
+  private readonly soleSym: Int32Array;
+  private readonly soleCycles: Float64Array;
 
   constructor(readonly cfg: ResolvedConfig) {
     this.costs = new CompiledCosts(cfg.hw.costs);
@@ -112,6 +115,14 @@ export class Machine {
     this.journey = new Journey(cfg.trace && cfg.keepTrace, this.trace);
     this.totals = this.costs.total;
     this.deferred = deferrableSteps(this.costs, [this.costs.symbolId('intel_idle'), this.costs.symbolId('poll_idle')]);
+    const c = this.costs;
+    this.soleSym = new Int32Array(c.total.length).fill(-1);
+    this.soleCycles = new Float64Array(c.total.length);
+    for (let step = 0; step < c.total.length; step++) {
+      if (c.start[step + 1]! - c.start[step]! !== 1) continue;
+      this.soleSym[step] = c.partSym[c.start[step]!]!;
+      this.soleCycles[step] = c.partCycles[c.start[step]!]!;
+    }
     // One CPU per rx queue, plus the AF_XDP application's own CPU when a socket is configured.
     this.cpus = Array.from({ length: cfg.queues + (cfg.xsk ? 1 : 0) }, (_, i) => new Cpu(i, this.costs.symbols.length, this.costs.total.length, this.costs, this.deferred));
     this.cyclesPerNs = cfg.hw.clockHz / 1e9;
@@ -128,8 +139,51 @@ export class Machine {
     cpu.now += this.totals[step]! * times;
   }
 
-  /** The running per-symbol sums of a step that cannot be deferred. */
+  /**
+   * charge(cpu, a), then charge(cpu, b, nb) and charge(cpu, c, nc) for the
+   * counts that are not 0: the same adds in the same order (the clock's
+   * left to right, each symbol's in step order), with the clock and the
+   * tables loaded once for the three (the per-packet run of a program).
+   */
+  charge3(cpu: Cpu, a: number, b: number, nb: number, c: number, nc: number): void {
+    const d = this.deferred;
+    const t = this.totals;
+    let now = cpu.now;
+    if (d[a] === 1) cpu.stepTimes[a]! += 1;
+    else this.chargeParts(cpu, a, 1);
+    now += t[a]!;
+    if (nb !== 0) {
+      if (d[b] === 1) cpu.stepTimes[b]! += nb;
+      else this.chargeParts(cpu, b, nb);
+      now += t[b]! * nb;
+    }
+    if (nc !== 0) {
+      if (d[c] === 1) cpu.stepTimes[c]! += nc;
+      else this.chargeParts(cpu, c, nc);
+      now += t[c]! * nc;
+    }
+    cpu.now = now;
+  }
+
+  /** charge(cpu, a); charge(cpu, b): the same adds in the same order, the clock loaded and stored once. */
+  charge2(cpu: Cpu, a: number, b: number): void {
+    const d = this.deferred;
+    const t = this.totals;
+    if (d[a] === 1) cpu.stepTimes[a]! += 1;
+    else this.chargeParts(cpu, a, 1);
+    if (d[b] === 1) cpu.stepTimes[b]! += 1;
+    else this.chargeParts(cpu, b, 1);
+    // Left to right: (now + t[a]) + t[b], as two charges add them.
+    cpu.now = cpu.now + t[a]! + t[b]!;
+  }
+
+  /** The running per-symbol sums of a step that cannot be deferred (the same adds, in the same order, as the loop over its parts). */
   private chargeParts(cpu: Cpu, step: number, times: number): void {
+    const sole = this.soleSym[step]!;
+    if (sole >= 0) {
+      cpu.eagerSym[sole]! += this.soleCycles[step]! * times;
+      return;
+    }
     const c = this.costs;
     const end = c.start[step + 1]!;
     for (let k = c.start[step]!; k < end; k++) cpu.eagerSym[c.partSym[k]!]! += c.partCycles[k]! * times;

@@ -8,7 +8,9 @@
  * page from the rx ring to the program, the tx ring, the page cache and
  * back, and the invariant checker can prove each page is in one place.
  * Page contents live in one ArrayBuffer: `memory.subarray(pfn * 4096, ...)`
- * is what the VM runs the program on, in place.
+ * is what the VM runs the program on, in place. Per page it can also say
+ * which frame a driver last DMA'd into it, while those bytes are known to be
+ * unchanged (dmaFrame), so re-receiving the same frame needs no copy.
  */
 
 export const PAGE_SHIFT = 12;
@@ -54,6 +56,18 @@ export class PageAllocator {
   readonly dma: Uint8Array;
   /** Which rx queue's ring or cache holds the page (-1 none). */
   readonly owner: Int16Array;
+  /**
+   * Per page: the frame a driver DMA'd into it at memory offset dmaAt, while
+   * memory there still holds exactly the frame's bytes (frames are never
+   * modified), else null. Only a driver that proves nothing else writes the
+   * page sets it (XdpPageDriver.rx_dma); it clears it before any other
+   * writer may get the page, and allocation clears it, so a page another
+   * user had is never taken for holding a frame.
+   */
+  readonly dmaFrame: (Uint8Array | null)[];
+  readonly dmaAt: Float64Array;
+  /** Some dmaFrame may be set (allocation skips the clearing until then). */
+  dmaTagged = false;
   /** For free heads: the order of the free block, else -1. */
   private readonly freeOrder: Int8Array;
   private readonly next: Int32Array;
@@ -76,6 +90,8 @@ export class PageAllocator {
     this.next = new Int32Array(totalPages).fill(-1);
     this.prev = new Int32Array(totalPages).fill(-1);
     this.heads = new Int32Array(MAX_ORDER + 1).fill(-1);
+    this.dmaFrame = new Array<Uint8Array | null>(totalPages).fill(null);
+    this.dmaAt = new Float64Array(totalPages);
     this.freePages = 0;
     // Free from the top down so the first allocations get low pfns (easier to read in the UI).
     for (let pfn = totalPages - (1 << MAX_ORDER); pfn >= 0; pfn -= 1 << MAX_ORDER) this.pushFree(pfn, MAX_ORDER);
@@ -124,6 +140,7 @@ export class PageAllocator {
     this.loc[pfn] = PageLoc.IN_FLIGHT;
     this.owner[pfn] = -1;
     for (let i = 1; i < 1 << order; i++) this.loc[pfn + i] = PageLoc.TAIL;
+    if (this.dmaTagged) for (let i = 0; i < 1 << order; i++) this.dmaFrame[pfn + i] = null;
     this.allocs[order]!++;
     return pfn;
   }
@@ -148,6 +165,13 @@ export class PageAllocator {
     this.pushFree(pfn, order);
     this.loc[pfn] = PageLoc.FREE;
     this.order[pfn] = order;
+  }
+
+  /** Forget every page's DMA'd frame (a writer the driver cannot vouch for may come). */
+  clearDmaFrames(): void {
+    if (!this.dmaTagged) return;
+    this.dmaFrame.fill(null);
+    this.dmaTagged = false;
   }
 
   /** Is pfn the head of a free block? (for the invariant checker) */

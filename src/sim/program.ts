@@ -49,6 +49,8 @@ export interface XdpHook {
   run(x: XdpBuff): number;
   /** Map contents for the UI/CLI (e.g. per-protocol counters), if any. */
   mapsSummary?(): Record<string, unknown>;
+  /** True only when no run can write packet memory (proven, not assumed): the driver may then skip a DMA of bytes the page already holds. */
+  readonly packetReadOnly?: boolean;
 }
 
 /**

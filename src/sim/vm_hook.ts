@@ -77,6 +77,8 @@ export function vmHook(parsed: ParsedSpec, opts: VmHookOptions = {}): VmHook | {
     engine: 'vm',
     vm,
     maps,
+    // The verifier's proof says no store or helper can reach the packet.
+    packetReadOnly: !vm.packetWrites,
     run(x: XdpBuff): number {
       const base = x.hardStart;
       // The running CPU's slot of every per-CPU map (the env is read at each helper call).

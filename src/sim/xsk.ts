@@ -69,6 +69,16 @@ export function xp_unaligned_add_offset_to_addr(a: XskAddr): number {
   return xsk_umem_extract_addr(a) + xsk_umem_extract_offset(a);
 }
 
+/**
+ * v % c for a buffer address v (a non-negative integer) and a chunk size c:
+ * by the low bits when v fits 32 bits and c is a power of two, the same value
+ * without a floating-point remainder (addresses are doubles: a hi * 2^32 + lo
+ * sum), which costs a runtime call per packet.
+ */
+export function addrRem(v: number, c: number): number {
+  return v >= 0 && v < TWO32 && c > 0 && c <= 0x40000000 && (c & (c - 1)) === 0 ? (v >>> 0) & (c - 1) : v % c;
+}
+
 /** The whole u64 as a number (exact below 2^53; larger values are beyond any UMEM anyway). */
 export function xsk_addr_value(a: XskAddr): number {
   return a.hi * TWO32 + a.lo;
@@ -144,7 +154,7 @@ export class XdpUmem {
   xp_check_addr(a: XskAddr): number {
     if (!this.unaligned) {
       const v = xsk_addr_value(a);
-      const addr = v - (v % this.chunkSize);
+      const addr = v - addrRem(v, this.chunkSize);
       return addr < this.size ? addr : -1;
     }
     const addr = xp_unaligned_add_offset_to_addr(a);
@@ -156,7 +166,7 @@ export class XdpUmem {
   xp_validate_desc(a: XskAddr, len: number, options: number): string | null {
     if (!this.unaligned) {
       const v = xsk_addr_value(a);
-      const offset = v % this.chunkSize;
+      const offset = addrRem(v, this.chunkSize);
       if (offset + len > this.chunkSize) return 'frame crosses its chunk';
       if (v >= this.size) return 'address outside the UMEM';
     } else {

@@ -584,6 +584,36 @@ function entryNeeds(m: Machine, proof: VerifierProof): { helpers: boolean; xdpSt
 }
 
 /**
+ * Whether a run may write packet memory: a store or atomic whose address
+ * register may be a packet pointer (pkt, pkt_meta) on some explored path, or
+ * a call to anything but the map helpers (another helper or a kfunc may write
+ * through a packet pointer argument; a tail call runs another program).
+ * Instructions the verifier never reached run as traps and write nothing.
+ * The simulator relies on a false answer to keep a page's DMA'd frame as
+ * written (./src/sim/page_alloc.ts, dmaFrame): keep it conservative.
+ */
+export function mayWritePacket(m: Machine, proof: VerifierProof): boolean {
+  const maybePkt = (k: number, r: number): boolean => {
+    const b = proof.kinds[k * 11 + r]!;
+    return b === 0 || (b & K_PKT) !== 0;
+  };
+  for (let k = 0; k < m.n; k++) {
+    const c = m.code[k]!;
+    const cls = c & 7;
+    if (proof.kinds[k * 11 + 10] !== 0) {
+      if (c === 0x85) {
+        if (m.src[k] !== 1 && !(m.src[k] === 0 && MAP_ONLY_HELPERS.has(m.imm[k]!))) return true;
+      } else if (cls === 2 || cls === 3) {
+        // ST/STX: the address is dst; atomics (load-acquire among them) may address through src too.
+        if (maybePkt(k, m.dst[k]!) || (cls === 3 && (c & 0xe0) !== 0x60 && maybePkt(k, m.src[k]!))) return true;
+      }
+    }
+    if (c === 0x18) k++;
+  }
+  return false;
+}
+
+/**
  * A topological order of the blocks (as close to the layout as possible) when
  * the control-flow graph has no cycle and no calls; else undefined.
  */

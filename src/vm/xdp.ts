@@ -19,7 +19,7 @@ import { verify, type VerifierProof } from '../verifier';
  */
 export const JIT_VERIFY_LIMIT = 100_000;
 import { BPF_MAX_LOOPS, Machine, type TraceHook } from './interp';
-import { compileJit, JIT_MAX_SLOTS, type ArrayInline, type HashInline, type JitTarget } from './jit';
+import { compileJit, JIT_MAX_SLOTS, mayWritePacket, type ArrayInline, type HashInline, type JitTarget } from './jit';
 
 /** The hash maps whose lookups the JIT inlines (HashInline): the ones bpf_map_lookup_elem returns a value of. */
 const HASH_TYPES: ReadonlySet<string> = new Set(['hash', 'percpu_hash', 'lru_hash', 'lru_percpu_hash']);
@@ -136,6 +136,8 @@ export class XdpVm {
   private readonly packetHi: number;
   /** Why runs use the interpreter although the engine is 'jit' (undefined when the JIT runs). */
   readonly jitUnavailable: string | undefined;
+  /** Whether a run may write packet memory: true unless the verifier's proof (made for the JIT) shows it cannot (mayWritePacket). */
+  packetWrites = true;
   /** What the JIT was bound to (for tests and experiments that translate again). */
   lastTarget: JitTarget | undefined;
 
@@ -239,6 +241,7 @@ export class XdpVm {
       proof = v.proof;
       this.sanitize(proof);
     }
+    this.packetWrites = mayWritePacket(this.machine, proof);
     if (this.machine.checkProgram()) return 'the program is invalid';
     const m = this.machine;
     const arrays = this.maps.map((map): ArrayInline | undefined => {

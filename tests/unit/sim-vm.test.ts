@@ -24,6 +24,28 @@ describe('XDP programs as bytecode in the VM', () => {
     expect(sim.counters().xdp_drop).toBeGreaterThan(0);
   });
 
+  it('a program that cannot write the packet lets pages keep their DMA\'d frame, and each kept frame is what the page holds', () => {
+    expect(load('xdp1').packetReadOnly).toBe(true);
+    expect(load('xdp2').packetReadOnly).toBe(false);
+    // Two sources with the same flow: one template array, so a recycled page re-receives the frame it holds.
+    const src = { ratePps: 2e6, srcMac: '02:00:00:00:00:aa', dstMac: '02:00:00:00:00:bb' };
+    const sim = new Simulation(base({ pageCache: true, xdpRxMode: 'order0', traffic: { linkGbps: 40, maxPackets: 3000, sources: [src, src] } }), load('xdp1'));
+    while (sim.stepEvent());
+    const a = sim.machine.alloc;
+    let kept = 0;
+    for (let p = 0; p < a.totalPages; p++) {
+      const f = a.dmaFrame[p];
+      if (!f) continue;
+      kept++;
+      expect(a.memory.subarray(a.dmaAt[p]!, a.dmaAt[p]! + f.length)).toEqual(f);
+    }
+    expect(kept).toBeGreaterThan(0);
+    expect(sim.counters().xdp_drop).toBe(3000);
+    // A program that may write: nothing is kept once it is attached.
+    sim.attach(load('xdp2'));
+    for (let p = 0; p < a.totalPages; p++) expect(a.dmaFrame[p]).toBeNull();
+  });
+
   it('xdp2 swaps the MAC addresses in the page the NIC will transmit from', () => {
     const sim = new Simulation({ ...base({ traffic: { linkGbps: 40, maxPackets: 40, sources: [{ ratePps: 1e6, srcMac: '02:00:00:00:00:aa', dstMac: '02:00:00:00:00:bb' }] } }), trace: true }, load('xdp2'));
     sim.run({ packets: 20 });

@@ -12,6 +12,7 @@ import {
   xsk_umem_extract_addr,
   xsk_umem_extract_offset,
   xp_unaligned_add_offset_to_addr,
+  addrRem,
 } from '../../src/sim/xsk';
 
 const plain = (v: number) => ({ hi: Math.floor(v / 2 ** 32), lo: v % 2 ** 32 });
@@ -30,6 +31,14 @@ describe('unaligned address encoding (low 48 bits address, high 16 bits offset)'
   it('refuses a base beyond 48 bits or an offset beyond 16', () => {
     expect(() => xsk_umem_encode_addr(2 ** 48, 0)).toThrow(/48 bits/);
     expect(() => xsk_umem_encode_addr(0, 1 << 16)).toThrow(/16 bits/);
+  });
+});
+
+describe('addrRem', () => {
+  it('is v % c for every address and chunk size, by the low bits or not', () => {
+    const vs = [0, 1, 2047, 2048, 4095, 4096, 0x7fff_ffff, 0x8000_0000, 0x8000_0fff, 0xffff_ffff, 2 ** 32, 2 ** 32 + 4097, 0x1234_5678_9abc, 2 ** 53 - 1];
+    for (let i = 0; i < 200; i++) vs.push(Math.floor(((i * 2654435761) % 2 ** 32) * (i % 3 === 0 ? 4096 : 1)));
+    for (const c of [2048, 4096, 3000, 2 ** 30, 2 ** 31, 2 ** 32]) for (const v of vs) expect(addrRem(v, c)).toBe(v % c);
   });
 });
 

@@ -135,6 +135,8 @@ export class I40e extends XdpPageDriver {
         if (tr.on) tr.emit(K.xdp_redirect, cpu.now, cpu.id, r.index, s, packet, page, x.redirectIfindex);
         if (this.devmap && this.devmap.opts.xdpCapable) {
           // The skb path needs no XDP support in the target: dev_queue_xmit works on any device.
+          // The target may write the page (see XdpPageDriver.dmaKeep).
+          m.alloc.dmaFrame[page] = null;
           this.devmap.genericXmit(cpu, page, packet, x.dataEnd - x.data);
           this.reapDevmap(r);
           return;

@@ -48,6 +48,7 @@ import {
   xsk_umem_encode_addr as encodeAddr,
   type XskAddr,
   type XskDesc,
+  addrRem as umemRem,
 } from '../xsk';
 import type { XskConfig } from '../config';
 import { TxWire, wireCyclesPerByte } from '../wire';
@@ -66,6 +67,7 @@ const xskq_cons_peek_desc = peekDesc;
 const xskq_cons_read_addr = readAddr;
 const xsk_addr_value = addrValue;
 const xsk_umem_encode_addr = encodeAddr;
+const addrRem = umemRem;
 const xdp_prepare_buff = prepareBuff;
 const napi_poll_step = pollStep;
 const nic_receive = receive;
@@ -169,7 +171,7 @@ export class I40eXsk implements NicDriver, NapiDriver, RxDma, AfXdpSocket {
   /** The UMEM chunk an address (numeric, or as a ring carries it) falls in: the journey's key for the frame in it. */
   private chunkOf(addr: number | XskAddr): number {
     const v = typeof addr === 'number' ? addr : xsk_addr_value(addr) % 2 ** 48;
-    return v - (v % this.umem.chunkSize);
+    return v - addrRem(v, this.umem.chunkSize);
   }
 
   /** The journey: the packet in the chunk at `addr` reached `stage` (nothing when no packet is known for it). */
@@ -185,7 +187,8 @@ export class I40eXsk implements NicDriver, NapiDriver, RxDma, AfXdpSocket {
     const out = this.addrOut;
     if (this.umem.unaligned) return xsk_umem_encode_addr(addr, 0, out);
     out.hi = Math.floor(addr / 2 ** 32);
-    out.lo = addr % 2 ** 32;
+    // Below 2^32 the remainder is addr itself (no floating-point remainder on the per-packet path).
+    out.lo = addr >= 0 && addr < 2 ** 32 ? addr : addr % 2 ** 32;
     return out;
   }
 
@@ -457,7 +460,7 @@ export class I40eXsk implements NicDriver, NapiDriver, RxDma, AfXdpSocket {
   /** One descriptor on the HW tx ring, fetched at once (the caller charges the doorbell). */
   private postTx(cpu: Cpu, addr: number, len: number): void {
     // The completion ring gets the chunk back: the descriptor's address without the frame offset.
-    const slot = this.hwTx.post(-1, -1, addr - (addr % this.umem.chunkSize), len);
+    const slot = this.hwTx.post(-1, -1, addr - addrRem(addr, this.umem.chunkSize), len);
     if (this.m.journey.on) this.journeyChunk(cpu, J.xsk_xmit, addr, slot);
     this.hwTx.ring(this.wire, cpu.now + this.txLatency);
   }
@@ -568,7 +571,7 @@ export class I40eXsk implements NicDriver, NapiDriver, RxDma, AfXdpSocket {
         if (m.journey.on) this.journeyChunk(cpu, J.xsk_tx_produce, a, this.tx.entries);
       } else {
         const addr = this.umem.unaligned ? (a.hi & 0xffff) * 2 ** 32 + a.lo : xsk_addr_value(a);
-        this.fq.produceAddr(this.ringAddr(addr - (addr % this.umem.chunkSize)));
+        this.fq.produceAddr(this.ringAddr(addr - addrRem(addr, this.umem.chunkSize)));
         if (m.journey.on) this.journeyChunk(cpu, J.xsk_fq, addr, this.fq.entries);
         this.rings[0]!.c.redirect_done++;
       }

@@ -77,6 +77,12 @@ export class Vmxnet3 implements NicDriver, NapiDriver, RxDma {
   /** Per queue and slot, the last view dataRingFrame made. */
   private readonly dataRingViews: Uint8Array[][];
   private readonly dataLen: Int32Array[];
+  /**
+   * Per queue and slot, the frame the data ring's slot holds (null: none
+   * known). Only rx_dma writes the data ring and frames are never modified,
+   * so a slot given the same frame again already holds its bytes.
+   */
+  private readonly dataFrame: (Uint8Array | null)[][];
   mtu: number;
   readonly warnings: string[] = [];
   private readonly warned = new Set<number>();
@@ -103,6 +109,7 @@ export class Vmxnet3 implements NicDriver, NapiDriver, RxDma {
     this.pools = this.rings.map((r) => new PagePool(m.alloc, r.index, r.size));
     this.dataRing = this.rings.map((r) => new Uint8Array(r.size * VMXNET3_RXDATA_DESC_SIZE));
     this.dataLen = this.rings.map((r) => new Int32Array(r.size).fill(-1));
+    this.dataFrame = this.rings.map((r) => new Array<Uint8Array | null>(r.size).fill(null));
     this.dataRingViews = this.dataRing.map((d, qi) => Array.from({ length: this.rings[qi]!.size }, (_, s) => d.subarray(s * VMXNET3_RXDATA_DESC_SIZE, s * VMXNET3_RXDATA_DESC_SIZE)));
     this.sockets = cfg.stack.kind === 'socket' ? new SocketQueue(cfg.stack, cfg.hw.clockHz / cfg.stack.appPps) : null;
     this.xdpTx = new XdpXmit(m, {
@@ -218,7 +225,12 @@ export class Vmxnet3 implements NicDriver, NapiDriver, RxDma {
   rx_dma(r: RxRing, s: number, frame: Uint8Array): number {
     const page = r.slotPage[s]!;
     if (frame.length <= VMXNET3_RXDATA_DESC_SIZE) {
-      this.dataRing[r.index]!.set(frame, s * VMXNET3_RXDATA_DESC_SIZE);
+      const held = this.dataFrame[r.index]!;
+      // The slot already holding this very frame: the copy would write the bytes that are there.
+      if (held[s] !== frame) {
+        this.dataRing[r.index]!.set(frame, s * VMXNET3_RXDATA_DESC_SIZE);
+        held[s] = frame;
+      }
       this.dataLen[r.index]![s] = frame.length;
     } else {
       this.m.alloc.memory.set(frame, page * PAGE_SIZE + this.headroom);

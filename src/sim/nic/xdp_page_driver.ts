@@ -94,6 +94,14 @@ export abstract class XdpPageDriver implements NicDriver, NapiDriver, RxDma {
   private readonly xdpTx: XdpXmit;
   private readonly coalFrames: number;
   private readonly coalCycles: number;
+  /**
+   * Whether rx_dma keeps each page's DMA'd frame (PageAllocator.dmaFrame) and
+   * skips the copy when a page gets the same frame at the same place again:
+   * order-0 pages only, and only while the program provably never writes
+   * the packet (XdpHook.packetReadOnly). Pages handed to a redirect target
+   * (whose programs may write them) lose their frame first.
+   */
+  private dmaKeep = false;
   /** Per-packet-ending callback (the simulation counts finished packets for stepping). */
   packetsDone = 0;
 
@@ -231,13 +239,21 @@ export abstract class XdpPageDriver implements NicDriver, NapiDriver, RxDma {
     const had = this.prog !== null;
     if (had === (prog !== null)) {
       for (const r of this.rings) r.prog = prog; // xchg(&ring->xdp_prog, prog)
+      this.keepDmaFrames(prog);
       return { ok: true, restarted: false };
     }
     this.stop_port();
     for (const r of this.rings) r.prog = prog;
     this.configureBuffers(prog);
+    this.keepDmaFrames(prog);
     this.start_port();
     return { ok: true, restarted: true };
+  }
+
+  /** A new program: what the pages hold was vouched for by the old one only (it could not write them), so forget it; keep frames from now on if this one cannot write either. */
+  private keepDmaFrames(prog: XdpHook | null): void {
+    this.m.alloc.clearDmaFrames();
+    this.dmaKeep = this.mode === 'order0' && prog !== null && prog.packetReadOnly === true;
   }
 
   /** The kernel module that prints this driver's messages (the refusals name the driver the user chose). */
@@ -293,10 +309,23 @@ export abstract class XdpPageDriver implements NicDriver, NapiDriver, RxDma {
     return this.bufCap;
   }
 
-  /** DMA into the slot's buffer, after the headroom. */
+  /**
+   * DMA into the slot's buffer, after the headroom. When the page already
+   * holds this very frame at this very place, untouched since (dmaKeep), the
+   * copy would write the bytes that are there: it is skipped. A copy whose
+   * frame is not kept makes every kept one unsure: they are forgotten.
+   */
   rx_dma(r: RxRing, s: number, frame: Uint8Array): number {
     const page = r.slotPage[s]!;
-    this.m.alloc.memory.set(frame, page * PAGE_SIZE + r.slotOff[s]! + this.headroom);
+    const at = page * PAGE_SIZE + r.slotOff[s]! + this.headroom;
+    const a = this.m.alloc;
+    if (this.dmaKeep && this.redirect === null) {
+      if (a.dmaFrame[page] === frame && a.dmaAt[page] === at) return page;
+      a.dmaFrame[page] = frame;
+      a.dmaAt[page] = at;
+      a.dmaTagged = true;
+    } else a.clearDmaFrames();
+    a.memory.set(frame, at);
     return page;
   }
 
@@ -358,10 +387,12 @@ export abstract class XdpPageDriver implements NicDriver, NapiDriver, RxDma {
     const len = r.slotLen[s]!;
     const packet = r.slotPkt[s]!;
     const off = r.slotOff[s]!;
-    m.charge(cpu, S.rx_cqe);
     // A fragment of an order-3 page fresh from the allocator: the frame's first line is cold when the driver first reads it (mlx4 frags mode; recycled order-0 pages were touched one ring ago).
-    if (this.mode === 'frags') m.charge(cpu, S.pkt_line_miss);
-    m.charge(cpu, S.dma_sync_cpu);
+    if (this.mode === 'frags') {
+      m.charge(cpu, S.rx_cqe);
+      m.charge(cpu, S.pkt_line_miss);
+      m.charge(cpu, S.dma_sync_cpu);
+    } else m.charge2(cpu, S.rx_cqe, S.dma_sync_cpu);
     if (tr.on) tr.emit(K.dma_sync, cpu.now, cpu.id, r.index, s, packet, page, len);
     r.slotState[s] = SlotState.EMPTY;
     r.slotPage[s] = -1;
@@ -406,6 +437,8 @@ export abstract class XdpPageDriver implements NicDriver, NapiDriver, RxDma {
         r.c.xdp_redirect++;
         m.charge(cpu, S.xdp_redirect);
         if (tr.on) tr.emit(K.xdp_redirect, cpu.now, cpu.id, r.index, s, packet, page, x.redirectIfindex);
+        // The redirect target may write the page (its own programs): its DMA'd frame is no longer vouched for.
+        m.alloc.dmaFrame[page] = null;
         if (this.redirect && this.redirect(cpu, r, x, page, packet)) {
           r.c.redirect_done++;
           return;

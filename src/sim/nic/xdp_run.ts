@@ -32,8 +32,7 @@ export function bpf_prog_run_xdp(m: Machine, cpu: Cpu, prog: XdpHook, x: XdpBuff
   x.fault = undefined;
   x.cpu = cpu.id;
   const act = prog.run(x) >>> 0;
-  m.charge(cpu, S.xdp_run);
-  if (x.insns) m.charge(cpu, S.xdp_insn, x.insns);
-  if (x.mapLookups) m.charge(cpu, S.map_lookup, x.mapLookups);
+  // xdp_run, then xdp_insn and map_lookup by their counts when not 0.
+  m.charge3(cpu, S.xdp_run, S.xdp_insn, x.insns, S.map_lookup, x.mapLookups);
   return act;
 }

@@ -126,6 +126,8 @@ export interface BpfMap {
    * inline lookups keep the slot's pointer by slot).
    */
   lookupSlot?(bytes: Uint8Array, at: number): number;
+  /** devmap, xskmap, cpumap, prog_array: which indices hold an entry (1), live (the JIT's inline lookups check it). */
+  readonly presence?: Uint8Array;
   slotValue?(slot: number, cpu: number): Uint8Array;
   /**
    * Set by a caller that wraps lookup/lookupIndex to observe every lookup
@@ -376,6 +378,10 @@ class ArrayMap extends MapBase implements BpfMap {
   }
 
   /** lookup by index (the JIT's inline array lookup); undefined when absent. */
+  get presence(): Uint8Array | undefined {
+    return this.present;
+  }
+
   lookupIndex(i: number, cpu: number): Uint8Array | undefined {
     if (i >= this.maxEntries) return undefined;
     if (this.present && !this.present[i]) return undefined;

@@ -101,6 +101,8 @@ export interface ArrayInline {
   planes: number;
   tags: Int32Array;
   fill(i: number, cpu: number): number;
+  /** devmap and xskmap: which indices hold an entry (user space adds and removes them between runs). */
+  present?: Uint8Array;
   /** The map's lookup counter (BpfMap.lookupCounter): each inlined lookup adds one, as the helper would. */
   counter?: { n: number };
   /**
@@ -1057,7 +1059,9 @@ function emitHelperCall(t: Translator, k: number, id: number): string {
       }
       const x0 = track ? ` X0 = t * ${arr.values!.stride};` : '';
       const count = arr.counter ? `A${mi}.counter.n++; ` : '';
-      return guarded(key, call, `${count}t = ${key.mem}.getInt32(a, true); if ((t >>> 0) < ${arr.max}) { g = TAGS${mi}[t${plane}]; if (g === 0) g = A${mi}.fill(t >>> 0, CPU); h0 = g; l0 = ${LOB | 0};${x0} } else { l0 = 0; h0 = 0; }`);
+      if (arr.present) t.consts.add(`const PR${mi} = A${mi}.present;`);
+      const present = arr.present ? ` && PR${mi}[t] !== 0` : '';
+      return guarded(key, call, `${count}t = ${key.mem}.getInt32(a, true); if ((t >>> 0) < ${arr.max}${present}) { g = TAGS${mi}[t${plane}]; if (g === 0) g = A${mi}.fill(t >>> 0, CPU); h0 = g; l0 = ${LOB | 0};${x0} } else { l0 = 0; h0 = 0; }`);
     }
     const hash = mi >= 0 ? t.target.hashes[mi] : undefined;
     const hkey = hash ? address(t, k, 2, 0, hash.keySize, false) : undefined;

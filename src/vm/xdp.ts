@@ -245,7 +245,9 @@ export class XdpVm {
     if (this.machine.checkProgram()) return 'the program is invalid';
     const m = this.machine;
     const arrays = this.maps.map((map): ArrayInline | undefined => {
-      if ((map.type !== 'array' && map.type !== 'percpu_array') || map.maxEntries > 65536 || !map.lookupIndex || map.observed) return undefined;
+      // devmap and xskmap lookups too (a program reads whether an entry is there), by their presence.
+      const special = map.type === 'devmap' || map.type === 'xskmap';
+      if ((map.type !== 'array' && map.type !== 'percpu_array' && !special) || map.maxEntries > 65536 || !map.lookupIndex || map.observed || (special && !map.presence)) return undefined;
       const planes = map.percpu ? map.nCpus : 1;
       const max = map.maxEntries;
       const tags = new Int32Array(max * planes);
@@ -255,7 +257,8 @@ export class XdpVm {
         planes,
         tags,
         counter: map.lookupCounter,
-        values: planes === 1 ? contiguousValues(map, max) : undefined,
+        values: planes === 1 && !special ? contiguousValues(map, max) : undefined,
+        present: special ? map.presence : undefined,
         // The element's value region, as the lookup helper names it (one region per value buffer, shared).
         fill: (i, cpu) => {
           const plane = planes > 1 ? cpu % planes : 0;

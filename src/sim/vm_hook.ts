@@ -17,6 +17,13 @@ import type { XdpBuff, XdpHook } from './program';
 
 // A module-local copy: an imported binding is a getter call per packet when modules are transpiled one by one (tsx, vitest).
 const PAGE_SIZE = PAGE_SIZE_;
+/**
+ * Views are found by their start in units of 2 KiB, a half page: an order-0
+ * page or an AF_XDP chunk of 2048 or 4096 bytes has a slot of its own, so
+ * the chain (buffers sharing a slot: unaligned chunks, order-3 fragments)
+ * is walked only for those.
+ */
+const VIEW_GRAIN = 2048;
 
 export interface VmHook extends XdpHook {
   readonly vm: XdpVm;
@@ -61,8 +68,8 @@ export function vmHook(parsed: ParsedSpec, opts: VmHookOptions = {}): VmHook | {
   // One view per buffer (a page, or an order-3 fragment), made on first use:
   // the VM indexes the frame's own buffer from data_hard_start. Each view
   // keeps its DataView, so a packet on a known page allocates nothing. Views
-  // are found by page number in a dense array (a chain for the rare page
-  // holding several buffers), not a Map: this runs for every packet.
+  // are found by their start (VIEW_GRAIN) in a dense array (a chain for the
+  // rare slot holding several buffers), not a Map: this runs for every packet.
   interface View { base: number; size: number; buf: Uint8Array; dv: DataView; next: View | undefined }
   let views: (View | undefined)[] = [];
   let viewsOf: Uint8Array | null = null;
@@ -88,14 +95,14 @@ export function vmHook(parsed: ParsedSpec, opts: VmHookOptions = {}): VmHook | {
         views = [];
         viewsOf = x.mem;
       }
-      const page = (base / PAGE_SIZE) | 0;
-      let view = views[page];
+      const slot = (base / VIEW_GRAIN) | 0;
+      let view = views[slot];
       while (view !== undefined && (view.base !== base || view.size !== x.frameSz)) view = view.next;
       if (view === undefined) {
         const buf = x.mem.subarray(base, base + x.frameSz);
-        while (views.length < page) views.push(undefined);
-        view = { base, size: x.frameSz, buf, dv: new DataView(buf.buffer, buf.byteOffset, buf.byteLength), next: views[page] };
-        views[page] = view;
+        while (views.length < slot) views.push(undefined);
+        view = { base, size: x.frameSz, buf, dv: new DataView(buf.buffer, buf.byteOffset, buf.byteLength), next: views[slot] };
+        views[slot] = view;
       }
       frame.buf = view.buf;
       frame.dv = view.dv;

@@ -254,10 +254,7 @@ export class Simulation {
       const t = cpu.state === CpuState.IDLE ? cpu.wakeAt : cpu.now;
       if (arrival <= t) {
         if (arrival === Infinity) return;
-        nic.nicReceive(0, tr.nextFrame, tr.produced - 1, arrival);
-        this.offered++;
-        this.lastArrival = arrival;
-        tr.advance();
+        this.receiveNext(arrival);
       } else nic.step(cpu);
       this.steps++;
     }
@@ -281,13 +278,19 @@ export class Simulation {
       const t1 = c1.state === CpuState.IDLE ? c1.wakeAt : c1.now;
       if (arrival <= (t1 < t0 ? t1 : t0)) {
         if (arrival === Infinity) return;
-        nic.nicReceive(0, tr.nextFrame, tr.produced - 1, arrival);
-        this.offered++;
-        this.lastArrival = arrival;
-        tr.advance();
+        this.receiveNext(arrival);
       } else nic.step(t1 < t0 ? c1 : c0);
       this.steps++;
     }
+  }
+
+  /** The traffic's next frame reaches queue 0 at `arrival` (cycles): the fast run loops' wire event. */
+  private receiveNext(arrival: number): void {
+    const tr = this.traffic;
+    this.nic.nicReceive(0, tr.nextFrame, tr.produced - 1, arrival);
+    this.offered++;
+    this.lastArrival = arrival;
+    tr.advance();
   }
 
   /** Virtual now: the latest point any part of the machine has reached (cycles). */

@@ -562,27 +562,40 @@ function entryNeeds(m: Machine, proof: VerifierProof): { helpers: boolean; xdpSt
   let tailCalls = false;
   let ctx = false;
   let mayGoto = false;
-  const maybeCtx = (k: number, r: number): boolean => {
-    const b = proof.kinds[k * 11 + r]!;
-    return b === 0 || (b & K_CTX) !== 0;
-  };
+  const maybeCtx = (k: number, r: number): boolean => mayBe(proof, k, r, K_CTX);
   for (let k = 0; k < m.n; k++) {
     const c = m.code[k]!;
     const cls = c & 7;
     if (c === 0x85) {
-      if (m.src[k] !== 1 && !(m.src[k] === 0 && MAP_ONLY_HELPERS.has(m.imm[k]!))) helpers = true;
+      if (callsBeyondMaps(m, k)) helpers = true;
       if (m.src[k] === 0 && m.imm[k] === BPF_FUNC.tail_call) tailCalls = true;
     } else if (c === 0xe5) mayGoto = true;
     else if (cls === 1) {
       // LDX: the address is src; the plain 4-byte loads of data, data_end, data_meta read only what every run sets.
       if (maybeCtx(k, m.src[k]!) && !(c === 0x61 && proof.kinds[k * 11 + m.src[k]!] === K_CTX && (m.off[k] === 0 || m.off[k] === 4 || m.off[k] === 8))) ctx = true;
-    } else if (cls === 2 || cls === 3) {
-      // ST/STX: the address is dst; atomics (load-acquire among them) may address through src too.
-      if (maybeCtx(k, m.dst[k]!) || (cls === 3 && (c & 0xe0) !== 0x60 && maybeCtx(k, m.src[k]!))) ctx = true;
-    }
+    } else if (storeMayAddress(m, k, (r) => maybeCtx(k, r))) ctx = true;
     if (c === 0x18) k++;
   }
   return { helpers, xdpState: helpers || ctx, mayGoto, tailCalls };
+}
+
+/** May register r hold a value of one of the `bits` kinds before slot k (or is it unknown to the proof)? */
+function mayBe(proof: VerifierProof, k: number, r: number, bits: number): boolean {
+  const b = proof.kinds[k * 11 + r]!;
+  return b === 0 || (b & bits) !== 0;
+}
+
+/** A call at slot k of a helper other than MAP_ONLY_HELPERS, or of a kfunc (not a bpf-to-bpf call). */
+function callsBeyondMaps(m: Machine, k: number): boolean {
+  return m.code[k] === 0x85 && m.src[k] !== 1 && !(m.src[k] === 0 && MAP_ONLY_HELPERS.has(m.imm[k]!));
+}
+
+/** Is slot k a store or atomic that may address memory through a register `may` holds for? */
+function storeMayAddress(m: Machine, k: number, may: (r: number) => boolean): boolean {
+  const c = m.code[k]!;
+  const cls = c & 7;
+  // ST/STX: the address is dst; atomics (load-acquire among them) may address through src too.
+  return (cls === 2 || cls === 3) && (may(m.dst[k]!) || (cls === 3 && (c & 0xe0) !== 0x60 && may(m.src[k]!)));
 }
 
 /**
@@ -595,22 +608,9 @@ function entryNeeds(m: Machine, proof: VerifierProof): { helpers: boolean; xdpSt
  * written (./src/sim/page_alloc.ts, dmaFrame): keep it conservative.
  */
 export function mayWritePacket(m: Machine, proof: VerifierProof): boolean {
-  const maybePkt = (k: number, r: number): boolean => {
-    const b = proof.kinds[k * 11 + r]!;
-    return b === 0 || (b & K_PKT) !== 0;
-  };
   for (let k = 0; k < m.n; k++) {
-    const c = m.code[k]!;
-    const cls = c & 7;
-    if (proof.kinds[k * 11 + 10] !== 0) {
-      if (c === 0x85) {
-        if (m.src[k] !== 1 && !(m.src[k] === 0 && MAP_ONLY_HELPERS.has(m.imm[k]!))) return true;
-      } else if (cls === 2 || cls === 3) {
-        // ST/STX: the address is dst; atomics (load-acquire among them) may address through src too.
-        if (maybePkt(k, m.dst[k]!) || (cls === 3 && (c & 0xe0) !== 0x60 && maybePkt(k, m.src[k]!))) return true;
-      }
-    }
-    if (c === 0x18) k++;
+    if (proof.kinds[k * 11 + 10] !== 0 && (callsBeyondMaps(m, k) || storeMayAddress(m, k, (r) => mayBe(proof, k, r, K_PKT)))) return true;
+    if (m.code[k] === 0x18) k++;
   }
   return false;
 }

@@ -252,6 +252,7 @@ export class XdpVm {
       const max = map.maxEntries;
       const tags = new Int32Array(max * planes);
       const lookupIndex = map.lookupIndex.bind(map);
+      const fill = elementTagFill(m, map, max, planes, tags, (i, plane) => lookupIndex(i, plane)!);
       return {
         max,
         planes,
@@ -259,13 +260,7 @@ export class XdpVm {
         counter: map.lookupCounter,
         values: planes === 1 && !special ? contiguousValues(map, max) : undefined,
         present: special ? map.presence : undefined,
-        // The element's value region, as the lookup helper names it (one region per value buffer, shared).
-        fill: (i, cpu) => {
-          const plane = planes > 1 ? cpu % planes : 0;
-          const v = lookupIndex(i, plane)!;
-          const r = valueRegion(m, map, v);
-          return (tags[plane * max + i] = (HI_BASE + r.id * 8) | 0);
-        },
+        fill,
       };
     });
     const hashes = this.maps.map((map): HashInline | undefined => {
@@ -274,6 +269,7 @@ export class XdpVm {
       const max = map.maxEntries;
       const tags = new Int32Array(max * planes);
       const slotValue = map.slotValue.bind(map);
+      const fill = elementTagFill(m, map, max, planes, tags, (slot, plane) => slotValue(slot, plane));
       return {
         max,
         planes,
@@ -281,12 +277,7 @@ export class XdpVm {
         tags,
         counter: map.lookupCounter,
         map: map as { lookupSlot(bytes: Uint8Array, at: number): number },
-        // The slot's value region, the one the lookup helper names for the same buffer.
-        fill: (slot, cpu) => {
-          const plane = planes > 1 ? cpu % planes : 0;
-          const r = valueRegion(m, map, slotValue(slot, cpu));
-          return (tags[plane * max + slot] = (HI_BASE + r.id * 8) | 0);
-        },
+        fill,
       };
     });
     const finish = (f: VmFault | undefined, out: object): void => this.finishRun(f, out as XdpResult);
@@ -493,6 +484,19 @@ export class XdpVm {
  * backing store), else undefined. Elements are never replaced (updates copy
  * into them), so views made once stay right.
  */
+/**
+ * An inlined lookup's `fill`: the pointer tag of element i (an array index
+ * or a hash slot) on a cpu's plane, made from the element's value region as
+ * the lookup helper names it (one region per value buffer), kept in `tags`.
+ */
+function elementTagFill(m: Machine, map: BpfMap, max: number, planes: number, tags: Int32Array, valueOf: (i: number, plane: number) => Uint8Array): (i: number, cpu: number) => number {
+  return (i, cpu) => {
+    const plane = planes > 1 ? cpu % planes : 0;
+    const r = valueRegion(m, map, valueOf(i, plane));
+    return (tags[plane * max + i] = (HI_BASE + r.id * 8) | 0);
+  };
+}
+
 function contiguousValues(map: BpfMap, max: number): ArrayInline['values'] {
   // Array maps allocate their values in chunks of up to 1024 elements and about 64 KiB, on first use. Only a
   // map that is one chunk can be contiguous, and asking for its elements then allocates nothing that a map

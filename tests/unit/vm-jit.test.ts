@@ -38,6 +38,18 @@ function pair(spec: Spec, budget?: number): [XdpVm, XdpVm] {
   return [mk('jit'), mk('interp')];
 }
 
+/** A C program in both engines, and the JIT's translation of it (the JIT must take it). */
+function translatedPair(src: string): { vms: [XdpVm, XdpVm]; js: string } {
+  const r = compile(src, { file: 'prog.c' });
+  if (!r.spec) throw new Error(r.diagnostics.map((d) => d.message).join('; '));
+  const { btf: _b, source: _s, line_info: _l, ...spec } = r.spec;
+  const vms = pair(spec as Spec);
+  expect(vms[0].jitUnavailable).toBeUndefined();
+  const parsed = parseSpec(spec);
+  if ('error' in parsed) throw new Error(parsed.error);
+  return { vms, js: translate(vms[0].machine, verify(parsed, { proof: true, states: false }).proof!, vms[0].lastTarget!) };
+}
+
 /** Run both engines on copies of one packet and compare everything observable. */
 export function compare(vms: [XdpVm, XdpVm], pkt: Uint8Array, where: () => string): { faulted: boolean; insns: number } {
   const outs = vms.map((vm) => {
@@ -201,14 +213,7 @@ SEC("xdp") int prog(struct xdp_md *ctx) {
   return XDP_TX;
 }
 char _license[] SEC("license") = "GPL";`;
-    const r = compile(src, { file: 'h.c' });
-    if (!r.spec) throw new Error(r.diagnostics.map((d) => d.message).join('; '));
-    const { btf: _b, source: _s, line_info: _l, ...spec } = r.spec;
-    const vms = pair(spec as Spec);
-    expect(vms[0].jitUnavailable).toBeUndefined();
-    const parsed = parseSpec(spec);
-    if ('error' in parsed) throw new Error(parsed.error);
-    const js = translate(vms[0].machine, verify(parsed, { proof: true, states: false }).proof!, vms[0].lastTarget!);
+    const { vms, js } = translatedPair(src);
     expect(js.match(/HM\d\.lookupSlot\(/g)?.length).toBeGreaterThanOrEqual(2);
     const rnd = rng(7);
     for (let i = 0; i < 200; i++) {
@@ -232,14 +237,7 @@ SEC("xdp") int prog(struct xdp_md *ctx) {
   return XDP_PASS;
 }
 char _license[] SEC("license") = "GPL";`;
-    const r = compile(src, { file: 'x.c' });
-    if (!r.spec) throw new Error(r.diagnostics.map((d) => d.message).join('; '));
-    const { btf: _b, source: _s, line_info: _l, ...spec } = r.spec;
-    const vms = pair(spec as Spec);
-    expect(vms[0].jitUnavailable).toBeUndefined();
-    const parsed = parseSpec(spec);
-    if ('error' in parsed) throw new Error(parsed.error);
-    const js = translate(vms[0].machine, verify(parsed, { proof: true, states: false }).proof!, vms[0].lastTarget!);
+    const { vms, js } = translatedPair(src);
     expect(js).toContain('PR0[t] !== 0');
     expect(js).toContain('PR1[t] !== 0');
     const rnd = rng(11);

@@ -5,7 +5,8 @@
  */
 import type { TrafficSpec } from '../net/traffic';
 import type { HardwareProfile } from './hw';
-import type { XdpHook } from './program';
+import { MAX_FRAME_BUFFER, type XdpHook } from './program';
+import { PAGE_SIZE } from './page_alloc';
 import { HARDWARE_PROFILES, SEED2016_E5 } from './hw';
 
 /** What the network stack does with an skb (XDP_PASS, or every packet without XDP). */
@@ -120,6 +121,9 @@ function pow2(n: number): boolean {
 }
 
 /** Fill defaults and check ranges; throws Error with one line naming the problem. */
+/** The page pool's limit: frames live in buffers of at most MAX_FRAME_BUFFER bytes (program.ts). */
+export const MAX_MEMORY_PAGES = MAX_FRAME_BUFFER / PAGE_SIZE;
+
 export function resolveConfig(c: SimConfig): ResolvedConfig {
   const hw = typeof c.hw === 'object' ? c.hw : HARDWARE_PROFILES[c.hw ?? SEED2016_E5.name];
   if (!hw) throw new Error(`unknown hardware profile '${String(c.hw)}' (known: ${Object.keys(HARDWARE_PROFILES).join(', ')})`);
@@ -164,7 +168,8 @@ export function resolveConfig(c: SimConfig): ResolvedConfig {
   if (!Number.isInteger(r.mtu) || r.mtu < 68 || r.mtu > 9600) throw new Error(`mtu must be 68..9600, got ${r.mtu}`);
   if (!Number.isInteger(r.rxCoalFrames) || r.rxCoalFrames < 1) throw new Error(`rxCoalFrames must be a positive integer, got ${r.rxCoalFrames}`);
   if (!(r.rxCoalUsecs >= 0)) throw new Error(`rxCoalUsecs must be >= 0, got ${r.rxCoalUsecs}`);
-  if (!Number.isInteger(r.memoryPages) || r.memoryPages < 64 || r.memoryPages % 8 !== 0) throw new Error(`memoryPages must be a multiple of 8, at least 64, got ${r.memoryPages}`);
+  if (!Number.isInteger(r.memoryPages) || r.memoryPages < 64 || r.memoryPages % 8 !== 0 || r.memoryPages > MAX_MEMORY_PAGES) throw new Error(`memoryPages must be a multiple of 8 from 64 to ${MAX_MEMORY_PAGES}, got ${r.memoryPages}`);
+  if (r.xsk && !(r.xsk.frames * r.xsk.chunkSize <= MAX_FRAME_BUFFER)) throw new Error(`xsk: a UMEM of ${r.xsk.frames} frames of ${r.xsk.chunkSize} bytes is over the ${MAX_FRAME_BUFFER} bytes the VM takes frames in`);
   if (r.xdpRxMode === 'frags' && r.pageCache) r.pageCache = false; // the cache only holds whole order-0 pages
   return r;
 }

@@ -14,6 +14,14 @@ export const XDP_REDIRECT = 4;
 export const XDP_ACTION_NAMES = ['XDP_ABORTED', 'XDP_DROP', 'XDP_PASS', 'XDP_TX', 'XDP_REDIRECT'] as const;
 
 /**
+ * The largest buffer frames may live in: the VM's packet pointers are its
+ * offsets plus 2^30 in the low word, and the JIT's pointer arithmetic needs
+ * that to stay below 2^31 with the verifier's +-2^29 offsets added
+ * (jit.ts, pointerAdd). The configuration keeps page pools and UMEMs within it (config.ts).
+ */
+export const MAX_FRAME_BUFFER = 1 << 28;
+
+/**
  * The kernel's struct xdp_buff, as offsets into the host page memory:
  * data_hard_start <= data_meta <= data <= data_end <= hard_start + frame_sz.
  * One instance is reused for every packet (no per-packet allocation).

@@ -2,8 +2,8 @@
  * The VM behind the driver's XDP hook: real eBPF bytecode (a program spec,
  * as the compiler writes it and the kernel loads it) run by src/vm on the
  * simulated page, in place. The driver sees an XdpHook like any other; this
- * adapter translates the xdp_buff (offsets into the page pool) into the
- * VM's frame (offsets into one page), reports the instruction count the
+ * adapter hands the xdp_buff (offsets into the page pool or UMEM) to the VM
+ * as a frame over that same buffer, reports the instruction count the
  * cost model charges, and counts map lookups through the maps' lookup
  * counter (the VM does not report helper calls). It is the one run path: the
  * engine's loadProgram (src/engine/vmHook.ts) adds a bpf_printk sink and a
@@ -12,18 +12,7 @@
 import type { ParsedSpec } from '../isa/spec';
 import { createMap, type BpfMap } from '../maps';
 import { createVm, type XdpFrame, type XdpResult, type XdpVm } from '../vm';
-import { PAGE_SIZE as PAGE_SIZE_ } from './page_alloc';
-import type { XdpBuff, XdpHook } from './program';
-
-// A module-local copy: an imported binding is a getter call per packet when modules are transpiled one by one (tsx, vitest).
-const PAGE_SIZE = PAGE_SIZE_;
-/**
- * Views are found by their start in units of 2 KiB, a half page: an order-0
- * page or an AF_XDP chunk of 2048 or 4096 bytes has a slot of its own, so
- * the chain (buffers sharing a slot: unaligned chunks, order-3 fragments)
- * is walked only for those.
- */
-const VIEW_GRAIN = 2048;
+import { MAX_FRAME_BUFFER, type XdpBuff, type XdpHook } from './program';
 
 export interface VmHook extends XdpHook {
   readonly vm: XdpVm;
@@ -65,20 +54,29 @@ export function vmHook(parsed: ParsedSpec, opts: VmHookOptions = {}): VmHook | {
   if (opts.countMapLookups ?? true) for (const m of maps) m.lookupCounter = lookups;
   const vm = createVm(parsed, { maps, nCpus: opts.nCpus ?? 1, env: opts.printk ? { printk: opts.printk } : undefined });
   if ('error' in vm) return vm;
-  // One view per buffer (a page, or an order-3 fragment), made on first use:
-  // the VM indexes the frame's own buffer from data_hard_start. Each view
-  // keeps its DataView, so a packet on a known page allocates nothing. Views
-  // are found by their start (VIEW_GRAIN) in a dense array (a chain for the
-  // rare slot holding several buffers), not a Map: this runs for every packet.
-  interface View { base: number; size: number; buf: Uint8Array; dv: DataView; next: View | undefined }
-  let views: (View | undefined)[] = [];
-  let viewsOf: Uint8Array | null = null;
+  // The frame is the whole buffer the driver's xdp_buff points into (the
+  // page pool, a UMEM) with data_hard_start at its offset: the VM's packet
+  // region stays bound to the same bytes from packet to packet, and no
+  // per-page view is made or looked up. A driver that moves between a few
+  // buffers (AF_XDP copy mode's per-slot ones) costs a DataView lookup when
+  // the buffer changes.
+  const dvs = new WeakMap<Uint8Array, DataView>();
   const empty = new Uint8Array(0);
-  const frame: XdpFrame = { buf: empty, data: 0, dataEnd: 0, dataMeta: 0, ingressIfindex: 1, rxQueueIndex: 0, frameSize: PAGE_SIZE, dv: new DataView(empty.buffer) };
+  const frame: XdpFrame = { buf: empty, data: 0, dataEnd: 0, dataMeta: 0, ingressIfindex: 1, rxQueueIndex: 0, frameSize: 0, hardStart: 0, dv: new DataView(empty.buffer) };
   // One result object for every run (read before the next run).
   const r: XdpResult = { retval: 0, data: 0, dataEnd: 0, dataMeta: 0, insns: 0, fault: undefined, redirect: undefined };
   const name = opts.name ?? parsed.spec.funcs?.[0]?.name ?? 'xdp program';
   const observe = opts.observe;
+  const bindBuffer = (mem: Uint8Array): void => {
+    if (mem.length > MAX_FRAME_BUFFER) throw new Error(`xdp_buff memory of ${mem.length} bytes: the VM takes frames in buffers of at most ${MAX_FRAME_BUFFER} bytes`);
+    let dv = dvs.get(mem);
+    if (dv === undefined) {
+      dv = new DataView(mem.buffer, mem.byteOffset, mem.byteLength);
+      dvs.set(mem, dv);
+    }
+    frame.buf = mem;
+    frame.dv = dv;
+  };
   return {
     name,
     engine: 'vm',
@@ -87,28 +85,13 @@ export function vmHook(parsed: ParsedSpec, opts: VmHookOptions = {}): VmHook | {
     // The verifier's proof says no store or helper can reach the packet.
     packetReadOnly: !vm.packetWrites,
     run(x: XdpBuff): number {
-      const base = x.hardStart;
       // The running CPU's slot of every per-CPU map (the env is read at each helper call).
       vm.env.cpu = x.cpu;
-      // Identity of the pool's array, not .buffer (a getter): a new array means new views.
-      if (viewsOf !== x.mem) {
-        views = [];
-        viewsOf = x.mem;
-      }
-      const slot = (base / VIEW_GRAIN) | 0;
-      let view = views[slot];
-      while (view !== undefined && (view.base !== base || view.size !== x.frameSz)) view = view.next;
-      if (view === undefined) {
-        const buf = x.mem.subarray(base, base + x.frameSz);
-        while (views.length < slot) views.push(undefined);
-        view = { base, size: x.frameSz, buf, dv: new DataView(buf.buffer, buf.byteOffset, buf.byteLength), next: views[slot] };
-        views[slot] = view;
-      }
-      frame.buf = view.buf;
-      frame.dv = view.dv;
-      frame.data = x.data - base;
-      frame.dataEnd = x.dataEnd - base;
-      frame.dataMeta = x.dataMeta - base;
+      if (frame.buf !== x.mem) bindBuffer(x.mem);
+      frame.hardStart = x.hardStart;
+      frame.data = x.data;
+      frame.dataEnd = x.dataEnd;
+      frame.dataMeta = x.dataMeta;
       frame.rxQueueIndex = x.rxQueueIndex;
       frame.ingressIfindex = x.ingressIfindex;
       frame.frameSize = x.frameSz;
@@ -117,9 +100,9 @@ export function vmHook(parsed: ParsedSpec, opts: VmHookOptions = {}): VmHook | {
       vm.runXdpInto(frame, r);
       x.insns = r.insns;
       x.mapLookups = lookups.n;
-      x.data = r.data + base;
-      x.dataEnd = r.dataEnd + base;
-      x.dataMeta = r.dataMeta + base;
+      x.data = r.data;
+      x.dataEnd = r.dataEnd;
+      x.dataMeta = r.dataMeta;
       if (r.fault) x.fault = r.fault.message;
       if (r.redirect) {
         if ('ifindex' in r.redirect) x.redirectIfindex = r.redirect.ifindex;

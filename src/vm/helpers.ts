@@ -31,13 +31,15 @@ const DEFAULT_MTU = 1500;
 /** What bpf_redirect/bpf_redirect_map recorded (the kernel's bpf_redirect_info). */
 export type RedirectInfo = { ifindex: number; flags: number } | { map: number; key: number; flags: number };
 
-/** The packet as helpers see it: offsets into buf (xdp_buff's data_hard_start is 0). */
+/** The packet as helpers see it: offsets into buf (xdp_buff's data_hard_start at hardStart). */
 export interface XdpBuffState {
   buf: Uint8Array;
   data: number;
   dataEnd: number;
   dataMeta: number;
   frameSize: number;
+  /** Offset of data_hard_start in buf: adjust_head, adjust_meta and adjust_tail measure from it. */
+  hardStart: number;
   /** xdp_md's ingress_ifindex and rx_queue_index for this frame (the JIT's ctx loads read them here). */
   ingressIfindex: number;
   rxQueueIndex: number;
@@ -266,7 +268,7 @@ export function xdpHelpers(ctx: XdpHelperContext): Map<number, HelperFn> {
     const offset = m.lo[2]!; // the s32 argument: r2's low word, signed (no BigInt per packet)
     const metalen = x.data - x.dataMeta;
     const data = x.data + offset;
-    if (data < XDP_FRAME_SIZE + metalen || data > x.dataEnd - ETH_HLEN) return m.setReg(0, -EINVAL);
+    if (data < x.hardStart + XDP_FRAME_SIZE + metalen || data > x.dataEnd - ETH_HLEN) return m.setReg(0, -EINVAL);
     if (metalen) x.buf.copyWithin(x.dataMeta + offset, x.dataMeta, x.data);
     x.dataMeta += offset;
     x.data = data;
@@ -278,7 +280,7 @@ export function xdpHelpers(ctx: XdpHelperContext): Map<number, HelperFn> {
     const offset = m.lo[2]!; // the s32 argument: r2's low word, signed (no BigInt per packet)
     const meta = x.dataMeta + offset;
     const metalen = x.data - meta;
-    if (meta < XDP_FRAME_SIZE || meta > x.data) return m.setReg(0, -EINVAL);
+    if (meta < x.hardStart + XDP_FRAME_SIZE || meta > x.data) return m.setReg(0, -EINVAL);
     // xdp_metalen_invalid: 4-byte multiples up to what skb_shared_info.meta_len (a u8) can hold.
     if (metalen & 3 || metalen > 255) return m.setReg(0, -EACCES);
     x.dataMeta = meta;
@@ -288,7 +290,7 @@ export function xdpHelpers(ctx: XdpHelperContext): Map<number, HelperFn> {
   h.set(BPF_FUNC.xdp_adjust_tail, (m) => {
     const x = ctx.xdp();
     const offset = m.lo[2]!; // the s32 argument: r2's low word, signed (no BigInt per packet)
-    const maxEnd = x.frameSize - SKB_SHARED_INFO_SIZE;
+    const maxEnd = x.hardStart + x.frameSize - SKB_SHARED_INFO_SIZE;
     const dataEnd = x.dataEnd + offset;
     if (dataEnd > maxEnd || dataEnd < x.data + ETH_HLEN) return m.setReg(0, -EINVAL);
     // Growing clears the new bytes (no stale data leaks into the packet).

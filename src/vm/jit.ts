@@ -67,6 +67,7 @@ export interface JitFrame {
   ingressIfindex: number;
   rxQueueIndex: number;
   frameSize: number;
+  hardStart?: number;
   dv?: DataView;
 }
 
@@ -139,7 +140,7 @@ export interface JitTarget {
   hashes: readonly (HashInline | undefined)[];
   env: { cpu: number };
   /** The xdp_buff as helpers keep it: ctx loads read data, data_end, data_meta and the queue fields here; enter sets it up. */
-  state: { buf: Uint8Array; data: number; dataEnd: number; dataMeta: number; frameSize: number; ingressIfindex: number; rxQueueIndex: number; redirect: unknown; tailCall: number; tailCalls: number };
+  state: { buf: Uint8Array; data: number; dataEnd: number; dataMeta: number; frameSize: number; hardStart: number; ingressIfindex: number; rxQueueIndex: number; redirect: unknown; tailCall: number; tailCalls: number };
   /** may_goto's budget at the start of each run (BPF_MAX_LOOPS). */
   maxLoops: number;
   /** Completes runInto's result after a fault or a pending tail call (the owner's general path). */
@@ -469,7 +470,7 @@ function body(F, O) {
       const buf = F.buf, data = F.data, meta = F.dataMeta, end = F.dataEnd;
       if (PKT.bytes !== buf) RTAB.rebind(PKT, buf, F.dv);
       ST.buf = buf; ST.data = data; ST.dataEnd = end; ST.dataMeta = meta;${need.xdpState ? `
-      ST.frameSize = F.frameSize; ST.ingressIfindex = F.ingressIfindex; ST.rxQueueIndex = F.rxQueueIndex;` : ''}
+      ST.frameSize = F.frameSize; ST.hardStart = F.hardStart ?? 0; ST.ingressIfindex = F.ingressIfindex; ST.rxQueueIndex = F.rxQueueIndex;` : ''}
       PKT.start = meta < data ? meta : data; PKT.end = end;
     }${perRun}
   }

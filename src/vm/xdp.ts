@@ -40,6 +40,13 @@ export interface XdpFrame {
   rxQueueIndex: number;
   /** xdp_buff.frame_sz: bytes of buf usable by the frame, headroom to tailroom. */
   frameSize: number;
+  /**
+   * Offset of data_hard_start in buf (default 0: buf begins with the frame).
+   * A caller whose frames all live in one large buffer (the simulator's page
+   * pool) passes that buffer and each frame's start here: the packet region
+   * then stays bound to the same bytes from run to run.
+   */
+  hardStart?: number;
   /** Optional: a DataView over exactly buf (same buffer, offset and length; not checked), made once by a caller that reuses its buffers (saves one allocation a run). */
   dv?: DataView;
 }
@@ -130,7 +137,7 @@ export class XdpVm {
   private jitRunInto: ((frame: XdpFrame, out: XdpResult) => void) | undefined;
   private jitRepeat: ((frame: XdpFrame, out: XdpResult, n: number) => void) | undefined;
   /** testRunInto's xdp_buff between runs when it follows each run itself (tail calls, the interpreter). */
-  private readonly repeatFrame: XdpFrame = { buf: new Uint8Array(0), data: 0, dataEnd: 0, dataMeta: 0, ingressIfindex: 0, rxQueueIndex: 0, frameSize: 0 };
+  private readonly repeatFrame: XdpFrame = { buf: new Uint8Array(0), data: 0, dataEnd: 0, dataMeta: 0, ingressIfindex: 0, rxQueueIndex: 0, frameSize: 0, hardStart: 0 };
   private readonly ctxFields: Int32Array;
   /** The packet region's pointer tag (high word). */
   private readonly packetHi: number;
@@ -149,7 +156,7 @@ export class XdpVm {
   readonly name: string;
   private readonly root: XdpVm;
   private readonly tailVms: (XdpVm | null)[] = [];
-  private readonly tailFrame: XdpFrame = { buf: new Uint8Array(0), data: 0, dataEnd: 0, dataMeta: 0, ingressIfindex: 0, rxQueueIndex: 0, frameSize: 0 };
+  private readonly tailFrame: XdpFrame = { buf: new Uint8Array(0), data: 0, dataEnd: 0, dataMeta: 0, ingressIfindex: 0, rxQueueIndex: 0, frameSize: 0, hardStart: 0 };
 
   constructor(
     private readonly parsed: ParsedSpec,
@@ -184,7 +191,7 @@ export class XdpVm {
     this.packet = regions.add('packet', 'packet', new Uint8Array(0), true);
     this.ctxFields = this.machine.ctxFields;
     this.packetHi = (HI_BASE + this.packet.id * 8) | 0;
-    this.state = { buf: new Uint8Array(0), data: 0, dataEnd: 0, dataMeta: 0, frameSize: 0, ingressIfindex: 0, rxQueueIndex: 0, packet: this.packet, redirect: undefined, tailCall: -1, tailCalls: 0 };
+    this.state = { buf: new Uint8Array(0), data: 0, dataEnd: 0, dataMeta: 0, frameSize: 0, hardStart: 0, ingressIfindex: 0, rxQueueIndex: 0, packet: this.packet, redirect: undefined, tailCall: -1, tailCalls: 0 };
     const helpersCtx: Parameters<typeof xdpHelpers>[0] = {
       env: this.env,
       maps,
@@ -401,6 +408,7 @@ export class XdpVm {
       tf.dataEnd = st.dataEnd;
       tf.dataMeta = st.dataMeta;
       tf.frameSize = st.frameSize;
+      tf.hardStart = st.hardStart;
       tf.ingressIfindex = st.ingressIfindex;
       tf.rxQueueIndex = st.rxQueueIndex;
       f = next.runOnce(tf, st.tailCalls);
@@ -451,6 +459,7 @@ export class XdpVm {
     st.dataEnd = frame.dataEnd;
     st.dataMeta = frame.dataMeta;
     st.frameSize = frame.frameSize;
+    st.hardStart = frame.hardStart ?? 0;
     st.ingressIfindex = frame.ingressIfindex;
     st.rxQueueIndex = frame.rxQueueIndex;
     st.redirect = undefined;
@@ -553,5 +562,6 @@ export function testRunFrame(packet: Uint8Array): XdpFrame {
     ingressIfindex: 1,
     rxQueueIndex: 0,
     frameSize: TEST_RUN_FRAME_SIZE,
+    hardStart: 0,
   };
 }

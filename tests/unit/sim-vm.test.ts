@@ -2,6 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { checkInvariants, Simulation, vmHook, type VmHook } from '../../src/sim';
 import { exampleSpec } from '../../src/engine/programs';
+import { compileSource } from '../../src/engine/pipeline';
 import { decodePacket } from '../../src/net';
 import { base, udpTraffic } from './sim-helpers';
 
@@ -73,5 +74,36 @@ describe('XDP programs as bytecode in the VM', () => {
     expect(insns).toBeGreaterThan(15);
     expect(insns).toBeLessThan(60);
     expect(Number.isInteger(Math.round(insns * 1e6) / 1e6)).toBe(true);
+  });
+
+  it('adjust_head and adjust_tail stop at the frame\'s own page, not at the page pool around it', () => {
+    // mlx4 in order-0 mode: 256 bytes of headroom before a 60-byte frame, a
+    // 4096-byte frame_sz. The VM sees the whole pool (data at the page's offset
+    // in it): the helpers must measure from data_hard_start, the page's start.
+    const prog = (call: string): VmHook => {
+      const spec = compileSource(`#include <linux/bpf.h>
+#include <bpf/bpf_helpers.h>
+SEC("xdp") int f(struct xdp_md *ctx) { return ${call} == 0 ? XDP_DROP : XDP_PASS; }
+char _license[] SEC("license") = "GPL";`);
+      if ('error' in spec) throw new Error(spec.error);
+      const h = vmHook(spec);
+      if ('error' in h) throw new Error(h.error);
+      return h;
+    };
+    const run = (call: string) => {
+      const sim = new Simulation(base({ xdpRxMode: 'order0', traffic: udpTraffic(1e6, { maxPackets: 50 }) }), prog(call));
+      while (sim.stepEvent());
+      const c = sim.counters();
+      return { ok: c.xdp_drop, refused: c.xdp_pass };
+    };
+    // Down to 40 bytes (the xdp_frame) above data_hard_start, and no further.
+    expect(run('bpf_xdp_adjust_head(ctx, -216)')).toEqual({ ok: 50, refused: 0 });
+    expect(run('bpf_xdp_adjust_head(ctx, -217)')).toEqual({ ok: 0, refused: 50 });
+    // data_meta likewise.
+    expect(run('bpf_xdp_adjust_meta(ctx, -216)')).toEqual({ ok: 50, refused: 0 });
+    expect(run('bpf_xdp_adjust_meta(ctx, -220)')).toEqual({ ok: 0, refused: 50 });
+    // The tail up to frame_sz less skb_shared_info (320): 4096 - 320 - (256 + 60).
+    expect(run('bpf_xdp_adjust_tail(ctx, 3460)')).toEqual({ ok: 50, refused: 0 });
+    expect(run('bpf_xdp_adjust_tail(ctx, 3461)')).toEqual({ ok: 0, refused: 50 });
   });
 });

@@ -14,19 +14,36 @@ import { Rng } from '../../src/net/rng';
 import { base, udpTraffic } from './sim-helpers';
 
 describe('Machine.charge', () => {
-  it('gives the per-symbol running sums bit for bit, fractional cycles and idle stretches included', () => {
+  it('keeps the clock as a running sum and the profile as counts times cycles, fractional cycles and idle stretches included', () => {
     const m = new Machine(resolveConfig(base({ traffic: udpTraffic(1e6) })));
     const c = m.costs;
     const cpu = m.cpus[0]!;
-    const ref = new Float64Array(c.symbols.length);
+    const counts = new Float64Array(COST_STEPS.length);
+    const idle = new Float64Array(c.symbols.length);
+    const running = new Float64Array(c.symbols.length);
     const rng = new Rng(7);
     let now = 0;
     for (let i = 0; i < 200_000; i++) {
       const step = rng.below(COST_STEPS.length);
       const times = rng.below(4) === 0 ? 1 + rng.below(40) : 1;
-      m.charge(cpu, step, times);
-      for (let k = c.start[step]!; k < c.start[step + 1]!; k++) ref[c.partSym[k]!]! += c.partCycles[k]! * times;
-      now += c.total[step]! * times;
+      // The three ways the drivers charge: one step, two, or a program's run (a step, then two with counts).
+      const add = (n: number): void => {
+        counts[step]! += n;
+        for (let k = c.start[step]!; k < c.start[step + 1]!; k++) running[c.partSym[k]!]! += c.partCycles[k]! * n;
+        now += c.total[step]! * n;
+      };
+      if (i % 3 === 0) {
+        m.charge(cpu, step, times);
+        add(times);
+      } else if (i % 3 === 1) {
+        m.charge2(cpu, step, step);
+        add(1);
+        add(1);
+      } else {
+        m.charge3(cpu, step, step, times, step, 0);
+        add(1);
+        add(times);
+      }
       if (i % 1000 === 0) {
         // An idle stretch of any length lands on an idle symbol as it happens, between the steps.
         const from = cpu.now;
@@ -34,11 +51,21 @@ describe('Machine.charge', () => {
         // Which idle state takes it is the governor's choice (tests/sim/idle_governor.test.ts); here, only that it adds whole.
         const polledBefore = cpu.sym[m.pollIdleSym]!;
         m.chargeIdle(cpu, from, to);
-        ref[cpu.sym[m.pollIdleSym] !== polledBefore ? m.pollIdleSym : m.idleSym]! += to - from;
+        idle[cpu.sym[m.pollIdleSym] !== polledBefore ? m.pollIdleSym : m.idleSym]! += to - from;
       }
     }
+    // The clock: every charge added in order, as before.
     expect(cpu.now).toBe(now);
-    expect(Array.from(cpu.sym)).toEqual(Array.from(ref));
+    // The profile: one product per step and symbol on top of the idle stretches, bit for bit.
+    const ref = Float64Array.from(idle);
+    for (let step = 0; step < COST_STEPS.length; step++) {
+      if (counts[step] === 0) continue;
+      for (let k = c.start[step]!; k < c.start[step + 1]!; k++) ref[c.partSym[k]!]! += c.partCycles[k]! * counts[step]!;
+    }
+    const sym = cpu.sym;
+    expect(Array.from(sym)).toEqual(Array.from(ref));
+    // The same figures a running sum of every charge gives, to the rounding of its own adds.
+    for (let s = 0; s < sym.length; s++) expect(Math.abs(sym[s]! - idle[s]! - running[s]!)).toBeLessThanOrEqual(1e-9 * Math.max(1, running[s]!));
     // Some steps of this profile take fractional cycles (0.6 per eBPF instruction): the check covers both kinds.
     expect(Array.from(c.partCycles).some((v) => !Number.isInteger(v * 1024))).toBe(true);
   });

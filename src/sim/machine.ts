@@ -32,7 +32,7 @@ export class Cpu {
   /** When an idle CPU gets its next interrupt (Infinity: none pending). */
   wakeAt = Infinity;
   /** Cycles per profile symbol added as they happen: the idle stretches (chargeIdle); see `sym`. */
-  readonly eagerSym: Float64Array;
+  readonly idleCycles: Float64Array;
   /** How many times each cost step was charged (Machine.charge): the profile is these counts times the steps' cycles, made when read. */
   readonly stepTimes: Float64Array;
   pollDone = 0;
@@ -45,7 +45,7 @@ export class Cpu {
     nsteps: number,
     private readonly costs: CompiledCosts | null = null,
   ) {
-    this.eagerSym = new Float64Array(nsyms);
+    this.idleCycles = new Float64Array(nsyms);
     this.stepTimes = new Float64Array(nsteps);
   }
 
@@ -57,7 +57,7 @@ export class Cpu {
    * charge (a count) on the per-packet path. A fresh array.
    */
   get sym(): Float64Array {
-    const out = Float64Array.from(this.eagerSym);
+    const out = Float64Array.from(this.idleCycles);
     const c = this.costs;
     if (!c) return out;
     for (let step = 0; step < this.stepTimes.length; step++) {
@@ -147,7 +147,7 @@ export class Machine {
     let sum = 0;
     for (let i = 0; i < IDLE_HISTORY; i++) sum += h[i]!;
     const short = sum / IDLE_HISTORY < this.cfg.hw.pollIdleNs * this.cyclesPerNs;
-    cpu.eagerSym[short ? this.pollIdleSym : this.idleSym]! += to - from;
+    cpu.idleCycles[short ? this.pollIdleSym : this.idleSym]! += to - from;
     h[cpu.idleHistAt] = to - from;
     cpu.idleHistAt = (cpu.idleHistAt + 1) % IDLE_HISTORY;
   }

@@ -314,6 +314,8 @@ abstract class MapBase {
 class LazyPlane {
   private readonly chunks: (Uint8Array[] | undefined)[] = [];
   readonly shift: number;
+  /** (1 << shift) - 1: an element's index in its chunk (at() runs per lookup, devmap redirects included). */
+  private readonly mask: number;
   constructor(
     readonly valueSize: number,
     readonly maxEntries: number,
@@ -322,16 +324,17 @@ class LazyPlane {
     let shift = 10;
     while (shift > 0 && (1 << shift) * valueSize > 65536) shift--;
     this.shift = shift;
+    this.mask = (1 << shift) - 1;
   }
   /** The live view of element i (allocating its chunk if needed); i must be < maxEntries. */
   at(i: number): Uint8Array {
     const c = i >>> this.shift;
     const views = this.chunks[c] ?? this.alloc(c);
-    return views[i & ((1 << this.shift) - 1)]!;
+    return views[i & this.mask]!;
   }
   /** Element i if its chunk exists (all-zero otherwise), without allocating. */
   peek(i: number): Uint8Array | undefined {
-    return this.chunks[i >>> this.shift]?.[i & ((1 << this.shift) - 1)];
+    return this.chunks[i >>> this.shift]?.[i & this.mask];
   }
   /** Indices of allocated chunks' elements, in order. */
   *touched(): Generator<number> {

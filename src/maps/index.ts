@@ -350,8 +350,9 @@ class LazyPlane {
     const count = Math.min(1 << this.shift, this.maxEntries - first);
     const vs = this.valueSize;
     const backing = new Uint8Array(vs * count);
-    const views: Uint8Array[] = new Array(count);
-    for (let k = 0; k < count; k++) views[k] = backing.subarray(k * vs, (k + 1) * vs);
+    // Appended one by one, not new Array(count): a packed array, whose loads in at() need no hole check.
+    const views: Uint8Array[] = [];
+    for (let k = 0; k < count; k++) views.push(backing.subarray(k * vs, (k + 1) * vs));
     this.chunks[c] = views;
     return views;
   }
@@ -361,6 +362,8 @@ class LazyPlane {
 class ArrayMap extends MapBase implements BpfMap {
   /** values[cpu]; non-percpu maps use cpu 0 only. */
   private readonly values: LazyPlane[];
+  /** values[0]: the only plane of a map that is not per-CPU (lookupIndex runs per packet: devmap redirects, inlined array lookups). */
+  private readonly plane0: LazyPlane;
   /** For devmap/cpumap/xskmap/prog_array: which slots hold an entry. */
   private readonly present: Uint8Array | undefined;
   private readonly special: boolean;
@@ -370,6 +373,7 @@ class ArrayMap extends MapBase implements BpfMap {
     this.special = spec.type !== 'array' && spec.type !== 'percpu_array';
     const planes = this.percpu ? nCpus : 1;
     this.values = Array.from({ length: planes }, () => new LazyPlane(this.valueSize, this.maxEntries));
+    this.plane0 = this.values[0]!;
     this.present = this.special ? new Uint8Array(this.maxEntries) : undefined;
   }
 
@@ -387,8 +391,9 @@ class ArrayMap extends MapBase implements BpfMap {
 
   lookupIndex(i: number, cpu: number): Uint8Array | undefined {
     if (i >= this.maxEntries) return undefined;
-    if (this.present && !this.present[i]) return undefined;
-    return this.values[this.percpu ? cpu % this.nCpus : 0]!.at(i);
+    const present = this.present;
+    if (present !== undefined && present[i] === 0) return undefined;
+    return (this.percpu ? this.values[cpu % this.nCpus]! : this.plane0).at(i);
   }
 
   update(key: Uint8Array, value: Uint8Array, flags: number, cpu: number): number {

@@ -314,6 +314,8 @@ abstract class MapBase {
 class LazyPlane {
   private readonly chunks: (Uint8Array[] | undefined)[] = [];
   readonly shift: number;
+  /** (1 << shift) - 1: an element's index in its chunk (at() runs per lookup, devmap redirects included). */
+  private readonly mask: number;
   constructor(
     readonly valueSize: number,
     readonly maxEntries: number,
@@ -322,16 +324,17 @@ class LazyPlane {
     let shift = 10;
     while (shift > 0 && (1 << shift) * valueSize > 65536) shift--;
     this.shift = shift;
+    this.mask = (1 << shift) - 1;
   }
   /** The live view of element i (allocating its chunk if needed); i must be < maxEntries. */
   at(i: number): Uint8Array {
     const c = i >>> this.shift;
     const views = this.chunks[c] ?? this.alloc(c);
-    return views[i & ((1 << this.shift) - 1)]!;
+    return views[i & this.mask]!;
   }
   /** Element i if its chunk exists (all-zero otherwise), without allocating. */
   peek(i: number): Uint8Array | undefined {
-    return this.chunks[i >>> this.shift]?.[i & ((1 << this.shift) - 1)];
+    return this.chunks[i >>> this.shift]?.[i & this.mask];
   }
   /** Indices of allocated chunks' elements, in order. */
   *touched(): Generator<number> {
@@ -347,8 +350,9 @@ class LazyPlane {
     const count = Math.min(1 << this.shift, this.maxEntries - first);
     const vs = this.valueSize;
     const backing = new Uint8Array(vs * count);
-    const views: Uint8Array[] = new Array(count);
-    for (let k = 0; k < count; k++) views[k] = backing.subarray(k * vs, (k + 1) * vs);
+    // Appended one by one, not new Array(count): a packed array, whose loads in at() need no hole check.
+    const views: Uint8Array[] = [];
+    for (let k = 0; k < count; k++) views.push(backing.subarray(k * vs, (k + 1) * vs));
     this.chunks[c] = views;
     return views;
   }
@@ -358,6 +362,8 @@ class LazyPlane {
 class ArrayMap extends MapBase implements BpfMap {
   /** values[cpu]; non-percpu maps use cpu 0 only. */
   private readonly values: LazyPlane[];
+  /** values[0]: the only plane of a map that is not per-CPU (lookupIndex runs per packet: devmap redirects, inlined array lookups). */
+  private readonly plane0: LazyPlane;
   /** For devmap/cpumap/xskmap/prog_array: which slots hold an entry. */
   private readonly present: Uint8Array | undefined;
   private readonly special: boolean;
@@ -367,6 +373,7 @@ class ArrayMap extends MapBase implements BpfMap {
     this.special = spec.type !== 'array' && spec.type !== 'percpu_array';
     const planes = this.percpu ? nCpus : 1;
     this.values = Array.from({ length: planes }, () => new LazyPlane(this.valueSize, this.maxEntries));
+    this.plane0 = this.values[0]!;
     this.present = this.special ? new Uint8Array(this.maxEntries) : undefined;
   }
 
@@ -384,8 +391,9 @@ class ArrayMap extends MapBase implements BpfMap {
 
   lookupIndex(i: number, cpu: number): Uint8Array | undefined {
     if (i >= this.maxEntries) return undefined;
-    if (this.present && !this.present[i]) return undefined;
-    return this.values[this.percpu ? cpu % this.nCpus : 0]!.at(i);
+    const present = this.present;
+    if (present !== undefined && present[i] === 0) return undefined;
+    return (this.percpu ? this.values[cpu % this.nCpus]! : this.plane0).at(i);
   }
 
   update(key: Uint8Array, value: Uint8Array, flags: number, cpu: number): number {

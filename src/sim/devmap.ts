@@ -93,6 +93,15 @@ export class DevmapTarget {
   /** Every flush by bulk size (index 0..DEV_MAP_BULK_SIZE), unbounded: the UI's histogram. */
   readonly flushHist = new Float64Array(DEV_MAP_BULK_SIZE + 1);
   private warned = false;
+  // The options as plain fields, decided once (the entry and its target do not change): read on every frame.
+  private readonly veth: boolean;
+  /** The entry's program when it runs at enqueue (before the flush patch), else null. */
+  private readonly progAtEnqueue: XdpHook | null;
+  /** The entry's program when it runs at flush (after the patch), else null. */
+  private readonly progAtFlush: XdpHook | null;
+  /** Before the flush patch: bq_enqueue's per-frame bookkeeping. */
+  private readonly bqPrepatch: boolean;
+  private readonly returnTo: DevmapTargetOptions['returnFrame'];
 
   constructor(
     readonly m: Machine,
@@ -110,13 +119,19 @@ export class DevmapTarget {
     }));
     this.wire = new TxWire(wireCyclesPerByte(m.cfg.hw.linkGbps, m.cyclesPerNs));
     this.latency = m.cfg.hw.txLatencyNs * m.cyclesPerNs;
+    const o = this.opts;
+    this.veth = o.kind === 'veth';
+    this.progAtEnqueue = o.devProg && !o.runProgAtFlush ? o.devProg : null;
+    this.progAtFlush = o.devProg && o.runProgAtFlush ? o.devProg : null;
+    this.bqPrepatch = !m.cfg.devmapFlushPatch;
+    this.returnTo = o.returnFrame;
   }
 
   /** xdp_return_frame: the page goes back to its owner (the rx ring's recycling, or the allocator). */
   private returnFrame(cpu: Cpu, page: number, packet: number): void {
     const m = this.m;
     m.charge(cpu, S.xdp_return_frame);
-    if (this.opts.returnFrame) this.opts.returnFrame(cpu, page);
+    if (this.returnTo) this.returnTo(cpu, page);
     else m.alloc.free(page);
     if (m.journey.on) {
       const loc = m.alloc.loc[page]!;
@@ -128,8 +143,7 @@ export class DevmapTarget {
    * dev_map_run_prog / dev_map_bpf_prog_run_skb's XDP twin: run the entry's
    * program on one frame. Returns true when the frame goes on (XDP_PASS).
    */
-  private dev_map_run_prog(cpu: Cpu, page: number, packet: number, data: number, len: number): boolean {
-    const prog = this.opts.devProg!;
+  private dev_map_run_prog(cpu: Cpu, prog: XdpHook, page: number, packet: number, data: number, len: number): boolean {
     const m = this.m;
     const x = this.x;
     // The devmap's own xdp_buff: rx_queue_index 0 (no rx queue of this device).
@@ -151,21 +165,26 @@ export class DevmapTarget {
     const q = this.bq[cpu.id]!;
     const m = this.m;
     m.charge(cpu, S.devmap_enqueue);
-    if (this.opts.devProg && !this.opts.runProgAtFlush) {
+    const prog = this.progAtEnqueue;
+    if (prog) {
       // Before the flush patch: the entry's program runs here, one frame at a time.
       m.charge(cpu, S.devmap_prog_enqueue);
-      if (!this.dev_map_run_prog(cpu, page, packet, data, len)) return;
+      if (!this.dev_map_run_prog(cpu, prog, page, packet, data, len)) return;
     }
     // Before the patch bq_enqueue set dev_rx/xdp_prog/flush_node on every frame (bq_xmit_all cleared them).
-    if (!m.cfg.devmapFlushPatch) m.charge(cpu, S.devmap_bq_prepatch);
-    if (q.n === DEV_MAP_BULK_SIZE) this.bq_xmit_all(cpu, true);
-    q.pages[q.n] = page;
-    q.packets[q.n] = packet;
-    q.datas[q.n] = data;
-    q.lens[q.n] = len;
-    q.n++;
+    if (this.bqPrepatch) m.charge(cpu, S.devmap_bq_prepatch);
+    let n = q.n;
+    if (n === DEV_MAP_BULK_SIZE) {
+      this.bq_xmit_all(cpu, true);
+      n = 0;
+    }
+    q.pages[n] = page;
+    q.packets[n] = packet;
+    q.datas[n] = data;
+    q.lens[n] = len;
+    q.n = ++n;
     m.alloc.loc[page] = LOC_REDIRECT;
-    if (m.journey.on) m.journey.add(J.bq_enqueue, cpu.now, cpu.id, packet, page, q.n, DEV_MAP_BULK_SIZE);
+    if (m.journey.on) m.journey.add(J.bq_enqueue, cpu.now, cpu.id, packet, page, n, DEV_MAP_BULK_SIZE);
   }
 
   /** __dev_flush (from xdp_do_flush): send this CPU's pending bulk. */
@@ -187,13 +206,14 @@ export class DevmapTarget {
     if (this.flushSizes.length < 1024) this.flushSizes.push(q.n);
     this.flushHist[q.n] = (this.flushHist[q.n] ?? 0) + 1;
     let n = q.n;
-    if (this.opts.devProg && this.opts.runProgAtFlush) {
+    const prog = this.progAtFlush;
+    if (prog) {
       let kept = 0;
       for (let k = 0; k < n; k++) {
         m.charge(cpu, S.devmap_prog_flush);
         const page = q.pages[k]!;
         m.alloc.loc[page] = PageLocEnum.IN_FLIGHT;
-        if (!this.dev_map_run_prog(cpu, page, q.packets[k]!, q.datas[k]!, q.lens[k]!)) continue;
+        if (!this.dev_map_run_prog(cpu, prog, page, q.packets[k]!, q.datas[k]!, q.lens[k]!)) continue;
         m.alloc.loc[page] = LOC_REDIRECT;
         q.pages[kept] = page;
         q.packets[kept] = q.packets[k]!;
@@ -222,7 +242,7 @@ export class DevmapTarget {
       }
       return;
     }
-    if (this.opts.kind === 'veth') this.veth_xdp_xmit(cpu, q, n);
+    if (this.veth) this.veth_xdp_xmit(cpu, q, n);
     else this.ndo_xdp_xmit_nic(cpu, q, n);
   }
 
@@ -230,48 +250,58 @@ export class DevmapTarget {
   private ndo_xdp_xmit_nic(cpu: Cpu, q: DevmapTarget['bq'][number], n: number): void {
     const m = this.m;
     const tr = m.trace;
+    const j = m.journey;
+    const loc = m.alloc.loc;
     const tx = this.tx;
+    const { pages, packets, datas, lens } = q;
     // The NIC fetches the whole bulk from when the driver starts writing it.
     const at = cpu.now + this.latency;
+    // Nothing completes meanwhile: the ring has this much room for the whole bulk.
+    const room = tx.size - (tx.prod - tx.cons);
     for (let k = 0; k < n; k++) {
-      const page = q.pages[k]!;
-      if (tx.full()) {
+      const page = pages[k]!;
+      const packet = packets[k]!;
+      if (k >= room) {
         this.xmitDropped++;
         this.finished++;
-        if (m.journey.on) m.journey.add(J.xdp_drop_frame, cpu.now, cpu.id, q.packets[k]!, page, 1, 0);
-        this.returnFrame(cpu, page, q.packets[k]!);
+        if (j.on) j.add(J.xdp_drop_frame, cpu.now, cpu.id, packet, page, 1, 0);
+        this.returnFrame(cpu, page, packet);
         continue;
       }
       m.charge(cpu, S.devmap_xmit_frame);
-      const slot = tx.post(page, q.packets[k]!, q.datas[k]!, q.lens[k]!);
-      if (m.journey.on) m.journey.add(J.ndo_xdp_xmit, cpu.now, cpu.id, q.packets[k]!, page, slot, 0);
-      m.alloc.loc[page] = LOC_TX;
+      const slot = tx.post(page, packet, datas[k]!, lens[k]!);
+      if (j.on) j.add(J.ndo_xdp_xmit, cpu.now, cpu.id, packet, page, slot, 0);
+      loc[page] = LOC_TX;
     }
     const from = tx.db;
     tx.ring(this.wire, at);
     m.charge(cpu, S.tx_doorbell);
-    if (m.journey.on) for (let i = from; i < tx.db; i++) m.journey.add(J.tx_doorbell, cpu.now, cpu.id, tx.slotPkt[i & tx.mask]!, tx.slotPage[i & tx.mask]!, tx.db - from, i & tx.mask);
+    if (j.on) for (let i = from; i < tx.db; i++) j.add(J.tx_doorbell, cpu.now, cpu.id, tx.slotPkt[i & tx.mask]!, tx.slotPage[i & tx.mask]!, tx.db - from, i & tx.mask);
     if (tr.on) tr.emit(K.tx_doorbell, cpu.now, cpu.id, -1, -1, -1, -1, n);
   }
 
   /** veth_xdp_xmit: frames onto the peer's ptr_ring (full → dropped), then __veth_xdp_flush schedules its NAPI. */
   private veth_xdp_xmit(cpu: Cpu, q: DevmapTarget['bq'][number], n: number): void {
     const m = this.m;
+    const j = m.journey;
+    const loc = m.alloc.loc;
     const tx = this.tx;
+    const { pages, packets, datas, lens } = q;
     for (let k = 0; k < n; k++) {
-      const page = q.pages[k]!;
+      const page = pages[k]!;
+      const packet = packets[k]!;
       if (tx.full()) {
         this.xmitDropped++;
         this.finished++;
-        if (m.journey.on) m.journey.add(J.xdp_drop_frame, cpu.now, cpu.id, q.packets[k]!, page, 1, 0);
-        this.returnFrame(cpu, page, q.packets[k]!);
+        if (j.on) j.add(J.xdp_drop_frame, cpu.now, cpu.id, packet, page, 1, 0);
+        this.returnFrame(cpu, page, packet);
         continue;
       }
       m.charge(cpu, S.veth_xdp_xmit_frame);
-      const slot = tx.post(page, q.packets[k]!, q.datas[k]!, q.lens[k]!);
-      if (m.journey.on) m.journey.add(J.ndo_xdp_xmit, cpu.now, cpu.id, q.packets[k]!, page, slot, 0);
+      const slot = tx.post(page, packet, datas[k]!, lens[k]!);
+      if (j.on) j.add(J.ndo_xdp_xmit, cpu.now, cpu.id, packet, page, slot, 0);
       tx.ready(cpu.now);
-      m.alloc.loc[page] = LOC_REDIRECT;
+      loc[page] = LOC_REDIRECT;
     }
   }
 
@@ -282,9 +312,12 @@ export class DevmapTarget {
    */
   veth_poll(cpu: Cpu): number {
     const tx = this.tx;
-    if (this.opts.kind !== 'veth' || tx.cons === tx.prod) return 0;
+    if (!this.veth || tx.cons === tx.prod) return 0;
     const m = this.m;
     const tr = m.trace;
+    const j = m.journey;
+    const x = this.x;
+    const prog = this.opts.peerProg;
     m.charge(cpu, S.veth_poll);
     let n = 0;
     while (tx.cons < tx.prod && n < VETH_NAPI_BUDGET) {
@@ -292,15 +325,14 @@ export class DevmapTarget {
       const page = tx.slotPage[s]!;
       const packet = tx.slotPkt[s]!;
       m.charge(cpu, S.veth_xdp_rcv_one);
-      const prog = this.opts.peerProg;
       let act = XDP_PASS;
       if (prog) {
         // The peer's verdict is all that counts here: a fault is not told apart.
-        xdp_prepare_buff(this.x, m.alloc.memory, page * PAGE_SIZE, tx.slotData[s]!, tx.slotLen[s]!, PAGE_SIZE, 0);
-        act = bpf_prog_run_xdp(m, cpu, prog, this.x);
+        xdp_prepare_buff(x, m.alloc.memory, page * PAGE_SIZE, tx.slotData[s]!, tx.slotLen[s]!, PAGE_SIZE, 0);
+        act = bpf_prog_run_xdp(m, cpu, prog, x);
       }
       if (tr.on) tr.emit(K.xdp_drop, cpu.now, cpu.id, -1, s, packet, page, act);
-      if (m.journey.on) m.journey.add(J.veth_xdp_rcv, cpu.now, cpu.id, packet, page, act, s);
+      if (j.on) j.add(J.veth_xdp_rcv, cpu.now, cpu.id, packet, page, act, s);
       // The peer's verdict ends the frame here either way: the model has no stack behind the veth.
       tx.retire();
       this.sent++;
@@ -313,17 +345,29 @@ export class DevmapTarget {
 
   /** The target's tx completions up to `now` (i40e_clean_tx_irq): frames returned. */
   complete(cpu: Cpu): number {
-    if (this.opts.kind === 'veth' || !this.tx.completed(cpu.now)) return 0;
-    const j = this.m.journey;
-    return this.tx.reap(this.m, cpu, S.tx_complete, (page, packet, slot, sentAt) => {
-      this.sent++;
-      this.finished++;
+    const tx = this.tx;
+    if (this.veth || !tx.completed(cpu.now)) return 0;
+    const m = this.m;
+    const j = m.journey;
+    let n = 0;
+    // The ring's completed/retire, as XdpXmit.process_tx_cq: tx.reap's callback would be a call per frame here.
+    while (tx.completed(cpu.now)) {
+      const s = tx.cons & tx.mask;
+      const page = tx.slotPage[s]!;
+      const packet = tx.slotPkt[s]!;
+      m.charge(cpu, S.tx_complete);
       if (j.on) {
-        j.add(J.xmit, sentAt, -1, packet, page, this.tx.slotLen[slot]!, slot);
-        j.add(J.tx_clean, cpu.now, cpu.id, packet, page, slot, 0);
+        j.add(J.xmit, tx.slotDone[s]!, -1, packet, page, tx.slotLen[s]!, s);
+        j.add(J.tx_clean, cpu.now, cpu.id, packet, page, s, 0);
       }
+      tx.retire();
       this.returnFrame(cpu, page, packet);
-    });
+      n++;
+    }
+    // Nothing reads them while frames are returned: counted once for the batch.
+    this.sent += n;
+    this.finished += n;
+    return n;
   }
 
   /**
@@ -368,7 +412,7 @@ export class DevmapTarget {
 
   /** The earliest pending tx completion (for the interrupt that reaps it); veth work is done in the poll. */
   nextDone(): number {
-    if (this.opts.kind === 'veth') return Infinity;
+    if (this.veth) return Infinity;
     return this.tx.nextDone();
   }
 

@@ -34,9 +34,12 @@ export class I40e extends XdpPageDriver {
   readonly kind = 'i40e' as const;
   /** Per rx ring: pages waiting to be posted again (a stack of page numbers and its depth). */
   readonly reuse: { readonly buf: Int32Array; index: number }[];
+  /** m.cfg.pageCache (fixed for the simulation's life), read for every recycled page. */
+  private readonly pageReuse: boolean;
 
   constructor(m: Machine) {
     super(m, I40E_XDP_TX_DOORBELL_BUDGET);
+    this.pageReuse = m.cfg.pageCache;
     this.reuse = this.rings.map(() => ({ buf: new Int32Array(I40E_RX_REUSE_SIZE), index: 0 }));
     this.start();
   }
@@ -48,32 +51,37 @@ export class I40e extends XdpPageDriver {
 
   /** i40e_can_reuse_rx_page + i40e_reuse_rx_page: keep the page for the ring if there is room. */
   protected rx_recycle(cpu: Cpu, r: RxRing, page: number, packet: number): boolean {
-    if (!this.m.cfg.pageCache) return false;
+    if (!this.pageReuse) return false;
     const store = this.reuse[r.index]!;
-    if (store.index >= I40E_RX_REUSE_SIZE) {
+    const index = store.index;
+    if (index >= I40E_RX_REUSE_SIZE) {
       r.c.cache_full++;
       return false;
     }
-    this.m.charge(cpu, S.page_cache_put);
-    store.buf[store.index++] = page;
-    const a = this.m.alloc;
+    const m = this.m;
+    m.charge(cpu, S.page_cache_put);
+    store.buf[index] = page;
+    store.index = index + 1;
+    const a = m.alloc;
     a.loc[page] = LOC_PAGE_CACHE;
     a.owner[page] = r.index;
     r.c.cache_put++;
-    const tr = this.m.trace;
-    if (tr.on) tr.emit(K.page_cache_put, cpu.now, cpu.id, r.index, -1, packet, page, store.index);
+    const tr = m.trace;
+    if (tr.on) tr.emit(K.page_cache_put, cpu.now, cpu.id, r.index, -1, packet, page, index + 1);
     return true;
   }
 
   /** i40e_alloc_mapped_page's shortcut: a reusable page is posted again without allocating. */
   protected rx_recycled_page(r: RxRing, s: number, cpu: Cpu | null): number {
     const store = this.reuse[r.index]!;
-    if (store.index === 0) return -1;
-    const page = store.buf[--store.index]!;
+    const index = store.index - 1;
+    if (index < 0) return -1;
+    const page = store.buf[index]!;
+    store.index = index;
     r.c.cache_get++;
     if (cpu) this.m.charge(cpu, S.page_cache_get);
     const tr = this.m.trace;
-    if (tr.on) tr.emit(K.page_cache_get, cpu?.now ?? 0, r.cpu.id, r.index, s, -1, page, store.index);
+    if (tr.on) tr.emit(K.page_cache_get, cpu ? cpu.now : 0, r.cpu.id, r.index, s, -1, page, index);
     return page;
   }
 
@@ -94,11 +102,11 @@ export class I40e extends XdpPageDriver {
 
   /** i40e_reuse_rx_page: a frame returned by the redirect target goes back to its rx ring's reuse, else is freed. */
   private i40e_reuse_rx_page(cpu: Cpu, page: number): void {
-    const r = this.rings[this.m.alloc.owner[page]!] ?? this.rings[0]!;
+    const m = this.m;
+    const r = this.rings[m.alloc.owner[page]!] ?? this.rings[0]!;
     if (this.rx_recycle(cpu, r, page, -1)) return;
-    this.m.charge(cpu, S.dma_unmap);
-    this.m.charge(cpu, S.free_order0);
-    this.m.alloc.free(page);
+    m.charge2(cpu, S.dma_unmap, S.free_order0);
+    m.alloc.free(page);
   }
 
   /**

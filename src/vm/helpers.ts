@@ -220,15 +220,19 @@ export function xdpHelpers(ctx: XdpHelperContext): Map<number, HelperFn> {
     if (m.hi[3] !== 0 || (flags & ~allowed) !== 0) return m.setReg(0, XDP_ABORTED);
     const x = ctx.xdp();
     if (!(broadcastOk && flags & 8)) {
-      let present: Uint8Array | undefined;
       if (map.lookupCounter) map.lookupCounter.n++;
-      if (map.lookupIndex) present = map.lookupIndex(key, ctx.env.cpu);
+      // Whether the key holds an entry is all the redirect needs: the live presence array of a devmap,
+      // cpumap or xskmap (no value view made, a load per packet), else a lookup.
+      const presence = map.presence;
+      let present: boolean;
+      if (presence !== undefined) present = key < map.maxEntries && presence[key] !== 0;
+      else if (map.lookupIndex) present = map.lookupIndex(key, ctx.env.cpu) !== undefined;
       else {
         redirectKey[0] = key & 0xff;
         redirectKey[1] = (key >>> 8) & 0xff;
         redirectKey[2] = (key >>> 16) & 0xff;
         redirectKey[3] = key >>> 24;
-        present = map.lookup(redirectKey, ctx.env.cpu);
+        present = map.lookup(redirectKey, ctx.env.cpu) !== undefined;
       }
       if (!present) return m.setReg(0, flags & 3);
     }

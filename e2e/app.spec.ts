@@ -40,7 +40,7 @@ test('usable by keyboard: Alt shortcuts work from inside the editor, arrow keys 
   await expect(lab.sim.runToggle).toHaveAttribute('aria-pressed', 'true');
   const source = await lab.source();
   // Focus the editor, then pause with Alt+R: the key reaches the app, not the program text.
-  await lab.editor.locator('.view-lines').click();
+  await lab.focusEditor();
   await page.keyboard.press('Alt+R');
   await expect(lab.sim.runToggle).toHaveAttribute('aria-pressed', 'false');
   expect(await lab.source()).toBe(source);

@@ -86,7 +86,7 @@ test('Ctrl+M switches Tab between indenting and moving focus; the header says wh
   const lab = new LabPage(page);
   await lab.open('/');
   const source = await lab.source();
-  await lab.editor.locator('.view-lines').click();
+  await lab.focusEditor();
   await page.keyboard.press('Tab');
   await expect.poll(() => lab.source()).not.toBe(source);
   await page.keyboard.press('ControlOrMeta+Z');
@@ -116,7 +116,7 @@ test('? opens the list of shortcuts; Esc closes it and focus returns', async ({ 
   await expect(dialog).toBeHidden();
   await expect(run).toBeFocused();
   // In the editor `?` is text, not a command.
-  await lab.editor.locator('.view-lines').click();
+  await lab.focusEditor();
   await page.keyboard.press('Shift+Slash');
   await expect(dialog).toBeHidden();
   await page.keyboard.press('ControlOrMeta+Z');

@@ -42,9 +42,19 @@ export class LabPage {
     });
   }
 
+  /**
+   * Click into the program text, as a user does. Inside the editor's visible
+   * box: Monaco's .view-lines is as tall as the whole file and scrolls with
+   * it, so its centre can lie outside the editor, under whatever is above it
+   * (the explanation of a rejected program), when the file is long.
+   */
+  async focusEditor(): Promise<void> {
+    await this.editor.click({ position: { x: 200, y: 40 } });
+  }
+
   /** Replace the editor text the way a user would: select all, type. */
   async setSource(text: string): Promise<void> {
-    await this.editor.locator('.view-lines').click();
+    await this.focusEditor();
     await this.page.keyboard.press('ControlOrMeta+A');
     await this.paste(text);
   }
@@ -61,7 +71,7 @@ export class LabPage {
 
   /** Move the cursor to a line with Monaco's own Go to Line (Ctrl+G), as a keyboard user would. */
   async gotoLine(line: number): Promise<void> {
-    await this.editor.locator('.view-lines').click();
+    await this.focusEditor();
     await this.page.keyboard.press('Control+g');
     await this.page.keyboard.type(String(line));
     await this.page.keyboard.press('Enter');

@@ -156,6 +156,13 @@ export class TrafficGenerator {
   private readonly sources: SourceState[] = [];
   /** Each source's nextNs side by side (kept with it): advance scans these for the earliest, one contiguous array instead of an object per source. */
   private readonly srcNext: Float64Array;
+  /**
+   * The sources as a binary min-heap on (srcNext, index): the root is the
+   * one a scan of every source would pick (the earliest, the lowest index
+   * on a tie). Only the picked source's time moves, so each frame costs one
+   * sift-down from the root, not a scan (seed 002's pktgen has ten threads).
+   */
+  private readonly heap: Int32Array;
   private readonly rng: Rng;
 
   constructor(
@@ -226,6 +233,9 @@ export class TrafficGenerator {
     }
     if (this.sources.length === 0) throw new Error('traffic: no sources and no pcap');
     this.srcNext = Float64Array.from(this.sources, (s) => s.nextNs);
+    const next = this.srcNext;
+    // Sorted by (time, index): a sorted array is a heap.
+    this.heap = Int32Array.from(this.sources.keys()).sort((a, b) => next[a]! - next[b]! || a - b);
     this.advance();
   }
 
@@ -240,17 +250,10 @@ export class TrafficGenerator {
       this.nextNs = Infinity;
       return;
     }
-    let best = -1;
-    let bestNs = Infinity;
     const next = this.srcNext;
-    for (let i = 0; i < next.length; i++) {
-      const n = next[i]!;
-      if (n < bestNs) {
-        bestNs = n;
-        best = i;
-      }
-    }
-    if (best < 0) {
+    const best = this.heap[0]!;
+    const bestNs = next[best]!;
+    if (bestNs === Infinity) {
       this.nextNs = Infinity;
       return;
     }
@@ -271,6 +274,7 @@ export class TrafficGenerator {
         if (!s.loop) {
           s.nextNs = Infinity;
           next[best] = Infinity;
+          this.siftDown();
           return;
         }
         s.flow = 0;
@@ -278,6 +282,7 @@ export class TrafficGenerator {
       }
       s.nextNs = s.times[s.flow]!;
       next[best] = s.nextNs;
+      this.siftDown();
       return;
     }
     s.flow = s.flow + 1 >= s.templates.length ? 0 : s.flow + 1;
@@ -289,5 +294,36 @@ export class TrafficGenerator {
       s.nextNs = bestNs + s.gapNs * s.burst - (s.burst - 1) * s.wireBare[idx]!;
     }
     next[best] = s.nextNs;
+    this.siftDown();
+  }
+
+  /** The root's time moved later: move it down to its place (heap order: time, then index). */
+  private siftDown(): void {
+    const h = this.heap;
+    const n = h.length;
+    if (n === 1) return;
+    const next = this.srcNext;
+    const top = h[0]!;
+    const topNs = next[top]!;
+    let i = 0;
+    for (;;) {
+      let c = 2 * i + 1;
+      if (c >= n) break;
+      let child = h[c]!;
+      let childNs = next[child]!;
+      if (c + 1 < n) {
+        const r = h[c + 1]!;
+        const rNs = next[r]!;
+        if (rNs < childNs || (rNs === childNs && r < child)) {
+          c++;
+          child = r;
+          childNs = rNs;
+        }
+      }
+      if (topNs < childNs || (topNs === childNs && top < child)) break;
+      h[i] = child;
+      i = c;
+    }
+    h[i] = top;
   }
 }

@@ -31,6 +31,17 @@ describe('traffic generator', () => {
     expect(p.every((x, i) => i === 0 || x.t >= p[i - 1]!.t)).toBe(true);
   });
 
+  it('ten threads of different rates each get their share, in time order, with the wire not saturated', () => {
+    const rates = Array.from({ length: 10 }, (_, i) => (i + 1) * 1e5);
+    const n = 55_000;
+    const p = take({ linkGbps: 40, sources: rates.map((r) => ({ ratePps: r, burst: 4 })) }, n);
+    expect(p.every((x, i) => i === 0 || x.t >= p[i - 1]!.t)).toBe(true);
+    const count = new Array<number>(10).fill(0);
+    for (const x of p) count[x.src]!++;
+    // Rates 1..10 x 100 kpps: source i sends (i + 1) / 55 of the frames.
+    for (let i = 0; i < 10; i++) expect(count[i]! / (n * (i + 1) / 55)).toBeCloseTo(1, 1);
+  });
+
   it('bursts go out back to back at wire speed', () => {
     const p = take({ linkGbps: 40, sources: [{ ratePps: 1e6, burst: 8 }] }, 16);
     const wire = 1e9 / lineRatePps(40, 60);

@@ -263,7 +263,8 @@ export class TrafficGenerator {
     const t = Math.max(bestNs, this.wireFreeNs);
     this.wireFreeNs = t + s.wire[idx]!;
     this.nextNs = t;
-    this.nextFrame = frame;
+    // A pointer store only on a change (one template: never): an unchanged one still pays V8's write barrier.
+    if (this.nextFrame !== frame) this.nextFrame = frame;
     this.nextHash = s.hashes[idx]!;
     this.nextSource = best;
     this.produced++;

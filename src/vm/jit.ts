@@ -468,8 +468,10 @@ function body(F, O) {
   if (F !== null) {
     if (F !== KEEP) {
       const buf = F.buf, data = F.data, meta = F.dataMeta, end = F.dataEnd;
+      // Pointer stores only on a change: an unchanged one still pays V8's write barrier.
       if (PKT.bytes !== buf) RTAB.rebind(PKT, buf, F.dv);
-      ST.buf = buf; ST.data = data; ST.dataEnd = end; ST.dataMeta = meta;${need.xdpState ? `
+      if (ST.buf !== buf) ST.buf = buf;
+      ST.data = data; ST.dataEnd = end; ST.dataMeta = meta;${need.xdpState ? `
       ST.frameSize = F.frameSize; ST.hardStart = F.hardStart ?? 0; ST.ingressIfindex = F.ingressIfindex; ST.rxQueueIndex = F.rxQueueIndex;` : ''}
       PKT.start = meta < data ? meta : data; PKT.end = end;
     }${perRun}

@@ -13,7 +13,8 @@ const S = { ...CostSteps };
 
 /** xdp_init_buff + xdp_prepare_buff: `len` bytes at `data`, in a buffer of `frameSz` bytes from `hardStart`, no metadata. */
 export function xdp_prepare_buff(x: XdpBuff, mem: Uint8Array, hardStart: number, data: number, len: number, frameSz: number, rxQueueIndex: number): void {
-  x.mem = mem;
+  // A pointer store only on a change: an unchanged one still pays V8's write barrier.
+  if (x.mem !== mem) x.mem = mem;
   x.hardStart = hardStart;
   x.data = data;
   x.dataMeta = data;

@@ -186,9 +186,14 @@ export class I40eXsk implements NicDriver, NapiDriver, RxDma, AfXdpSocket {
   private ringAddr(addr: number): XskAddr {
     const out = this.addrOut;
     if (this.umem.unaligned) return xsk_umem_encode_addr(addr, 0, out);
-    out.hi = Math.floor(addr / 2 ** 32);
-    // Below 2^32 the remainder is addr itself (no floating-point remainder on the per-packet path).
-    out.lo = addr >= 0 && addr < 2 ** 32 ? addr : addr % 2 ** 32;
+    // Below 2^32 (every UMEM this model registers) the halves are 0 and addr itself: no floating-point division or remainder on the per-packet path.
+    if (addr >= 0 && addr < 2 ** 32) {
+      out.hi = 0;
+      out.lo = addr;
+    } else {
+      out.hi = Math.floor(addr / 2 ** 32);
+      out.lo = addr % 2 ** 32;
+    }
     return out;
   }
 

@@ -146,6 +146,8 @@ export class XdpUmem {
   readonly unaligned: boolean;
   /** Aligned mode: ~(chunk_size - 1). */
   readonly chunkMask: number;
+  /** chunkOffset by the low bits: the chunk size is a power of two (always in aligned mode). */
+  private readonly chunkPow2: boolean;
   readonly chunks: number;
   /** The UMEM's bytes (frames are copied here in copy mode, DMA'd here in zero-copy mode). */
   readonly data: Uint8Array;
@@ -161,6 +163,7 @@ export class XdpUmem {
     this.headroom = c.headroom;
     this.unaligned = c.unaligned;
     this.chunkMask = ~(c.chunkSize - 1);
+    this.chunkPow2 = (c.chunkSize & (c.chunkSize - 1)) === 0;
     this.chunks = Math.floor(c.size / c.chunkSize);
     this.data = new Uint8Array(c.size);
     this.view = new DataView(this.data.buffer);
@@ -194,7 +197,7 @@ export class XdpUmem {
 
   private xp_check_aligned(lo: number, hi: number): number {
     const v = addr_value(lo, hi);
-    const addr = v - addrRem(v, this.chunkSize);
+    const addr = v - this.chunkOffset(v);
     return addr < this.size ? addr : -1;
   }
 
@@ -214,7 +217,7 @@ export class XdpUmem {
 
   private xp_aligned_validate_desc(lo: number, hi: number, len: number): string | null {
     const v = addr_value(lo, hi);
-    if (addrRem(v, this.chunkSize) + len > this.chunkSize) return 'frame crosses its chunk';
+    if (this.chunkOffset(v) + len > this.chunkSize) return 'frame crosses its chunk';
     if (v >= this.size) return 'address outside the UMEM';
     return null;
   }
@@ -230,6 +233,15 @@ export class XdpUmem {
   /** The buffer a ring entry (lo, hi) names: aligned mode the address itself, unaligned mode base + offset (xp_raw_get_data's address). */
   xp_raw_addr(lo: number, hi: number): number {
     return this.unaligned ? addr_with_offset(lo, hi) : addr_value(lo, hi);
+  }
+
+  /**
+   * addrRem(v, chunkSize), the chunk size's test made once: the per-packet
+   * callers inline this (addrRem's tests of its divisor do not fit their
+   * inlining budget). A registered chunk size is at most PAGE_SIZE.
+   */
+  chunkOffset(v: number): number {
+    return this.chunkPow2 && v >= 0 && v < TWO32 ? (v >>> 0) & (this.chunkSize - 1) : v % this.chunkSize;
   }
 
   /** The chunk (frame index) a buffer address belongs to, for ownership tracking. */
@@ -271,7 +283,8 @@ export class XskQueue {
     return this.size - this.entries;
   }
 
-  private at(i: number): number {
+  /** Where entry i (absolute index) starts in buf. */
+  at(i: number): number {
     return (i & this.mask) * this.entrySize;
   }
 
@@ -358,11 +371,13 @@ export function xskq_cons_read_addr(fq: XskQueue, umem: XdpUmem): number {
  */
 export function xskq_cons_peek_desc(tx: XskQueue, umem: XdpUmem, out: XskDesc = { addr: 0, len: 0 }): XskDesc | null {
   while (tx.entries > 0) {
-    const i = tx.consumer;
-    const lo = tx.peekLo(i);
-    const hi = tx.peekHi(i);
-    const len = tx.peekLen(i);
-    const bad = umem.xp_validate_desc(lo, hi, len, tx.peekOptions(i));
+    // struct xdp_desc read in place (this module's layout): the tx path is inlined whole, and four accessor calls would not fit its budget.
+    const b = tx.buf;
+    const o = tx.at(tx.consumer);
+    const lo = b.getUint32(o, true);
+    const hi = b.getUint32(o + 4, true);
+    const len = b.getUint32(o + 8, true);
+    const bad = umem.xp_validate_desc(lo, hi, len, b.getUint32(o + 12, true));
     tx.release();
     if (bad === null) {
       out.addr = umem.xp_raw_addr(lo, hi);

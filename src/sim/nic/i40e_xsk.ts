@@ -51,7 +51,6 @@ import {
   xsk_umem_encode_addr as encodeAddr,
   type XskAddr,
   type XskDesc,
-  addrRem as umemRem,
 } from '../xsk';
 import type { XskConfig } from '../config';
 import { TxWire, wireCyclesPerByte } from '../wire';
@@ -73,7 +72,6 @@ const addr_base = addrBase;
 const addr_lo = addrLo;
 const addr_hi = addrHi;
 const xsk_umem_encode_addr = encodeAddr;
-const addrRem = umemRem;
 const xdp_prepare_buff = prepareBuff;
 const napi_poll_step = pollStep;
 const nic_receive = receive;
@@ -184,7 +182,7 @@ export class I40eXsk implements NicDriver, NapiDriver, RxDma, AfXdpSocket {
 
   /** The UMEM chunk a buffer address falls in: the journey's key for the frame in it. */
   private chunkOf(addr: number): number {
-    return addr - addrRem(addr, this.umem.chunkSize);
+    return addr - this.umem.chunkOffset(addr);
   }
 
   /** The journey: the packet in the chunk at `addr` (a ring entry's: its low 48 bits) reached `stage` (nothing when no packet is known for it). */
@@ -391,35 +389,47 @@ export class I40eXsk implements NicDriver, NapiDriver, RxDma, AfXdpSocket {
    * copy (and xsk_generic_rcv in skb mode) takes a fill-ring address and
    * copies the frame into it. False when the frame cannot be delivered.
    */
+  // xsk_rcv is inlined into the per-packet rx step: what only copy mode,
+  // unaligned mode or the journey do lives in methods of its own, so the
+  // inlined body stays small (TurboFan's inlining budget counts whole
+  // functions, untaken branches too).
   private xsk_rcv(cpu: Cpu, chunk: number, s: number, len: number, packet: number): boolean {
-    const m = this.m;
     if (this.rx.free === 0) return false;
-    let base: number;
-    if (chunk >= 0) {
-      base = chunk;
-      m.charge(cpu, S.xsk_rcv_zc);
-    } else {
-      m.charge(cpu, S.xsk_rcv_copy);
-      const addr = xskq_cons_read_addr(this.fq, this.umem);
-      if (addr < 0) return false;
-      base = addr;
-      this.umem.data.set(this.slotFrame(s, len), base + this.frameOff);
-      m.charge(cpu, S.copy_line, (len + 63) >> 6);
-    }
+    let base = chunk;
+    if (chunk >= 0) this.m.charge(cpu, S.xsk_rcv_zc);
+    else if ((base = this.__xsk_rcv(cpu, s, len)) < 0) return false;
     // The descriptor: aligned mode the frame's address; unaligned mode the base with the headroom as the offset.
-    if (this.umem.unaligned) {
-      m.charge(cpu, S.xsk_unaligned_addr);
-      const a = xsk_umem_encode_addr(base, this.frameOff, this.addrOut);
-      this.rx.xskq_prod_reserve_desc(a.lo, a.hi, len, 0);
-    } else this.rx.xskq_prod_reserve_desc(addr_lo(base + this.frameOff), addr_hi(base + this.frameOff), len, 0);
+    if (this.umem.unaligned) this.xsk_rcv_unaligned_desc(cpu, base, len);
+    else this.rx.xskq_prod_reserve_desc(addr_lo(base + this.frameOff), addr_hi(base + this.frameOff), len, 0);
     this.rxProduced++;
-    const j = m.journey;
-    if (j.on) {
-      const key = this.chunkOf(base);
-      j.setChunk(key, packet);
-      j.add(J.xsk_rcv, cpu.now, cpu.id, packet, -1, key, this.rx.entries);
-    }
+    if (this.m.journey.on) this.journeyRcv(cpu, base, packet);
     return true;
+  }
+
+  /** Copy mode's xsk_rcv (__xsk_rcv): the frame copied into a fill-ring chunk; the chunk, or -1 when the fill ring is empty. */
+  private __xsk_rcv(cpu: Cpu, s: number, len: number): number {
+    const m = this.m;
+    m.charge(cpu, S.xsk_rcv_copy);
+    const addr = xskq_cons_read_addr(this.fq, this.umem);
+    if (addr < 0) return -1;
+    this.umem.data.set(this.slotFrame(s, len), addr + this.frameOff);
+    m.charge(cpu, S.copy_line, (len + 63) >> 6);
+    return addr;
+  }
+
+  /** Unaligned mode's rx descriptor: the chunk's base with the frame offset in the high 16 bits. */
+  private xsk_rcv_unaligned_desc(cpu: Cpu, base: number, len: number): void {
+    this.m.charge(cpu, S.xsk_unaligned_addr);
+    const a = xsk_umem_encode_addr(base, this.frameOff, this.addrOut);
+    this.rx.xskq_prod_reserve_desc(a.lo, a.hi, len, 0);
+  }
+
+  /** The journey: the packet is now in the chunk at `base`, on the socket's rx ring. */
+  private journeyRcv(cpu: Cpu, base: number, packet: number): void {
+    const j = this.m.journey;
+    const key = this.chunkOf(base);
+    j.setChunk(key, packet);
+    j.add(J.xsk_rcv, cpu.now, cpu.id, packet, -1, key, this.rx.entries);
   }
 
   /** i40e_alloc_rx_buffers(_zc): post every empty slot (zero-copy: with a fill-ring chunk; none left → the slot stays empty). */
@@ -466,7 +476,7 @@ export class I40eXsk implements NicDriver, NapiDriver, RxDma, AfXdpSocket {
   /** One descriptor on the HW tx ring, fetched at once (the caller charges the doorbell). */
   private postTx(cpu: Cpu, addr: number, len: number): void {
     // The completion ring gets the chunk back: the descriptor's address without the frame offset.
-    const slot = this.hwTx.post(-1, -1, addr - addrRem(addr, this.umem.chunkSize), len);
+    const slot = this.hwTx.post(-1, -1, addr - this.umem.chunkOffset(addr), len);
     if (this.m.journey.on) this.journeyChunk(cpu, J.xsk_xmit, addr, slot);
     this.hwTx.ring(this.wire, cpu.now + this.txLatency);
   }
@@ -583,7 +593,7 @@ export class I40eXsk implements NicDriver, NapiDriver, RxDma, AfXdpSocket {
         if (m.journey.on) this.journeyChunk(cpu, J.xsk_tx_produce, addr_base(lo, hi), this.tx.entries);
       } else {
         const addr = this.umem.unaligned ? addr_base(lo, hi) : addr_value(lo, hi);
-        const chunk = addr - addrRem(addr, this.umem.chunkSize);
+        const chunk = addr - this.umem.chunkOffset(addr);
         this.fq.xskq_prod_reserve_addr(addr_lo(chunk), addr_hi(chunk));
         if (m.journey.on) this.journeyChunk(cpu, J.xsk_fq, addr, this.fq.entries);
         this.rings[0]!.c.redirect_done++;

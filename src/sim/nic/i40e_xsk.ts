@@ -122,9 +122,13 @@ export class I40eXsk implements NicDriver, NapiDriver, RxDma, AfXdpSocket {
   readonly app: Cpu;
   /** Chunks registered and in circulation (the conservation target). */
   readonly chunksInUse: number;
-  /** xsk.mode === 'zc' and xsk.app === 'l2fwd', read on the per-packet path (the config does not change while bound). */
+  /** xsk.mode and xsk.app as flags, read on the per-packet path (the config does not change while bound). */
   private readonly zc: boolean;
+  private readonly skbMode: boolean;
   private readonly l2fwd: boolean;
+  private readonly txonly: boolean;
+  /** rings[0], the only queue (one load less than through the array per packet). */
+  private readonly ring: RxRing;
   /** Where a received frame starts in its chunk: the UMEM headroom, then XDP_PACKET_HEADROOM. */
   private readonly frameOff: number;
 
@@ -136,9 +140,12 @@ export class I40eXsk implements NicDriver, NapiDriver, RxDma, AfXdpSocket {
     this.mtu = cfg.mtu;
     this.mode = `af_xdp-${xsk.mode}`;
     this.zc = xsk.mode === 'zc';
+    this.skbMode = xsk.mode === 'skb';
     this.l2fwd = xsk.app === 'l2fwd';
+    this.txonly = xsk.app === 'txonly';
     this.frameOff = xsk.headroom + XDP_PACKET_HEADROOM;
-    this.rings = [new RxRing(0, cfg.rxRingSize, 2, m.cpus[0]!)];
+    this.ring = new RxRing(0, cfg.rxRingSize, 2, m.cpus[0]!);
+    this.rings = [this.ring];
     this.app = m.cpus[m.cpus.length - 1]!;
     this.app.state = CpuState.POLL_RX; // xdpsock busy-polls its rings
     this.umem = new XdpUmem({ size: xsk.frames * xsk.chunkSize, chunkSize: xsk.chunkSize, headroom: xsk.headroom, unaligned: xsk.unaligned });
@@ -248,7 +255,7 @@ export class I40eXsk implements NicDriver, NapiDriver, RxDma, AfXdpSocket {
 
   nicReceive(_ring: number, frame: Uint8Array, packet: number, t: number): void {
     // No rx-frames limit on this model's i40e: rx-usecs alone.
-    nic_receive(this.m, this.rings[0]!, this, frame, packet, t, Infinity, this.coalCycles);
+    nic_receive(this.m, this.ring, this, frame, packet, t, Infinity, this.coalCycles);
   }
 
   rxMaxLen(): number {
@@ -270,7 +277,7 @@ export class I40eXsk implements NicDriver, NapiDriver, RxDma, AfXdpSocket {
   }
 
   private i40e_napi_poll_step(cpu: Cpu): void {
-    napi_poll_step(this.m, cpu, this.rings[0]!, this);
+    napi_poll_step(this.m, cpu, this.ring, this);
   }
 
   napi_clean_tx(cpu: Cpu): void {
@@ -319,7 +326,7 @@ export class I40eXsk implements NicDriver, NapiDriver, RxDma, AfXdpSocket {
     this.slotAddr[s] = -1;
     r.cons++;
     this.packetsDone++;
-    const generic = this.xsk.mode === 'skb';
+    const generic = this.skbMode;
     if (generic) {
       m.charge(cpu, S.skb_build);
       m.charge(cpu, S.generic_xdp);
@@ -434,7 +441,7 @@ export class I40eXsk implements NicDriver, NapiDriver, RxDma, AfXdpSocket {
 
   /** i40e_alloc_rx_buffers(_zc): post every empty slot (zero-copy: with a fill-ring chunk; none left → the slot stays empty). */
   private i40e_alloc_rx_buffers(cpu: Cpu | null): void {
-    const r = this.rings[0]!;
+    const r = this.ring;
     const m = this.m;
     let posted = 0;
     while (r.prod - r.cons < r.size) {
@@ -498,7 +505,7 @@ export class I40eXsk implements NicDriver, NapiDriver, RxDma, AfXdpSocket {
       if (packet >= 0) this.m.journey.add(J.xmit, sentAt, -1, packet, -1, this.hwTx.slotLen[s]!, s);
       this.journeyChunk(cpu, J.xsk_cq, this.hwTx.slotData[s]!, this.cq.entries);
     }
-    if (this.l2fwd) this.rings[0]!.c.redirect_done++;
+    if (this.l2fwd) this.ring.c.redirect_done++;
   };
 
   // ---------------------------------------------------------------- the application
@@ -507,10 +514,10 @@ export class I40eXsk implements NicDriver, NapiDriver, RxDma, AfXdpSocket {
   private xdpsock_loop(cpu: Cpu): void {
     const m = this.m;
     const before = cpu.now;
-    const app = this.xsk.app;
-    if (app !== 'rxdrop') this.complete_tx(cpu);
-    if (app === 'txonly') this.tx_only(cpu);
-    else this.rx_batch(cpu, app === 'l2fwd');
+    // rxdrop recycles straight to the fill ring: no completions to reap.
+    if (this.l2fwd || this.txonly) this.complete_tx(cpu);
+    if (this.txonly) this.tx_only(cpu);
+    else this.rx_batch(cpu, this.l2fwd);
     if (cpu.now === before) {
       // Nothing to do: one more spin of the busy loop.
       m.charge(cpu, S.xsk_app_spin);
@@ -527,7 +534,7 @@ export class I40eXsk implements NicDriver, NapiDriver, RxDma, AfXdpSocket {
     } else if (this.tx.entries > 0 && this.zc) {
       m.charge(cpu, S.xsk_sendto);
       // The wakeup (ndo_xsk_async_xmit) schedules the NAPI poll that transmits.
-      const napi = this.rings[0]!.cpu;
+      const napi = this.ring.cpu;
       if (napi.state === CpuState.IDLE) napi.wakeAt = Math.min(napi.wakeAt, cpu.now);
     }
     let n = 0;
@@ -537,7 +544,7 @@ export class I40eXsk implements NicDriver, NapiDriver, RxDma, AfXdpSocket {
       const hi = this.cq.peekHi(i);
       this.cq.release();
       m.charge(cpu, S.xsk_app_recycle);
-      if (this.xsk.app === 'txonly') this.appFree.push(addr_base(lo, hi));
+      if (this.txonly) this.appFree.push(addr_base(lo, hi));
       else {
         this.fq.xskq_prod_reserve_addr(lo, hi);
         if (m.journey.on) this.journeyChunk(cpu, J.xsk_fq, addr_base(lo, hi), this.fq.entries);
@@ -596,7 +603,7 @@ export class I40eXsk implements NicDriver, NapiDriver, RxDma, AfXdpSocket {
         const chunk = addr - this.umem.chunkOffset(addr);
         this.fq.xskq_prod_reserve_addr(addr_lo(chunk), addr_hi(chunk));
         if (m.journey.on) this.journeyChunk(cpu, J.xsk_fq, addr, this.fq.entries);
-        this.rings[0]!.c.redirect_done++;
+        this.ring.c.redirect_done++;
       }
       this.inApp--;
     }

@@ -207,27 +207,29 @@ export class XdpUmem {
     return addr;
   }
 
-  /** xp_aligned_validate_desc / xp_unaligned_validate_desc: a tx descriptor. Returns why it is bad, or null. */
-  xp_validate_desc(lo: number, hi: number, len: number, options: number): string | null {
-    const bad = this.unaligned ? this.xp_unaligned_validate_desc(lo, hi, len) : this.xp_aligned_validate_desc(lo, hi, len);
-    if (bad !== null) return bad;
-    if (options !== 0) return 'options not zero';
-    return null;
+  /**
+   * xp_validate_desc (xp_aligned_validate_desc / xp_unaligned_validate_desc):
+   * a tx descriptor's buffer start (unaligned mode: base + offset), or -1
+   * when the kernel rejects it. Like xp_check_addr, one number: the tx path
+   * inlines it whole.
+   */
+  xp_validate_desc(lo: number, hi: number, len: number, options: number): number {
+    // No option bits are defined for a single-buffer descriptor.
+    if (options !== 0) return -1;
+    return this.unaligned ? this.xp_unaligned_validate_desc(lo, hi, len) : this.xp_aligned_validate_desc(lo, hi, len);
   }
 
-  private xp_aligned_validate_desc(lo: number, hi: number, len: number): string | null {
+  private xp_aligned_validate_desc(lo: number, hi: number, len: number): number {
     const v = addr_value(lo, hi);
-    if (this.chunkOffset(v) + len > this.chunkSize) return 'frame crosses its chunk';
-    if (v >= this.size) return 'address outside the UMEM';
-    return null;
+    // The frame may not cross its chunk, and the chunk must be in the UMEM.
+    return this.chunkOffset(v) + len > this.chunkSize || v >= this.size ? -1 : v;
   }
 
-  private xp_unaligned_validate_desc(lo: number, hi: number, len: number): string | null {
+  private xp_unaligned_validate_desc(lo: number, hi: number, len: number): number {
     const addr = addr_with_offset(lo, hi);
-    if (len > this.chunkSize) return 'longer than a chunk';
-    if (addr >= this.size || addr + len > this.size) return 'address outside the UMEM';
-    if (this.xp_desc_crosses_non_contig_pg(addr, len)) return 'crosses into a non-contiguous page';
-    return null;
+    // At most a chunk long, inside the UMEM, and not spilling into a page that is not physically next.
+    if (len > this.chunkSize || addr >= this.size || addr + len > this.size || this.xp_desc_crosses_non_contig_pg(addr, len)) return -1;
+    return addr;
   }
 
   /** The buffer a ring entry (lo, hi) names: aligned mode the address itself, unaligned mode base + offset (xp_raw_get_data's address). */
@@ -377,10 +379,10 @@ export function xskq_cons_peek_desc(tx: XskQueue, umem: XdpUmem, out: XskDesc = 
     const lo = b.getUint32(o, true);
     const hi = b.getUint32(o + 4, true);
     const len = b.getUint32(o + 8, true);
-    const bad = umem.xp_validate_desc(lo, hi, len, b.getUint32(o + 12, true));
+    const addr = umem.xp_validate_desc(lo, hi, len, b.getUint32(o + 12, true));
     tx.release();
-    if (bad === null) {
-      out.addr = umem.xp_raw_addr(lo, hi);
+    if (addr >= 0) {
+      out.addr = addr;
       out.len = len;
       return out;
     }

@@ -60,7 +60,8 @@ export function xsk_umem_encode_addr(base: number, offset: number, out: XskAddr 
 
 /** The whole u64 (lo, hi) as a number (exact below 2^53; larger values are beyond any UMEM anyway). */
 export function addr_value(lo: number, hi: number): number {
-  return hi * TWO32 + lo;
+  // hi 0 (every UMEM address here): lo as it is, a u32 the callers' masks and compares take without a float conversion.
+  return hi === 0 ? lo : hi * TWO32 + lo;
 }
 
 /** xsk_umem_extract_addr on (lo, hi): the low 48 bits. */

@@ -269,6 +269,8 @@ export class XskQueue {
    * than a DataView's.
    */
   readonly words: Uint32Array;
+  /** log2 of an entry's words (2 or 4). */
+  private readonly shift: number;
   producer = 0;
   consumer = 0;
   /** Entries the consumer rejected (XDP_STATISTICS). */
@@ -282,6 +284,7 @@ export class XskQueue {
     this.mask = size - 1;
     this.entrySize = name === 'rx' || name === 'tx' ? XDP_DESC_SIZE : 8;
     this.words = new Uint32Array((size * this.entrySize) >> 2);
+    this.shift = this.entrySize === XDP_DESC_SIZE ? 2 : 1;
   }
 
   get entries(): number {
@@ -294,7 +297,7 @@ export class XskQueue {
 
   /** Where entry i (absolute index) starts in words. */
   at(i: number): number {
-    return (i & this.mask) * (this.entrySize >> 2);
+    return (i & this.mask) << this.shift;
   }
 
   /** Producer: an address (fill, completion). False when full. */

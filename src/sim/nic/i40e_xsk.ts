@@ -107,7 +107,7 @@ export class I40eXsk implements NicDriver, NapiDriver, RxDma, AfXdpSocket {
   /** The application's own chunks (txonly's free list; l2fwd/rxdrop hold none between loops). */
   private readonly appFree: number[] = [];
   /** The NIC rx ring's UMEM address per slot (zero-copy), or -1. */
-  private readonly slotAddr: Float64Array;
+  private readonly slotAddr: Int32Array;
   /** Copy/skb mode: the driver's own rx buffers (recycled in place). */
   private readonly slotBuf: Uint8Array[];
   /** The array slotBuf's buffers are views of. */
@@ -153,7 +153,9 @@ export class I40eXsk implements NicDriver, NapiDriver, RxDma, AfXdpSocket {
     this.rx = new XskQueue('rx', xsk.ringSize);
     this.tx = new XskQueue('tx', xsk.ringSize);
     this.cq = new XskQueue('completion', xsk.ringSize);
-    this.slotAddr = new Float64Array(cfg.rxRingSize).fill(-1);
+    // Int32: a UMEM is at most MAX_FRAME_BUFFER (2^28) bytes (resolveConfig), so every chunk address is a small integer.
+    if (this.umem.size > 2 ** 31) throw new Error(`i40e: a UMEM of ${this.umem.size} bytes is over the 2^31 its rx slots hold`);
+    this.slotAddr = new Int32Array(cfg.rxRingSize).fill(-1);
     // One array under all the slots' buffers: a program's xdp_buff then lies in the same array
     // packet after packet (the VM hook keeps its views per array; a new array would drop them).
     this.slotMem = new Uint8Array(xsk.mode === 'zc' ? 0 : cfg.rxRingSize * SLOT_BUF_SIZE);

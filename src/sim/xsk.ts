@@ -15,17 +15,18 @@
  *   rings     fill (user → kernel: addresses to receive into), rx (kernel →
  *             user: descriptors {addr, len, options}), tx (user → kernel),
  *             completion (kernel → user: addresses sent). Each has a
- *             producer and a consumer index; entries live in one byte
- *             buffer in the kernel's layout (u64 for addresses; 16-byte
- *             struct xdp_desc), as if mmapped.
+ *             producer and a consumer index; entries live in one buffer
+ *             in the kernel's layout (u64 for addresses; 16-byte struct
+ *             xdp_desc), as if mmapped, read and written as u32 words.
  *   checks    xp_check_aligned / xp_check_unaligned for fill-ring
  *             addresses, xp_aligned_validate_desc / xp_unaligned_validate_desc
  *             for tx descriptors (xskq_cons_is_valid_desc). A bad entry is
  *             skipped and counted in the ring's invalid_descs, which
  *             XDP_STATISTICS reports (rx_invalid_descs, tx_invalid_descs).
  *
- * Addresses stay exact without BigInt: a u64 is two u32 halves, and an
- * unaligned base is < 2^48 so it fits a double.
+ * Addresses stay exact without BigInt: a u64 is two u32 halves (lo, hi),
+ * and an unaligned base is < 2^48 so it fits a double. The per-packet code
+ * passes the halves as two numbers; XskAddr records are for everyone else.
  */
 
 export const XDP_UMEM_UNALIGNED_CHUNK_FLAG = 1 << 0;

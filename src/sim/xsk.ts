@@ -15,17 +15,18 @@
  *   rings     fill (user → kernel: addresses to receive into), rx (kernel →
  *             user: descriptors {addr, len, options}), tx (user → kernel),
  *             completion (kernel → user: addresses sent). Each has a
- *             producer and a consumer index; entries live in one byte
- *             buffer in the kernel's layout (u64 for addresses; 16-byte
- *             struct xdp_desc), as if mmapped.
+ *             producer and a consumer index; entries live in one buffer
+ *             in the kernel's layout (u64 for addresses; 16-byte struct
+ *             xdp_desc), as if mmapped, read and written as u32 words.
  *   checks    xp_check_aligned / xp_check_unaligned for fill-ring
  *             addresses, xp_aligned_validate_desc / xp_unaligned_validate_desc
  *             for tx descriptors (xskq_cons_is_valid_desc). A bad entry is
  *             skipped and counted in the ring's invalid_descs, which
  *             XDP_STATISTICS reports (rx_invalid_descs, tx_invalid_descs).
  *
- * Addresses stay exact without BigInt: a u64 is two u32 halves, and an
- * unaligned base is < 2^48 so it fits a double.
+ * Addresses stay exact without BigInt: a u64 is two u32 halves (lo, hi),
+ * and an unaligned base is < 2^48 so it fits a double. The per-packet code
+ * passes the halves as two numbers; XskAddr records are for everyone else.
  */
 
 export const XDP_UMEM_UNALIGNED_CHUNK_FLAG = 1 << 0;
@@ -54,9 +55,39 @@ export function xsk_umem_encode_addr(base: number, offset: number, out: XskAddr 
   return out;
 }
 
+// The per-packet code reads a ring entry as its two u32 halves into locals
+// (no record to fill and read back); these take the halves, the XskAddr
+// forms below wrap them.
+
+/** The whole u64 (lo, hi) as a number (exact below 2^53; larger values are beyond any UMEM anyway). */
+export function addr_value(lo: number, hi: number): number {
+  // hi 0 (every UMEM address here): lo as it is, a u32 the callers' masks and compares take without a float conversion.
+  return hi === 0 ? lo : hi * TWO32 + lo;
+}
+
+/** xsk_umem_extract_addr on (lo, hi): the low 48 bits. */
+export function addr_base(lo: number, hi: number): number {
+  return (hi & 0xffff) * TWO32 + lo;
+}
+
+/** xp_unaligned_add_offset_to_addr on (lo, hi): the low 48 bits plus the high 16. */
+export function addr_with_offset(lo: number, hi: number): number {
+  return (hi & 0xffff) * TWO32 + lo + (hi >>> 16);
+}
+
+/** The low u32 of an address below 2^53 (below 2^32, every UMEM's, the address itself: no floating-point remainder). */
+export function addr_lo(v: number): number {
+  return v >= 0 && v < TWO32 ? v : v % TWO32;
+}
+
+/** The high u32 of an address below 2^53 (below 2^32: 0, without a division). */
+export function addr_hi(v: number): number {
+  return v >= 0 && v < TWO32 ? 0 : Math.floor(v / TWO32);
+}
+
 /** xsk_umem_extract_addr: the low 48 bits. */
 export function xsk_umem_extract_addr(a: XskAddr): number {
-  return (a.hi & 0xffff) * TWO32 + a.lo;
+  return addr_base(a.lo, a.hi);
 }
 
 /** xsk_umem_extract_offset: the high 16 bits. */
@@ -66,7 +97,7 @@ export function xsk_umem_extract_offset(a: XskAddr): number {
 
 /** xp_unaligned_add_offset_to_addr: where the buffer really starts. */
 export function xp_unaligned_add_offset_to_addr(a: XskAddr): number {
-  return xsk_umem_extract_addr(a) + xsk_umem_extract_offset(a);
+  return addr_with_offset(a.lo, a.hi);
 }
 
 /**
@@ -81,7 +112,7 @@ export function addrRem(v: number, c: number): number {
 
 /** The whole u64 as a number (exact below 2^53; larger values are beyond any UMEM anyway). */
 export function xsk_addr_value(a: XskAddr): number {
-  return a.hi * TWO32 + a.lo;
+  return addr_value(a.lo, a.hi);
 }
 
 export interface UmemConfig {
@@ -117,9 +148,13 @@ export class XdpUmem {
   readonly unaligned: boolean;
   /** Aligned mode: ~(chunk_size - 1). */
   readonly chunkMask: number;
+  /** chunkOffset by the low bits: the chunk size is a power of two (always in aligned mode). */
+  private readonly chunkPow2: boolean;
   readonly chunks: number;
   /** The UMEM's bytes (frames are copied here in copy mode, DMA'd here in zero-copy mode). */
   readonly data: Uint8Array;
+  /** The same bytes as `data`, for the application's multi-byte reads and writes of a frame (xdpsock's MAC swap). */
+  readonly view: DataView;
   private readonly contig: Uint8Array;
 
   constructor(c: UmemConfig) {
@@ -130,8 +165,10 @@ export class XdpUmem {
     this.headroom = c.headroom;
     this.unaligned = c.unaligned;
     this.chunkMask = ~(c.chunkSize - 1);
+    this.chunkPow2 = (c.chunkSize & (c.chunkSize - 1)) === 0;
     this.chunks = Math.floor(c.size / c.chunkSize);
     this.data = new Uint8Array(c.size);
+    this.view = new DataView(this.data.buffer);
     const pages = c.size / XSK_PAGE_SIZE;
     this.contig = new Uint8Array(pages);
     for (let p = 0; p < pages; p++) this.contig[p] = p + 1 < pages && (c.nextPageContig ? c.nextPageContig(p) : true) ? 1 : 0;
@@ -145,38 +182,70 @@ export class XdpUmem {
     return this.contig[Math.floor(addr / XSK_PAGE_SIZE)] !== 1;
   }
 
+  // The checks take an address as its ring halves (lo, hi). Each mode has
+  // its own method, as in the kernel: the per-packet callers then inline
+  // only the mode's few lines (TurboFan's inlining budget counts the
+  // bytecode of whole functions, cold branches included).
+
   /**
    * A fill-ring address: xp_check_aligned masks it to its chunk;
    * xp_check_unaligned adds the offset and wants a whole chunk inside the
    * UMEM that does not cross into a non-contiguous page. Returns the
    * buffer's start, or -1 (invalid).
    */
-  xp_check_addr(a: XskAddr): number {
-    if (!this.unaligned) {
-      const v = xsk_addr_value(a);
-      const addr = v - addrRem(v, this.chunkSize);
-      return addr < this.size ? addr : -1;
-    }
-    const addr = xp_unaligned_add_offset_to_addr(a);
+  xp_check_addr(lo: number, hi: number): number {
+    return this.unaligned ? this.xp_check_unaligned(lo, hi) : this.xp_check_aligned(lo, hi);
+  }
+
+  private xp_check_aligned(lo: number, hi: number): number {
+    const v = addr_value(lo, hi);
+    const addr = v - this.chunkOffset(v);
+    return addr < this.size ? addr : -1;
+  }
+
+  private xp_check_unaligned(lo: number, hi: number): number {
+    const addr = addr_with_offset(lo, hi);
     if (addr >= this.size || addr + this.chunkSize > this.size || this.xp_desc_crosses_non_contig_pg(addr, this.chunkSize)) return -1;
     return addr;
   }
 
-  /** xp_aligned_validate_desc / xp_unaligned_validate_desc: a tx descriptor. Returns why it is bad, or null. */
-  xp_validate_desc(a: XskAddr, len: number, options: number): string | null {
-    if (!this.unaligned) {
-      const v = xsk_addr_value(a);
-      const offset = addrRem(v, this.chunkSize);
-      if (offset + len > this.chunkSize) return 'frame crosses its chunk';
-      if (v >= this.size) return 'address outside the UMEM';
-    } else {
-      const addr = xp_unaligned_add_offset_to_addr(a);
-      if (len > this.chunkSize) return 'longer than a chunk';
-      if (addr >= this.size || addr + len > this.size) return 'address outside the UMEM';
-      if (this.xp_desc_crosses_non_contig_pg(addr, len)) return 'crosses into a non-contiguous page';
-    }
-    if (options !== 0) return 'options not zero';
-    return null;
+  /**
+   * xp_validate_desc (xp_aligned_validate_desc / xp_unaligned_validate_desc):
+   * a tx descriptor's buffer start (unaligned mode: base + offset), or -1
+   * when the kernel rejects it. Like xp_check_addr, one number: the tx path
+   * inlines it whole.
+   */
+  xp_validate_desc(lo: number, hi: number, len: number, options: number): number {
+    // No option bits are defined for a single-buffer descriptor.
+    if (options !== 0) return -1;
+    return this.unaligned ? this.xp_unaligned_validate_desc(lo, hi, len) : this.xp_aligned_validate_desc(lo, hi, len);
+  }
+
+  private xp_aligned_validate_desc(lo: number, hi: number, len: number): number {
+    const v = addr_value(lo, hi);
+    // The frame may not cross its chunk, and the chunk must be in the UMEM.
+    return this.chunkOffset(v) + len > this.chunkSize || v >= this.size ? -1 : v;
+  }
+
+  private xp_unaligned_validate_desc(lo: number, hi: number, len: number): number {
+    const addr = addr_with_offset(lo, hi);
+    // At most a chunk long, inside the UMEM, and not spilling into a page that is not physically next.
+    if (len > this.chunkSize || addr >= this.size || addr + len > this.size || this.xp_desc_crosses_non_contig_pg(addr, len)) return -1;
+    return addr;
+  }
+
+  /** The buffer a ring entry (lo, hi) names: aligned mode the address itself, unaligned mode base + offset (xp_raw_get_data's address). */
+  xp_raw_addr(lo: number, hi: number): number {
+    return this.unaligned ? addr_with_offset(lo, hi) : addr_value(lo, hi);
+  }
+
+  /**
+   * addrRem(v, chunkSize), the chunk size's test made once: the per-packet
+   * callers inline this (addrRem's tests of its divisor do not fit their
+   * inlining budget). A registered chunk size is at most PAGE_SIZE.
+   */
+  chunkOffset(v: number): number {
+    return this.chunkPow2 && v >= 0 && v < TWO32 ? (v >>> 0) & (this.chunkSize - 1) : v % this.chunkSize;
   }
 
   /** The chunk (frame index) a buffer address belongs to, for ownership tracking. */
@@ -194,7 +263,15 @@ export class XdpUmem {
 export class XskQueue {
   readonly mask: number;
   readonly entrySize: number;
-  readonly buf: DataView;
+  /**
+   * The entries as u32 words: an address is its low word then its high
+   * word (a u64 in the kernel's little-endian layout); a descriptor adds
+   * len and options. Typed-array loads and stores, cheaper per packet
+   * than a DataView's.
+   */
+  readonly words: Uint32Array;
+  /** log2 of an entry's words (2 or 4). */
+  private readonly shift: number;
   producer = 0;
   consumer = 0;
   /** Entries the consumer rejected (XDP_STATISTICS). */
@@ -207,7 +284,8 @@ export class XskQueue {
     if (!(size >= 2 && (size & (size - 1)) === 0)) throw new Error(`${name} ring size must be a power of two, got ${size}`);
     this.mask = size - 1;
     this.entrySize = name === 'rx' || name === 'tx' ? XDP_DESC_SIZE : 8;
-    this.buf = new DataView(new ArrayBuffer(size * this.entrySize));
+    this.words = new Uint32Array((size * this.entrySize) >> 2);
+    this.shift = this.entrySize === XDP_DESC_SIZE ? 2 : 1;
   }
 
   get entries(): number {
@@ -218,46 +296,64 @@ export class XskQueue {
     return this.size - this.entries;
   }
 
-  private at(i: number): number {
-    return (i & this.mask) * this.entrySize;
+  /** Where entry i (absolute index) starts in words. */
+  at(i: number): number {
+    return (i & this.mask) << this.shift;
   }
 
   /** Producer: an address (fill, completion). False when full. */
   produceAddr(a: XskAddr): boolean {
-    if (this.free === 0) return false;
-    const o = this.at(this.producer);
-    this.buf.setUint32(o, a.lo, true);
-    this.buf.setUint32(o + 4, a.hi, true);
-    this.producer = (this.producer + 1) >>> 0;
-    return true;
+    return this.xskq_prod_reserve_addr(a.lo, a.hi);
   }
 
   /** Producer: a descriptor (rx, tx). False when full. */
   produceDesc(a: XskAddr, len: number, options = 0): boolean {
+    return this.xskq_prod_reserve_desc(a.lo, a.hi, len, options);
+  }
+
+  /** produceAddr with the address as its halves (the per-packet callers: no record in between). */
+  xskq_prod_reserve_addr(lo: number, hi: number): boolean {
     if (this.free === 0) return false;
     const o = this.at(this.producer);
-    this.buf.setUint32(o, a.lo, true);
-    this.buf.setUint32(o + 4, a.hi, true);
-    this.buf.setUint32(o + 8, len, true);
-    this.buf.setUint32(o + 12, options, true);
+    this.words[o] = lo;
+    this.words[o + 1] = hi;
     this.producer = (this.producer + 1) >>> 0;
     return true;
   }
 
-  /** Entry i (absolute index) without consuming it; into `out` when given (the per-packet callers reuse one). */
-  peekAddr(i: number, out: XskAddr = { lo: 0, hi: 0 }): XskAddr {
-    const o = this.at(i);
-    out.lo = this.buf.getUint32(o, true);
-    out.hi = this.buf.getUint32(o + 4, true);
-    return out;
+  /** produceDesc with the address as its halves. */
+  xskq_prod_reserve_desc(lo: number, hi: number, len: number, options: number): boolean {
+    if (this.free === 0) return false;
+    const o = this.at(this.producer);
+    const w = this.words;
+    w[o] = lo;
+    w[o + 1] = hi;
+    w[o + 2] = len;
+    w[o + 3] = options;
+    this.producer = (this.producer + 1) >>> 0;
+    return true;
+  }
+
+  /** Entry i (absolute index) without consuming it. */
+  peekAddr(i: number): XskAddr {
+    return { lo: this.peekLo(i), hi: this.peekHi(i) };
+  }
+
+  /** The low and high u32 of entry i's address (the per-packet readers take them as two numbers). */
+  peekLo(i: number): number {
+    return this.words[this.at(i)]!;
+  }
+
+  peekHi(i: number): number {
+    return this.words[this.at(i) + 1]!;
   }
 
   peekLen(i: number): number {
-    return this.buf.getUint32(this.at(i) + 8, true);
+    return this.words[this.at(i) + 2]!;
   }
 
   peekOptions(i: number): number {
-    return this.buf.getUint32(this.at(i) + 12, true);
+    return this.words[this.at(i) + 3]!;
   }
 
   release(n = 1): void {
@@ -269,12 +365,13 @@ export class XskQueue {
  * xskq_cons_read_addr on the fill ring: the next valid buffer address,
  * skipping (and counting) invalid ones. -1 when the ring is empty.
  */
-const readAddrScratch: XskAddr = { hi: 0, lo: 0 };
 export function xskq_cons_read_addr(fq: XskQueue, umem: XdpUmem): number {
   while (fq.entries > 0) {
-    const a = fq.peekAddr(fq.consumer, readAddrScratch);
+    const i = fq.consumer;
+    const lo = fq.peekLo(i);
+    const hi = fq.peekHi(i);
     fq.release();
-    const addr = umem.xp_check_addr(a);
+    const addr = umem.xp_check_addr(lo, hi);
     if (addr >= 0) return addr;
     fq.invalid_descs++;
   }
@@ -286,15 +383,18 @@ export function xskq_cons_read_addr(fq: XskQueue, umem: XdpUmem): number {
  * (and counting in tx_invalid_descs) bad ones. Null when the ring is empty.
  * The descriptor is consumed: the caller owns it.
  */
-export function xskq_cons_peek_desc(tx: XskQueue, umem: XdpUmem, out: XskDesc = { addr: 0, raw: { hi: 0, lo: 0 }, len: 0 }): XskDesc | null {
+export function xskq_cons_peek_desc(tx: XskQueue, umem: XdpUmem, out: XskDesc = { addr: 0, len: 0 }): XskDesc | null {
   while (tx.entries > 0) {
-    const i = tx.consumer;
-    const raw = tx.peekAddr(i, out.raw);
-    const len = tx.peekLen(i);
-    const bad = umem.xp_validate_desc(raw, len, tx.peekOptions(i));
+    // struct xdp_desc read in place (this module's layout): the tx path is inlined whole, and four accessor calls would not fit its budget.
+    const w = tx.words;
+    const o = tx.at(tx.consumer);
+    const lo = w[o]!;
+    const hi = w[o + 1]!;
+    const len = w[o + 2]!;
+    const addr = umem.xp_validate_desc(lo, hi, len, w[o + 3]!);
     tx.release();
-    if (bad === null) {
-      out.addr = umem.unaligned ? xp_unaligned_add_offset_to_addr(raw) : xsk_addr_value(raw);
+    if (addr >= 0) {
+      out.addr = addr;
       out.len = len;
       return out;
     }
@@ -305,8 +405,8 @@ export function xskq_cons_peek_desc(tx: XskQueue, umem: XdpUmem, out: XskDesc = 
 
 /** A tx descriptor as xskq_cons_peek_desc hands it out (the per-packet callers pass one to fill). */
 export interface XskDesc {
+  /** The buffer's start (unaligned mode: base + offset). */
   addr: number;
-  raw: XskAddr;
   len: number;
 }
 
@@ -340,8 +440,7 @@ export function checkUmemChunks(umem: XdpUmem, rings: { fq: XskQueue; rx: XskQue
   };
   const ringAddrs = (q: XskQueue, loc: XskChunkLoc) => {
     for (let i = q.consumer; i !== q.producer; i = (i + 1) >>> 0) {
-      const a = q.peekAddr(i);
-      claim(umem.unaligned ? xp_unaligned_add_offset_to_addr(a) : xsk_addr_value(a), loc);
+      claim(umem.xp_raw_addr(q.peekLo(i), q.peekHi(i)), loc);
     }
   };
   ringAddrs(rings.fq, 'fill ring');

@@ -43,12 +43,14 @@ import {
   XskQueue,
   xskq_cons_peek_desc as peekDesc,
   xskq_cons_read_addr as readAddr,
-  xsk_addr_value as addrValue,
+  addr_base as addrBase,
+  addr_hi as addrHi,
+  addr_lo as addrLo,
+  addr_value as addrValue,
   xsk_statistics,
   xsk_umem_encode_addr as encodeAddr,
   type XskAddr,
   type XskDesc,
-  addrRem as umemRem,
 } from '../xsk';
 import type { XskConfig } from '../config';
 import { TxWire, wireCyclesPerByte } from '../wire';
@@ -65,9 +67,11 @@ const bpf_prog_run_xdp = runXdp;
 // Module-local copies of the per-packet ring helpers (an imported binding is a getter call under tsx/vitest).
 const xskq_cons_peek_desc = peekDesc;
 const xskq_cons_read_addr = readAddr;
-const xsk_addr_value = addrValue;
+const addr_value = addrValue;
+const addr_base = addrBase;
+const addr_lo = addrLo;
+const addr_hi = addrHi;
 const xsk_umem_encode_addr = encodeAddr;
-const addrRem = umemRem;
 const xdp_prepare_buff = prepareBuff;
 const napi_poll_step = pollStep;
 const nic_receive = receive;
@@ -103,7 +107,7 @@ export class I40eXsk implements NicDriver, NapiDriver, RxDma, AfXdpSocket {
   /** The application's own chunks (txonly's free list; l2fwd/rxdrop hold none between loops). */
   private readonly appFree: number[] = [];
   /** The NIC rx ring's UMEM address per slot (zero-copy), or -1. */
-  private readonly slotAddr: Float64Array;
+  private readonly slotAddr: Int32Array;
   /** Copy/skb mode: the driver's own rx buffers (recycled in place). */
   private readonly slotBuf: Uint8Array[];
   /** The array slotBuf's buffers are views of. */
@@ -118,6 +122,15 @@ export class I40eXsk implements NicDriver, NapiDriver, RxDma, AfXdpSocket {
   readonly app: Cpu;
   /** Chunks registered and in circulation (the conservation target). */
   readonly chunksInUse: number;
+  /** xsk.mode and xsk.app as flags, read on the per-packet path (the config does not change while bound). */
+  private readonly zc: boolean;
+  private readonly skbMode: boolean;
+  private readonly l2fwd: boolean;
+  private readonly txonly: boolean;
+  /** rings[0], the only queue (one load less than through the array per packet). */
+  private readonly ring: RxRing;
+  /** Where a received frame starts in its chunk: the UMEM headroom, then XDP_PACKET_HEADROOM. */
+  private readonly frameOff: number;
 
   constructor(
     readonly m: Machine,
@@ -126,7 +139,13 @@ export class I40eXsk implements NicDriver, NapiDriver, RxDma, AfXdpSocket {
     const cfg = m.cfg;
     this.mtu = cfg.mtu;
     this.mode = `af_xdp-${xsk.mode}`;
-    this.rings = [new RxRing(0, cfg.rxRingSize, 2, m.cpus[0]!)];
+    this.zc = xsk.mode === 'zc';
+    this.skbMode = xsk.mode === 'skb';
+    this.l2fwd = xsk.app === 'l2fwd';
+    this.txonly = xsk.app === 'txonly';
+    this.frameOff = xsk.headroom + XDP_PACKET_HEADROOM;
+    this.ring = new RxRing(0, cfg.rxRingSize, 2, m.cpus[0]!);
+    this.rings = [this.ring];
     this.app = m.cpus[m.cpus.length - 1]!;
     this.app.state = CpuState.POLL_RX; // xdpsock busy-polls its rings
     this.umem = new XdpUmem({ size: xsk.frames * xsk.chunkSize, chunkSize: xsk.chunkSize, headroom: xsk.headroom, unaligned: xsk.unaligned });
@@ -134,7 +153,9 @@ export class I40eXsk implements NicDriver, NapiDriver, RxDma, AfXdpSocket {
     this.rx = new XskQueue('rx', xsk.ringSize);
     this.tx = new XskQueue('tx', xsk.ringSize);
     this.cq = new XskQueue('completion', xsk.ringSize);
-    this.slotAddr = new Float64Array(cfg.rxRingSize).fill(-1);
+    // Int32: a UMEM is at most MAX_FRAME_BUFFER (2^28) bytes (resolveConfig), so every chunk address is a small integer.
+    if (this.umem.size > 2 ** 31) throw new Error(`i40e: a UMEM of ${this.umem.size} bytes is over the 2^31 its rx slots hold`);
+    this.slotAddr = new Int32Array(cfg.rxRingSize).fill(-1);
     // One array under all the slots' buffers: a program's xdp_buff then lies in the same array
     // packet after packet (the VM hook keeps its views per array; a new array would drop them).
     this.slotMem = new Uint8Array(xsk.mode === 'zc' ? 0 : cfg.rxRingSize * SLOT_BUF_SIZE);
@@ -145,7 +166,7 @@ export class I40eXsk implements NicDriver, NapiDriver, RxDma, AfXdpSocket {
     this.coalCycles = cfg.rxCoalUsecs * 1000 * m.cyclesPerNs;
     // xdpsock: the fill ring gets XSK_RING_PROD__DEFAULT_NUM_DESCS frames (all of them for txonly: its free list).
     const posted = xsk.app === 'txonly' ? 0 : Math.min(xsk.ringSize, xsk.frames);
-    for (let i = 0; i < posted; i++) this.fq.produceAddr(this.ringAddr(i * xsk.chunkSize));
+    for (let i = 0; i < posted; i++) this.fq.xskq_prod_reserve_addr(addr_lo(i * xsk.chunkSize), addr_hi(i * xsk.chunkSize));
     if (xsk.app === 'txonly') for (let i = 0; i < xsk.frames; i++) this.appFree.push(i * xsk.chunkSize);
     this.chunksInUse = xsk.app === 'txonly' ? xsk.frames : posted;
     // In unaligned mode xdpsock still hands out chunk-sized frames; the kernel adds the headroom as an offset.
@@ -168,39 +189,29 @@ export class I40eXsk implements NicDriver, NapiDriver, RxDma, AfXdpSocket {
     return this.rings[0]!.c.alloc_fail;
   }
 
-  /** The UMEM chunk an address (numeric, or as a ring carries it) falls in: the journey's key for the frame in it. */
-  private chunkOf(addr: number | XskAddr): number {
-    const v = typeof addr === 'number' ? addr : xsk_addr_value(addr) % 2 ** 48;
-    return v - addrRem(v, this.umem.chunkSize);
+  /** The UMEM chunk a buffer address falls in: the journey's key for the frame in it. */
+  private chunkOf(addr: number): number {
+    return addr - this.umem.chunkOffset(addr);
   }
 
-  /** The journey: the packet in the chunk at `addr` reached `stage` (nothing when no packet is known for it). */
-  private journeyChunk(cpu: Cpu, stage: number, addr: number | XskAddr, b: number, at = cpu.now, cpuId = cpu.id): void {
+  /** The journey: the packet in the chunk at `addr` (a ring entry's: its low 48 bits) reached `stage` (nothing when no packet is known for it). */
+  private journeyChunk(cpu: Cpu, stage: number, addr: number, b: number, at = cpu.now, cpuId = cpu.id): void {
     const j = this.m.journey;
     const key = this.chunkOf(addr);
     const packet = j.chunkPacket(key);
     if (packet >= 0) j.add(stage, at, cpuId, packet, -1, key, b);
   }
 
-  /** A buffer address as user space writes it to a ring. */
-  private ringAddr(addr: number): XskAddr {
-    const out = this.addrOut;
-    if (this.umem.unaligned) return xsk_umem_encode_addr(addr, 0, out);
-    out.hi = Math.floor(addr / 2 ** 32);
-    // Below 2^32 the remainder is addr itself (no floating-point remainder on the per-packet path).
-    out.lo = addr >= 0 && addr < 2 ** 32 ? addr : addr % 2 ** 32;
-    return out;
-  }
+  // A buffer address as user space writes it to a ring is (addr_lo(addr),
+  // addr_hi(addr)): in unaligned mode too, where it is xsk_umem_encode_addr
+  // with offset 0, the same bits. Ring entries travel as those two numbers.
 
   // Scratch records for the per-packet ring traffic: each is filled and
-  // consumed at once (the rings copy what they are given), so nothing is
-  // allocated per packet.
-  /** What ringAddr returns. */
+  // consumed at once, so nothing is allocated per packet.
+  /** What xsk_umem_encode_addr writes for an unaligned rx descriptor. */
   private readonly addrOut: XskAddr = { hi: 0, lo: 0 };
-  /** An entry peeked from the completion ring or the rx ring. */
-  private readonly peeked: XskAddr = { hi: 0, lo: 0 };
   /** A descriptor taken from the tx ring. */
-  private readonly txDesc: XskDesc = { addr: 0, raw: { hi: 0, lo: 0 }, len: 0 };
+  private readonly txDesc: XskDesc = { addr: 0, len: 0 };
 
   setXdp(prog: XdpHook | null): AttachResult {
     this.prog_ = prog;
@@ -246,7 +257,7 @@ export class I40eXsk implements NicDriver, NapiDriver, RxDma, AfXdpSocket {
 
   nicReceive(_ring: number, frame: Uint8Array, packet: number, t: number): void {
     // No rx-frames limit on this model's i40e: rx-usecs alone.
-    nic_receive(this.m, this.rings[0]!, this, frame, packet, t, Infinity, this.coalCycles);
+    nic_receive(this.m, this.ring, this, frame, packet, t, Infinity, this.coalCycles);
   }
 
   rxMaxLen(): number {
@@ -255,7 +266,7 @@ export class I40eXsk implements NicDriver, NapiDriver, RxDma, AfXdpSocket {
 
   /** Zero-copy: the NIC writes into the UMEM chunk the slot was posted with; copy/skb: into the driver's own buffer. */
   rx_dma(_r: RxRing, s: number, frame: Uint8Array): number {
-    if (this.xsk.mode === 'zc') this.umem.data.set(frame, this.slotAddr[s]! + this.umem.headroom + XDP_PACKET_HEADROOM);
+    if (this.zc) this.umem.data.set(frame, this.slotAddr[s]! + this.frameOff);
     else this.slotBuf[s]!.set(frame.length <= SLOT_BUF_SIZE - XDP_PACKET_HEADROOM ? frame : frame.subarray(0, SLOT_BUF_SIZE - XDP_PACKET_HEADROOM), XDP_PACKET_HEADROOM);
     return -1;
   }
@@ -268,12 +279,12 @@ export class I40eXsk implements NicDriver, NapiDriver, RxDma, AfXdpSocket {
   }
 
   private i40e_napi_poll_step(cpu: Cpu): void {
-    napi_poll_step(this.m, cpu, this.rings[0]!, this);
+    napi_poll_step(this.m, cpu, this.ring, this);
   }
 
   napi_clean_tx(cpu: Cpu): void {
     this.i40e_clean_tx_irq(cpu);
-    if (this.xsk.mode === 'zc') this.i40e_xmit_zc(cpu);
+    if (this.zc) this.i40e_xmit_zc(cpu);
   }
 
   napi_rx_one(cpu: Cpu, r: RxRing): void {
@@ -297,7 +308,7 @@ export class I40eXsk implements NicDriver, NapiDriver, RxDma, AfXdpSocket {
     // Pending tx completions, or zero-copy tx work the application kicked, raise their own interrupt.
     const txDone = this.hwTx.nextDone();
     if (txDone < Infinity) cpu.wakeAt = Math.min(cpu.wakeAt, Math.max(cpu.now, txDone) + this.coalCycles);
-    if (this.xsk.mode === 'zc' && this.tx.entries > 0) cpu.wakeAt = Math.min(cpu.wakeAt, cpu.now + this.coalCycles);
+    if (this.zc && this.tx.entries > 0) cpu.wakeAt = Math.min(cpu.wakeAt, cpu.now + this.coalCycles);
   }
 
   private rxProduced = 0;
@@ -309,7 +320,7 @@ export class I40eXsk implements NicDriver, NapiDriver, RxDma, AfXdpSocket {
     const s = r.cons & r.mask;
     const len = r.slotLen[s]!;
     const packet = r.slotPkt[s]!;
-    const zc = this.xsk.mode === 'zc';
+    const zc = this.zc;
     const chunk = this.slotAddr[s]!;
     m.charge(cpu, zc ? S.rx_cqe_zc : S.rx_cqe);
     r.slotState[s] = SlotState.EMPTY;
@@ -317,7 +328,7 @@ export class I40eXsk implements NicDriver, NapiDriver, RxDma, AfXdpSocket {
     this.slotAddr[s] = -1;
     r.cons++;
     this.packetsDone++;
-    const generic = this.xsk.mode === 'skb';
+    const generic = this.skbMode;
     if (generic) {
       m.charge(cpu, S.skb_build);
       m.charge(cpu, S.generic_xdp);
@@ -387,43 +398,57 @@ export class I40eXsk implements NicDriver, NapiDriver, RxDma, AfXdpSocket {
    * copy (and xsk_generic_rcv in skb mode) takes a fill-ring address and
    * copies the frame into it. False when the frame cannot be delivered.
    */
+  // xsk_rcv is inlined into the per-packet rx step: what only copy mode,
+  // unaligned mode or the journey do lives in methods of its own, so the
+  // inlined body stays small (TurboFan's inlining budget counts whole
+  // functions, untaken branches too).
   private xsk_rcv(cpu: Cpu, chunk: number, s: number, len: number, packet: number): boolean {
-    const m = this.m;
     if (this.rx.free === 0) return false;
-    let base: number;
-    if (chunk >= 0) {
-      base = chunk;
-      m.charge(cpu, S.xsk_rcv_zc);
-    } else {
-      m.charge(cpu, S.xsk_rcv_copy);
-      const addr = xskq_cons_read_addr(this.fq, this.umem);
-      if (addr < 0) return false;
-      base = addr;
-      this.umem.data.set(this.slotFrame(s, len), base + this.umem.headroom + XDP_PACKET_HEADROOM);
-      m.charge(cpu, S.copy_line, (len + 63) >> 6);
-    }
+    let base = chunk;
+    if (chunk >= 0) this.m.charge(cpu, S.xsk_rcv_zc);
+    else if ((base = this.__xsk_rcv(cpu, s, len)) < 0) return false;
     // The descriptor: aligned mode the frame's address; unaligned mode the base with the headroom as the offset.
-    const off = this.umem.headroom + XDP_PACKET_HEADROOM;
-    if (this.umem.unaligned) m.charge(cpu, S.xsk_unaligned_addr);
-    this.rx.produceDesc(this.umem.unaligned ? xsk_umem_encode_addr(base, off, this.addrOut) : this.ringAddr(base + off), len);
+    if (this.umem.unaligned) this.xsk_rcv_unaligned_desc(cpu, base, len);
+    else this.rx.xskq_prod_reserve_desc(addr_lo(base + this.frameOff), addr_hi(base + this.frameOff), len, 0);
     this.rxProduced++;
-    const j = m.journey;
-    if (j.on) {
-      const key = this.chunkOf(base);
-      j.setChunk(key, packet);
-      j.add(J.xsk_rcv, cpu.now, cpu.id, packet, -1, key, this.rx.entries);
-    }
+    if (this.m.journey.on) this.journeyRcv(cpu, base, packet);
     return true;
+  }
+
+  /** Copy mode's xsk_rcv (__xsk_rcv): the frame copied into a fill-ring chunk; the chunk, or -1 when the fill ring is empty. */
+  private __xsk_rcv(cpu: Cpu, s: number, len: number): number {
+    const m = this.m;
+    m.charge(cpu, S.xsk_rcv_copy);
+    const addr = xskq_cons_read_addr(this.fq, this.umem);
+    if (addr < 0) return -1;
+    this.umem.data.set(this.slotFrame(s, len), addr + this.frameOff);
+    m.charge(cpu, S.copy_line, (len + 63) >> 6);
+    return addr;
+  }
+
+  /** Unaligned mode's rx descriptor: the chunk's base with the frame offset in the high 16 bits. */
+  private xsk_rcv_unaligned_desc(cpu: Cpu, base: number, len: number): void {
+    this.m.charge(cpu, S.xsk_unaligned_addr);
+    const a = xsk_umem_encode_addr(base, this.frameOff, this.addrOut);
+    this.rx.xskq_prod_reserve_desc(a.lo, a.hi, len, 0);
+  }
+
+  /** The journey: the packet is now in the chunk at `base`, on the socket's rx ring. */
+  private journeyRcv(cpu: Cpu, base: number, packet: number): void {
+    const j = this.m.journey;
+    const key = this.chunkOf(base);
+    j.setChunk(key, packet);
+    j.add(J.xsk_rcv, cpu.now, cpu.id, packet, -1, key, this.rx.entries);
   }
 
   /** i40e_alloc_rx_buffers(_zc): post every empty slot (zero-copy: with a fill-ring chunk; none left → the slot stays empty). */
   private i40e_alloc_rx_buffers(cpu: Cpu | null): void {
-    const r = this.rings[0]!;
+    const r = this.ring;
     const m = this.m;
     let posted = 0;
     while (r.prod - r.cons < r.size) {
       const s = r.prod & r.mask;
-      if (this.xsk.mode === 'zc') {
+      if (this.zc) {
         let addr = this.reused.pop() ?? -1;
         if (addr < 0) {
           addr = xskq_cons_read_addr(this.fq, this.umem);
@@ -460,7 +485,7 @@ export class I40eXsk implements NicDriver, NapiDriver, RxDma, AfXdpSocket {
   /** One descriptor on the HW tx ring, fetched at once (the caller charges the doorbell). */
   private postTx(cpu: Cpu, addr: number, len: number): void {
     // The completion ring gets the chunk back: the descriptor's address without the frame offset.
-    const slot = this.hwTx.post(-1, -1, addr - addrRem(addr, this.umem.chunkSize), len);
+    const slot = this.hwTx.post(-1, -1, addr - this.umem.chunkOffset(addr), len);
     if (this.m.journey.on) this.journeyChunk(cpu, J.xsk_xmit, addr, slot);
     this.hwTx.ring(this.wire, cpu.now + this.txLatency);
   }
@@ -470,18 +495,19 @@ export class I40eXsk implements NicDriver, NapiDriver, RxDma, AfXdpSocket {
     const m = this.m;
     m.charge(cpu, S.tx_cq_poll);
     // Copy mode: the skb is consumed here and its destructor (xsk_destruct_skb) completes the address.
-    this.hwTx.reap(m, cpu, this.xsk.mode === 'zc' ? S.tx_complete : S.xsk_skb_tx_complete, this.xsk_tx_completed);
+    this.hwTx.reap(m, cpu, this.zc ? S.tx_complete : S.xsk_skb_tx_complete, this.xsk_tx_completed);
   }
 
   private readonly xsk_tx_completed = (_page: number, _packet: number, s: number, sentAt: number): void => {
-    this.cq.produceAddr(this.ringAddr(this.hwTx.slotData[s]!));
+    const addr = this.hwTx.slotData[s]!;
+    this.cq.xskq_prod_reserve_addr(addr_lo(addr), addr_hi(addr));
     if (this.m.journey.on) {
       const cpu = this.rings[0]!.cpu;
       const packet = this.m.journey.chunkPacket(this.hwTx.slotData[s]!);
       if (packet >= 0) this.m.journey.add(J.xmit, sentAt, -1, packet, -1, this.hwTx.slotLen[s]!, s);
       this.journeyChunk(cpu, J.xsk_cq, this.hwTx.slotData[s]!, this.cq.entries);
     }
-    if (this.xsk.app === 'l2fwd') this.rings[0]!.c.redirect_done++;
+    if (this.l2fwd) this.ring.c.redirect_done++;
   };
 
   // ---------------------------------------------------------------- the application
@@ -490,10 +516,10 @@ export class I40eXsk implements NicDriver, NapiDriver, RxDma, AfXdpSocket {
   private xdpsock_loop(cpu: Cpu): void {
     const m = this.m;
     const before = cpu.now;
-    const app = this.xsk.app;
-    if (app !== 'rxdrop') this.complete_tx(cpu);
-    if (app === 'txonly') this.tx_only(cpu);
-    else this.rx_batch(cpu, app === 'l2fwd');
+    // rxdrop recycles straight to the fill ring: no completions to reap.
+    if (this.l2fwd || this.txonly) this.complete_tx(cpu);
+    if (this.txonly) this.tx_only(cpu);
+    else this.rx_batch(cpu, this.l2fwd);
     if (cpu.now === before) {
       // Nothing to do: one more spin of the busy loop.
       m.charge(cpu, S.xsk_app_spin);
@@ -504,24 +530,26 @@ export class I40eXsk implements NicDriver, NapiDriver, RxDma, AfXdpSocket {
   /** complete_tx_l2fwd: kick the kernel for pending tx (sendto), then recycle completed addresses. */
   private complete_tx(cpu: Cpu): void {
     const m = this.m;
-    if (this.tx.entries > 0 && this.xsk.mode !== 'zc') {
+    if (this.tx.entries > 0 && !this.zc) {
       m.charge(cpu, S.xsk_sendto);
       this.xsk_generic_xmit(cpu);
-    } else if (this.tx.entries > 0 && this.xsk.mode === 'zc') {
+    } else if (this.tx.entries > 0 && this.zc) {
       m.charge(cpu, S.xsk_sendto);
       // The wakeup (ndo_xsk_async_xmit) schedules the NAPI poll that transmits.
-      const napi = this.rings[0]!.cpu;
+      const napi = this.ring.cpu;
       if (napi.state === CpuState.IDLE) napi.wakeAt = Math.min(napi.wakeAt, cpu.now);
     }
     let n = 0;
     while (this.cq.entries > 0 && n < BATCH_SIZE) {
-      const a = this.cq.peekAddr(this.cq.consumer, this.peeked);
+      const i = this.cq.consumer;
+      const lo = this.cq.peekLo(i);
+      const hi = this.cq.peekHi(i);
       this.cq.release();
       m.charge(cpu, S.xsk_app_recycle);
-      if (this.xsk.app === 'txonly') this.appFree.push(xsk_addr_value(a) % 2 ** 48);
+      if (this.txonly) this.appFree.push(addr_base(lo, hi));
       else {
-        this.fq.produceAddr(a);
-        if (m.journey.on) this.journeyChunk(cpu, J.xsk_fq, a, this.fq.entries);
+        this.fq.xskq_prod_reserve_addr(lo, hi);
+        if (m.journey.on) this.journeyChunk(cpu, J.xsk_fq, addr_base(lo, hi), this.fq.entries);
       }
       n++;
     }
@@ -552,28 +580,32 @@ export class I40eXsk implements NicDriver, NapiDriver, RxDma, AfXdpSocket {
     m.charge(cpu, S.xsk_app_batch);
     for (let k = 0; k < n; k++) {
       const i = this.rx.consumer;
-      const a = this.rx.peekAddr(i, this.peeked);
+      const lo = this.rx.peekLo(i);
+      const hi = this.rx.peekHi(i);
       const len = this.rx.peekLen(i);
       this.rx.release();
       this.inApp++;
       m.charge(cpu, S.xsk_app_pkt);
-      if (m.journey.on) this.journeyChunk(cpu, J.xsk_rx_consume, a, fwd ? 1 : 0);
+      if (m.journey.on) this.journeyChunk(cpu, J.xsk_rx_consume, addr_base(lo, hi), fwd ? 1 : 0);
       if (fwd) {
         // swap_mac_addresses on the frame in the UMEM (the first touch of the data on this CPU).
-        const start = this.umem.unaligned ? (a.hi & 0xffff) * 2 ** 32 + a.lo + (a.hi >>> 16) : xsk_addr_value(a);
-        const d = this.umem.data;
-        for (let b = 0; b < 6; b++) {
-          const t = d[start + b]!;
-          d[start + b] = d[start + 6 + b]!;
-          d[start + 6 + b] = t;
-        }
-        this.tx.produceDesc(a, len);
-        if (m.journey.on) this.journeyChunk(cpu, J.xsk_tx_produce, a, this.tx.entries);
+        const start = this.umem.xp_raw_addr(lo, hi);
+        // Each 6-byte address as a u32 and a u16, both read before either is written: the same bytes, 8 accesses instead of 24.
+        const v = this.umem.view;
+        const dst0 = v.getUint32(start, true);
+        const dst1 = v.getUint16(start + 4, true);
+        v.setUint32(start, v.getUint32(start + 6, true), true);
+        v.setUint16(start + 4, v.getUint16(start + 10, true), true);
+        v.setUint32(start + 6, dst0, true);
+        v.setUint16(start + 10, dst1, true);
+        this.tx.xskq_prod_reserve_desc(lo, hi, len, 0);
+        if (m.journey.on) this.journeyChunk(cpu, J.xsk_tx_produce, addr_base(lo, hi), this.tx.entries);
       } else {
-        const addr = this.umem.unaligned ? (a.hi & 0xffff) * 2 ** 32 + a.lo : xsk_addr_value(a);
-        this.fq.produceAddr(this.ringAddr(addr - addrRem(addr, this.umem.chunkSize)));
+        const addr = this.umem.unaligned ? addr_base(lo, hi) : addr_value(lo, hi);
+        const chunk = addr - this.umem.chunkOffset(addr);
+        this.fq.xskq_prod_reserve_addr(addr_lo(chunk), addr_hi(chunk));
         if (m.journey.on) this.journeyChunk(cpu, J.xsk_fq, addr, this.fq.entries);
-        this.rings[0]!.c.redirect_done++;
+        this.ring.c.redirect_done++;
       }
       this.inApp--;
     }
@@ -587,7 +619,7 @@ export class I40eXsk implements NicDriver, NapiDriver, RxDma, AfXdpSocket {
     for (let k = 0; k < n; k++) {
       const addr = this.appFree.pop()!;
       this.m.charge(cpu, S.xsk_app_pkt);
-      this.tx.produceDesc(this.ringAddr(addr), 60);
+      this.tx.xskq_prod_reserve_desc(addr_lo(addr), addr_hi(addr), 60, 0);
     }
   }
 

@@ -154,7 +154,7 @@ export class TrafficGenerator {
   /** spec.maxPackets, or no limit (read per packet: a number, not an optional field). */
   private readonly maxPackets: number;
   private readonly sources: SourceState[] = [];
-  /** Each source's nextNs side by side (kept with it): advance scans these for the earliest, one contiguous array instead of an object per source. */
+  /** Each source's nextNs side by side (kept with it), one contiguous array instead of an object per source: the heap below orders these. */
   private readonly srcNext: Float64Array;
   /**
    * The sources as a binary min-heap on (srcNext, index): the root is the

@@ -120,10 +120,10 @@ function pow2(n: number): boolean {
   return Number.isInteger(n) && n >= 2 && (n & (n - 1)) === 0;
 }
 
-/** Fill defaults and check ranges; throws Error with one line naming the problem. */
 /** The page pool's limit: frames live in buffers of at most MAX_FRAME_BUFFER bytes (program.ts). */
 export const MAX_MEMORY_PAGES = MAX_FRAME_BUFFER / PAGE_SIZE;
 
+/** Fill defaults and check ranges; throws Error with one line naming the problem. */
 export function resolveConfig(c: SimConfig): ResolvedConfig {
   const hw = typeof c.hw === 'object' ? c.hw : HARDWARE_PROFILES[c.hw ?? SEED2016_E5.name];
   if (!hw) throw new Error(`unknown hardware profile '${String(c.hw)}' (known: ${Object.keys(HARDWARE_PROFILES).join(', ')})`);

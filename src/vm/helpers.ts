@@ -222,11 +222,10 @@ export function xdpHelpers(ctx: XdpHelperContext): Map<number, HelperFn> {
     if (!(broadcastOk && flags & 8)) {
       if (map.lookupCounter) map.lookupCounter.n++;
       // Whether the key holds an entry is all the redirect needs: the live presence array of a devmap,
-      // cpumap or xskmap (no value view made, a load per packet), else a lookup.
+      // cpumap or xskmap (no value view made, a load per packet), else (devmap_hash) a lookup.
       const presence = map.presence;
       let present: boolean;
       if (presence !== undefined) present = key < map.maxEntries && presence[key] !== 0;
-      else if (map.lookupIndex) present = map.lookupIndex(key, ctx.env.cpu) !== undefined;
       else {
         redirectKey[0] = key & 0xff;
         redirectKey[1] = (key >>> 8) & 0xff;

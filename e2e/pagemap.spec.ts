@@ -26,11 +26,14 @@ test('the page map shows every page by location, and its counts move with the tr
   // Paused, the pages the last snapshot moved stay lit: what the screenshots show.
   await lab.sim.pause();
 
-  // The grid is drawn: several location colours on the canvas.
-  await expect.poll(() => map.distinctColours()).toBeGreaterThan(2);
+  // The grid is drawn: one colour at least per location that holds pages (which locations those are at
+  // the pause depends on where the traffic stood: xdp1 can leave only the rx ring and the page cache).
+  const occupied = Object.values(await map.counts()).filter((n) => n > 0).length;
+  expect(occupied).toBeGreaterThanOrEqual(2);
+  await expect.poll(() => map.distinctColours()).toBeGreaterThanOrEqual(occupied);
 
   // Hovering a cell names the page and where it is, in the legend's words.
- await map.hoverPage(0);
+  await map.hoverPage(0);
   await expect(map.hover).toContainText(/^page 0 \(pfn 0x0, 0 KiB in\): /);
   const labels = await map.legend.locator('li').allTextContents();
   const where = (await map.hover.textContent())!.replace(/^page 0 \(pfn 0x0, 0 KiB in\): /, '');
@@ -41,7 +44,6 @@ test('the page map shows every page by location, and its counts move with the tr
   await map.show();
   await testInfo.attach('page-map-dark', { body: await map.screenshot(), contentType: 'image/png' });
   await lab.screenshot(testInfo, 'page-map-in-app');
- 
 
   // Step event by event until a page changes place (the legend's counts change: rx ring → driver/program
   // → page cache → rx ring); that snapshot draws the cells that moved at full brightness. (A whole NAPI

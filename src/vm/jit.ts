@@ -178,18 +178,22 @@ type Kind = 'pkt' | 'fp' | 'mapv' | 'ctx' | 'other';
  * interpreter drives those calls, see ./callbacks.ts), calls kfuncs
  * (./kfuncs.ts), or the host forbids `new Function` (a CSP without unsafe-eval).
  */
-export function compileJit(m: Machine, proof: VerifierProof, target: JitTarget): JitEntry | string {
+export function compileJit(m: Machine, proof: VerifierProof, target: JitTarget, share?: string): JitEntry | string {
   if (m.n > JIT_MAX_SLOTS) return `the program is larger than the JIT takes (${JIT_MAX_SLOTS} slots)`;
   if (m.insns.some((i) => (i.code === 0x85 && ((i.src === 0 && i.imm === BPF_FUNC_LOOP) || i.src === 2)) || (i.code === 0x18 && i.src === BPF_PSEUDO_FUNC))) return 'the program calls bpf_loop callbacks or kfuncs, which the interpreter runs';
   const source = translate(m, proof, target);
   try {
-    // One factory per distinct translation: instances of one program (the simulator's queues, a
-    // warm-up twin) share its closures' feedback, so V8's optimized code serves them all.
-    let factory = FACTORIES.get(source);
+    // The closures an instance gets come from a factory; closures made by one factory share V8's
+    // feedback and optimized code. Shared only on request (a warm-up twin): the same program run
+    // by another simulation (its own page pool, maps, CPUs) would leave its types in this one's
+    // feedback, and polymorphic code cost mlx4 xdp1's program twice its instructions per packet.
+    if (share === undefined) return (new Function('m', 'VmFault', 'T', source) as Factory)(m, VmFault, target);
+    const key = `${share}\n${source}`;
+    let factory = FACTORIES.get(key);
     if (!factory) {
       factory = new Function('m', 'VmFault', 'T', source) as Factory;
       if (FACTORIES.size >= 64) FACTORIES.delete(FACTORIES.keys().next().value!);
-      FACTORIES.set(source, factory);
+      FACTORIES.set(key, factory);
     }
     return factory(m, VmFault, target);
   } catch (e) {

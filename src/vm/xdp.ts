@@ -99,6 +99,15 @@ export interface VmOptions {
   proof?: VerifierProof;
   /** The memory budget the maps created here are charged to (default: 64 MiB a map, 256 MiB in all). */
   memory?: MapMemory;
+  /**
+   * VMs of one program created with the same key share the JIT's generated
+   * closures, so V8's type feedback and optimized code (a warm-up on one
+   * warms the other: `run --repeat`'s twin). Without one the VM's closures
+   * are its own: feedback from the same program run elsewhere (another
+   * simulation's buffers and maps) does not make this one's code
+   * polymorphic.
+   */
+  jitShare?: string;
 }
 
 /** A seeded, deterministic environment: virtual clock, xorshift32 random numbers, cpu 0. */
@@ -290,7 +299,7 @@ export class XdpVm {
     const finish = (f: VmFault | undefined, out: object): void => this.finishRun(f, out as XdpResult);
     const target = { packet: this.packet, ctx: this.ctxRegion, arrays, hashes, env: this.env, state: this.state, maxLoops: BPF_MAX_LOOPS, finish };
     this.lastTarget = target;
-    const entry = compileJit(m, proof, target);
+    const entry = compileJit(m, proof, target, this.opts.jitShare);
     if (typeof entry === 'string') return entry;
     m.jit = entry.run;
     this.jitEnter = entry.enter;

@@ -54,14 +54,15 @@ export async function run(args: string[], io: CliIO): Promise<number> {
     return { bytes: b, repeat };
   });
   // Per-cpu maps hold one value per cpu (the kernel's possible cpus; --cpus to match a machine). The program runs on cpu 0.
-  const vm = createVm(parsed, { nCpus: cpus });
+  // One JIT share key for the run and its twin: the twin's warm-up is this VM's optimized code.
+  const vm = createVm(parsed, { nCpus: cpus, jitShare: 'run' });
   if ('error' in vm) throw new UsageError(vm.error);
   const invalid = vm.machine.checkProgram();
   if (invalid) throw new UsageError(invalid.message);
   const timed = options.has('repeat') || packets.some((p) => p.repeat > 1);
   // The kernel's program is native code from the first run; ours is until V8 has optimized the
   // translation. A twin instance (its own maps, so this run's are untouched) warms it up first.
-  const twin = timed ? createVm(parsed, { nCpus: cpus }) : undefined;
+  const twin = timed ? createVm(parsed, { nCpus: cpus, jitShare: 'run' }) : undefined;
   const runs = packets.map((p) => {
     if (twin && !('error' in twin)) {
       const wf = testRunFrame(p.bytes);

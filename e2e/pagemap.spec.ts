@@ -27,7 +27,7 @@ test('the page map shows every page by location, and its counts move with the tr
   await lab.sim.pause();
 
   // The grid is drawn: one colour at least per location that holds pages (which locations those are at
-  // the pause depends on where the traffic stood: xdp1 can leave only the rx ring and the page cache).
+  // the pause depends on where the traffic stood: xdp1 can leave pages only on the rx ring and the free list).
   const occupied = Object.values(await map.counts()).filter((n) => n > 0).length;
   expect(occupied).toBeGreaterThanOrEqual(2);
   await expect.poll(() => map.distinctColours()).toBeGreaterThanOrEqual(occupied);

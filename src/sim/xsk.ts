@@ -110,11 +110,6 @@ export function addrRem(v: number, c: number): number {
   return v >= 0 && v < TWO32 && c > 0 && c <= 0x40000000 && (c & (c - 1)) === 0 ? (v >>> 0) & (c - 1) : v % c;
 }
 
-/** The whole u64 as a number (exact below 2^53; larger values are beyond any UMEM anyway). */
-export function xsk_addr_value(a: XskAddr): number {
-  return addr_value(a.lo, a.hi);
-}
-
 export interface UmemConfig {
   /** UMEM size in bytes (a multiple of the page size). */
   size: number;

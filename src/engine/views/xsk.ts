@@ -12,7 +12,7 @@
  * Cheap enough for 60 snapshots a second: one pass over each ring's live
  * entries and the driver's descriptors, one byte per chunk.
  */
-import { xp_unaligned_add_offset_to_addr, xsk_addr_value, type AfXdpSocket, type Simulation, type XdpUmem, type XskQueue } from '../../sim';
+import { type AfXdpSocket, type Simulation, type XdpUmem, type XskQueue } from '../../sim';
 import type { CounterView, RingView, SlotLegend, UmemOwner, XskView } from '../simTypes';
 
 /**
@@ -51,8 +51,7 @@ const RING_LEGEND: SlotLegend[] = [
 
 /** The buffer start a ring entry names (unaligned mode: base + the offset in the high 16 bits). */
 function entryAddr(umem: XdpUmem, q: XskQueue, i: number): number {
-  const a = q.peekAddr(i);
-  return umem.unaligned ? xp_unaligned_add_offset_to_addr(a) : xsk_addr_value(a);
+  return umem.xp_raw_addr(q.peekLo(i), q.peekHi(i));
 }
 
 function ringView(q: XskQueue, r: (typeof RINGS)[number], k: number): RingView {

@@ -14,6 +14,8 @@
  * bounded window like the trace's.
  */
 
+import { grown } from './trace';
+
 export const JOURNEY_STAGES = [
   'tx_doorbell', // the doorbell that handed the frame's descriptor to the NIC (a: frames it covered, b: tx ring slot)
   'xmit', // the NIC finished putting the frame on the wire (a: bytes, b: tx ring slot)
@@ -105,19 +107,14 @@ export class Journey {
 
   private grow(): void {
     const cap = Math.min(this.limit, Math.max(1024, this.cap * 2));
-    const g = <T extends { length: number; set(a: ArrayLike<number>): void }>(old: T, make: (n: number) => T): T => {
-      const n = make(cap);
-      n.set(old as unknown as ArrayLike<number>);
-      return n;
-    };
-    this.stage = g(this.stage, (n) => new Uint8Array(n));
-    this.cycle = g(this.cycle, (n) => new Float64Array(n));
-    this.cpu = g(this.cpu, (n) => new Int8Array(n));
-    this.packet = g(this.packet, (n) => new Float64Array(n));
-    this.after = g(this.after, (n) => new Float64Array(n));
-    this.page = g(this.page, (n) => new Int32Array(n));
-    this.a = g(this.a, (n) => new Float64Array(n));
-    this.b = g(this.b, (n) => new Float64Array(n));
+    this.stage = grown(this.stage, cap);
+    this.cycle = grown(this.cycle, cap);
+    this.cpu = grown(this.cpu, cap);
+    this.packet = grown(this.packet, cap);
+    this.after = grown(this.after, cap);
+    this.page = grown(this.page, cap);
+    this.a = grown(this.a, cap);
+    this.b = grown(this.b, cap);
     this.cap = cap;
   }
 

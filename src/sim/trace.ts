@@ -8,6 +8,16 @@
  * checkable bit for bit, even when records are not kept.
  */
 
+/** A record column (one typed array per field). */
+export type RecordColumn = Uint8Array | Int8Array | Int16Array | Int32Array | Float64Array;
+
+/** A copy of `old` with room for `cap` records, of the same element type (the trace and the journey log grow their columns by doubling). */
+export function grown<T extends RecordColumn>(old: T, cap: number): T {
+  const n = new (old.constructor as new (length: number) => T)(cap);
+  n.set(old);
+  return n;
+}
+
 export const TRACE_KINDS = [
   'nic_rx', // NIC DMA'd a frame into a posted rx buffer and wrote a CQE
   'rx_missed', // no posted buffer: the NIC dropped the frame
@@ -114,19 +124,14 @@ export class Trace {
 
   private grow(): void {
     const cap = Math.min(this.limit, Math.max(1024, this.cap * 2));
-    const g = <T extends { length: number; set(a: ArrayLike<number>): void }>(old: T, make: (n: number) => T): T => {
-      const n = make(cap);
-      n.set(old as unknown as ArrayLike<number>);
-      return n;
-    };
-    this.kind = g(this.kind, (n) => new Uint8Array(n));
-    this.cycle = g(this.cycle, (n) => new Float64Array(n));
-    this.cpu = g(this.cpu, (n) => new Int8Array(n));
-    this.queue = g(this.queue, (n) => new Int16Array(n));
-    this.slot = g(this.slot, (n) => new Int32Array(n));
-    this.packet = g(this.packet, (n) => new Float64Array(n));
-    this.page = g(this.page, (n) => new Int32Array(n));
-    this.detail = g(this.detail, (n) => new Float64Array(n));
+    this.kind = grown(this.kind, cap);
+    this.cycle = grown(this.cycle, cap);
+    this.cpu = grown(this.cpu, cap);
+    this.queue = grown(this.queue, cap);
+    this.slot = grown(this.slot, cap);
+    this.packet = grown(this.packet, cap);
+    this.page = grown(this.page, cap);
+    this.detail = grown(this.detail, cap);
     this.cap = cap;
   }
 

@@ -100,16 +100,6 @@ export function xp_unaligned_add_offset_to_addr(a: XskAddr): number {
   return addr_with_offset(a.lo, a.hi);
 }
 
-/**
- * v % c for a buffer address v (a non-negative integer) and a chunk size c:
- * by the low bits when v fits 32 bits and c is a power of two, the same value
- * without a floating-point remainder (addresses are doubles: a hi * 2^32 + lo
- * sum), which costs a runtime call per packet.
- */
-export function addrRem(v: number, c: number): number {
-  return v >= 0 && v < TWO32 && c > 0 && c <= 0x40000000 && (c & (c - 1)) === 0 ? (v >>> 0) & (c - 1) : v % c;
-}
-
 export interface UmemConfig {
   /** UMEM size in bytes (a multiple of the page size). */
   size: number;
@@ -235,9 +225,12 @@ export class XdpUmem {
   }
 
   /**
-   * addrRem(v, chunkSize), the chunk size's test made once: the per-packet
-   * callers inline this (addrRem's tests of its divisor do not fit their
-   * inlining budget). A registered chunk size is at most PAGE_SIZE.
+   * v % chunkSize for a buffer address v (a non-negative integer): by the low
+   * bits when v fits 32 bits and the chunk size is a power of two (decided
+   * once, at registration), the same value without a floating-point
+   * remainder, which costs a runtime call per packet (addresses are
+   * doubles: a hi * 2^32 + lo sum). A registered chunk size is at most
+   * PAGE_SIZE.
    */
   chunkOffset(v: number): number {
     return this.chunkPow2 && v >= 0 && v < TWO32 ? (v >>> 0) & (this.chunkSize - 1) : v % this.chunkSize;

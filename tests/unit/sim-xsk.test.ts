@@ -12,7 +12,6 @@ import {
   xsk_umem_extract_addr,
   xsk_umem_extract_offset,
   xp_unaligned_add_offset_to_addr,
-  addrRem,
 } from '../../src/sim/xsk';
 
 const plain = (v: number) => ({ hi: Math.floor(v / 2 ** 32), lo: v % 2 ** 32 });
@@ -34,11 +33,14 @@ describe('unaligned address encoding (low 48 bits address, high 16 bits offset)'
   });
 });
 
-describe('addrRem', () => {
-  it('is v % c for every address and chunk size, by the low bits or not', () => {
-    const vs = [0, 1, 2047, 2048, 4095, 4096, 0x7fff_ffff, 0x8000_0000, 0x8000_0fff, 0xffff_ffff, 2 ** 32, 2 ** 32 + 4097, 0x1234_5678_9abc, 2 ** 53 - 1];
+describe('XdpUmem.chunkOffset', () => {
+  it('is v % chunk size for every address, by the low bits (power-of-two chunks) or not', () => {
+    const vs = [0, 1, 2047, 2048, 2999, 3000, 4095, 4096, 0x7fff_ffff, 0x8000_0000, 0x8000_0fff, 0xffff_ffff, 2 ** 32, 2 ** 32 + 4097, 0x1234_5678_9abc, 2 ** 53 - 1];
     for (let i = 0; i < 200; i++) vs.push(Math.floor(((i * 2654435761) % 2 ** 32) * (i % 3 === 0 ? 4096 : 1)));
-    for (const c of [2048, 4096, 3000, 2 ** 30, 2 ** 31, 2 ** 32]) for (const v of vs) expect(addrRem(v, c)).toBe(v % c);
+    for (const [chunkSize, unaligned] of [[2048, false], [4096, false], [2048, true], [3000, true]] as const) {
+      const umem = new XdpUmem({ size: 1 << 20, chunkSize, headroom: 0, unaligned });
+      for (const v of vs) expect(umem.chunkOffset(v), `${v} % ${chunkSize}`).toBe(v % chunkSize);
+    }
   });
 });
 

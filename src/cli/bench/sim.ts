@@ -11,7 +11,10 @@
  * machine is shared); each measured for at least 0.3 s of CPU (time-based,
  * best of 3), then a target block: the issue-16 scenarios against their
  * targets (mlx4 xdp1 drop >= 10 M/s; XDP_TX, devmap, cpumap, AF_XDP >= 5 M/s),
- * per CPU second and per wall second, 'met' or 'not met'.
+ * per CPU second and per wall second, 'met' or 'not met'. A packet counts
+ * when the driver is done with it (the strict reading); next to it, the
+ * frames the wire offered per CPU second, which is more where the NIC drops
+ * some for want of a buffer (XDP_TX, devmap, AF_XDP run past their CPU).
  * Last, memory: the heap after a full collection at 1e5 simulated packets
  * and again at 1e7 (1e6 with --quick), which stays flat when nothing on
  * the per-packet path is kept.
@@ -84,7 +87,7 @@ function memory(io: CliIO, opts: BenchOpts): void {
  * Time-based: after the warm-up it runs 20,000-packet slices until at least `cpuS` seconds of CPU have gone by
  * (a fixed 20k-packet window was too short for steady state: JIT tier-up, ring and page-cache churn, GC),
  * and keeps the best of `rounds` such windows on the same warmed simulation. */
-function scenarioRate(s: Scenario, programs: ProgramResolver, cpuS: number, rounds: number): { wall: number; cpu: number } {
+function scenarioRate(s: Scenario, programs: ProgramResolver, cpuS: number, rounds: number): { wall: number; cpu: number; offeredCpu: number } {
   const cfg = s.config();
   const devmapProgram = cfg.devmapProg ? programs('xdp_redirect_map_egress') : undefined;
   const vethPeerProgram = cfg.redirectTarget === 'devmap-veth' && (cfg.redirectTargetXdp ?? true) ? programs('xdp_drop') : undefined;
@@ -92,8 +95,10 @@ function scenarioRate(s: Scenario, programs: ProgramResolver, cpuS: number, roun
   sim.run({ packets: Math.min(s.warmup, 20_000) });
   let wall = 0;
   let cpu = 0;
+  let offeredCpu = 0;
   for (let round = 0; round < rounds; round++) {
     const done0 = sim.nic.packetsDone;
+    const offered0 = sim.offered;
     const c0 = process.cpuUsage();
     const t0 = performance.now();
     let used = 0;
@@ -106,8 +111,9 @@ function scenarioRate(s: Scenario, programs: ProgramResolver, cpuS: number, roun
     const done = sim.nic.packetsDone - done0;
     wall = Math.max(wall, (done / wallMs) * 1000);
     cpu = Math.max(cpu, done / used);
+    offeredCpu = Math.max(offeredCpu, (sim.offered - offered0) / used);
   }
-  return { wall, cpu };
+  return { wall, cpu, offeredCpu };
 }
 
 /** The issue-16 targets: simulated packets per second with the VM running the programs, tracing off. */
@@ -126,7 +132,7 @@ function scenarios(io: CliIO, opts: BenchOpts): void {
   io.out(`  every named scenario, tracing off: simulated packets per wall second, each measured for >= ${cpuS} s of CPU after warm-up, best of ${rounds};\n`);
   io.out(`  'cpu': per second of this process's CPU time, steadier than wall time on a shared machine\n`);
   io.out(`  ${'scenario'.padEnd(42)} ${'VM'.padStart(8)} ${'native'.padStart(8)}   VM / native   ${'VM cpu'.padStart(8)} ${'nat cpu'.padStart(8)}   VM / native (cpu)\n`);
-  const vmRates = new Map<string, { wall: number; cpu: number }>();
+  const vmRates = new Map<string, { wall: number; cpu: number; offeredCpu: number }>();
   for (const s of SCENARIOS) {
     const vm = scenarioRate(s, examplePrograms, cpuS, rounds);
     const native = scenarioRate(s, nativePrograms, cpuS, rounds);
@@ -138,7 +144,8 @@ function scenarios(io: CliIO, opts: BenchOpts): void {
     const m = (v: number) => `${(v / 1e6).toFixed(2).padStart(6)} M`;
     io.out(`  ${s.name.padEnd(42)} ${m(vm.wall)} ${m(native.wall)}   ${(vm.wall / native.wall).toFixed(2).padStart(11)}   ${m(vm.cpu)} ${m(native.cpu)}   ${(vm.cpu / native.cpu).toFixed(2)}\n`);
   }
-  io.out(`  targets (issue 16), VM programs, tracing off: simulated packets per CPU second and per wall second\n`);
+  io.out(`  targets (issue 16), VM programs, tracing off: packets the driver finished per CPU second and per wall second (the verdict);\n`);
+  io.out(`  'wire': frames the NIC was offered per CPU second, those it dropped for want of a buffer (rx_missed) included\n`);
   for (const t of TARGETS) {
     const r = vmRates.get(t.scenario);
     if (!r) {
@@ -147,9 +154,10 @@ function scenarios(io: CliIO, opts: BenchOpts): void {
     }
     const verdict = (v: number) => (v >= t.target ? 'met' : 'not met');
     opts.figure(`target.${t.scenario}.pps_cpu`, r.cpu);
+    opts.figure(`target.${t.scenario}.offered_pps_cpu`, r.offeredCpu);
     opts.figure(`target.${t.scenario}.target`, t.target);
     opts.figure(`target.${t.scenario}.met`, r.cpu >= t.target);
     const m = (v: number) => `${(v / 1e6).toFixed(2).padStart(6)} M`;
-    io.out(`  ${t.label.padEnd(32)} ${t.scenario.padEnd(28)} >= ${(t.target / 1e6).toFixed(0).padStart(2)} M:  cpu ${m(r.cpu)} ${verdict(r.cpu).padEnd(7)}  wall ${m(r.wall)} ${verdict(r.wall)}\n`);
+    io.out(`  ${t.label.padEnd(32)} ${t.scenario.padEnd(28)} >= ${(t.target / 1e6).toFixed(0).padStart(2)} M:  cpu ${m(r.cpu)} ${verdict(r.cpu).padEnd(7)}  wall ${m(r.wall)} ${verdict(r.wall).padEnd(7)}  wire ${m(r.offeredCpu)}\n`);
   }
 }

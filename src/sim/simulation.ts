@@ -20,6 +20,7 @@ import { I40e } from './nic/i40e';
 import type { NicDriver, RedirectHandler } from './nic/driver';
 import { Vmxnet3 } from './nic/vmxnet3';
 import { I40eXsk } from './nic/i40e_xsk';
+import { nic_receive as receive } from './nic/napi';
 import { PAGE_LOC_NAMES, PageLoc } from './page_alloc';
 import type { XdpHook } from './program';
 import type { TraceEvent } from './trace';
@@ -84,8 +85,9 @@ export interface SimRates {
   redirect_pps: number;
 }
 
-// A local copy: imported const enums are getter calls when transpiled per module.
+// Local copies: imported bindings are getter calls when transpiled per module.
 const CpuState = { IDLE: CpuStateEnum.IDLE, POLL_BEGIN: CpuStateEnum.POLL_BEGIN } as const;
+const nic_receive = receive;
 
 type ControlOp = { at: number; op: 'attach'; prog: XdpHook | null } | { at: number; op: 'mtu'; mtu: number };
 
@@ -180,7 +182,7 @@ export class Simulation {
       if (arrival === Infinity) return false;
       const tr = this.traffic;
       const q = this.cfg.queues === 1 ? 0 : this.rssQueue(tr.nextHash);
-      this.nic.nicReceive(q, tr.nextFrame, tr.produced - 1, arrival);
+      nic_receive(m, this.nic.rings[q]!, this.nic, tr.nextFrame, tr.produced - 1, arrival);
       this.offered++;
       this.lastArrival = arrival;
       tr.advance();
@@ -289,7 +291,7 @@ export class Simulation {
   /** The traffic's next frame reaches queue 0 at `arrival` (cycles): the fast run loops' wire event. */
   private receiveNext(arrival: number): void {
     const tr = this.traffic;
-    this.nic.nicReceive(0, tr.nextFrame, tr.produced - 1, arrival);
+    nic_receive(this.machine, this.nic.rings[0]!, this.nic, tr.nextFrame, tr.produced - 1, arrival);
     this.offered++;
     this.lastArrival = arrival;
     tr.advance();

@@ -1,10 +1,11 @@
 /**
- * What the simulation needs from a driver model, whichever NIC it is: the
- * NIC side (a frame arrives), the CPU side (one NAPI step), control
- * (attach/MTU), and enough introspection for snapshots, the engine's views
- * (the redirect target, the AF_XDP socket) and the invariant checker
- * (every page reference the driver holds). Callers never need to know
- * which driver class they hold.
+ * What the simulation needs from a driver model, whichever NIC it is: its
+ * rx rings and where a received frame's bytes go (the NIC side of an
+ * arrival is napi.ts nic_receive, on the ring), the CPU side (one NAPI
+ * step), control (attach/MTU), and enough introspection for snapshots, the
+ * engine's views (the redirect target, the AF_XDP socket) and the
+ * invariant checker (every page reference the driver holds). Callers never
+ * need to know which driver class they hold.
  */
 import type { Cpu } from '../machine';
 import type { PageLoc } from '../page_alloc';
@@ -15,6 +16,7 @@ import type { CpumapTarget } from '../cpumap';
 import type { XskConfig } from '../config';
 import type { XdpUmem, XskQueue, xsk_statistics } from '../xsk';
 import type { RxRing } from './rx_ring';
+import type { RxDma } from './napi';
 
 export type RedirectHandler = (cpu: Cpu, ring: RxRing, x: XdpBuff, page: number, packet: number) => boolean;
 export type AttachResult = { ok: true; restarted: boolean } | { ok: false; message: string };
@@ -39,7 +41,8 @@ export interface AfXdpSocket {
   forEachHeldChunk(visit: (addr: number, where: 'nic_rx' | 'nic_tx' | 'app') => void): void;
 }
 
-export interface NicDriver {
+/** A frame arriving is the NIC's (napi.ts nic_receive on the ring); the driver says only where its bytes go (RxDma). */
+export interface NicDriver extends RxDma {
   readonly kind: 'mlx4' | 'vmxnet3' | 'i40e';
   /** The rx rings (one per queue/CPU), each with its XDP tx ring. */
   readonly rings: RxRing[];
@@ -52,7 +55,6 @@ export interface NicDriver {
   /** Packets the driver has finished with (for stepping by packet). */
   packetsDone: number;
   redirect: RedirectHandler | null;
-  nicReceive(ring: number, frame: Uint8Array, packet: number, t: number): void;
   step(cpu: Cpu): void;
   setXdp(prog: XdpHook | null): AttachResult;
   changeMtu(mtu: number): MtuResult;

@@ -56,7 +56,7 @@ import type { XskConfig } from '../config';
 import { TxWire, wireCyclesPerByte } from '../wire';
 import { XdpTxRing } from './xdp_tx_ring';
 import { bpf_prog_run_xdp as runXdp, xdp_prepare_buff as prepareBuff } from './xdp_run';
-import { napi_complete_arm as arm, napi_poll_step as pollStep, nic_receive as receive, type NapiDriver, type RxDma } from './napi';
+import { napi_complete_arm as arm, napi_poll_step as pollStep, type NapiDriver, type RxDma } from './napi';
 
 const S = { ...CostSteps };
 /** The driver's own rx buffer per slot in copy and skb mode. */
@@ -74,7 +74,6 @@ const addr_hi = addrHi;
 const xsk_umem_encode_addr = encodeAddr;
 const xdp_prepare_buff = prepareBuff;
 const napi_poll_step = pollStep;
-const nic_receive = receive;
 const napi_complete_arm = arm;
 const SlotState = { EMPTY: SlotStateEnum.EMPTY, HW: SlotStateEnum.HW, SW: SlotStateEnum.SW } as const;
 /** XDP_PACKET_HEADROOM: in zero-copy mode the frame starts this far after the UMEM headroom. */
@@ -164,6 +163,8 @@ export class I40eXsk implements NicDriver, NapiDriver, RxDma, AfXdpSocket {
     this.wire = new TxWire(wireCyclesPerByte(cfg.hw.linkGbps, m.cyclesPerNs));
     this.txLatency = cfg.hw.txLatencyNs * m.cyclesPerNs;
     this.coalCycles = cfg.rxCoalUsecs * 1000 * m.cyclesPerNs;
+    // No rx-frames limit on this model's i40e: rx-usecs alone (the ring's coalFrames stays Infinity); any frame length fits a chunk (maxFrame too).
+    this.ring.coalCycles = this.coalCycles;
     // xdpsock: the fill ring gets XSK_RING_PROD__DEFAULT_NUM_DESCS frames (all of them for txonly: its free list).
     const posted = xsk.app === 'txonly' ? 0 : Math.min(xsk.ringSize, xsk.frames);
     for (let i = 0; i < posted; i++) this.fq.xskq_prod_reserve_addr(addr_lo(i * xsk.chunkSize), addr_hi(i * xsk.chunkSize));
@@ -255,15 +256,6 @@ export class I40eXsk implements NicDriver, NapiDriver, RxDma, AfXdpSocket {
 
   // ---------------------------------------------------------------- the NIC
 
-  nicReceive(_ring: number, frame: Uint8Array, packet: number, t: number): void {
-    // No rx-frames limit on this model's i40e: rx-usecs alone.
-    nic_receive(this.m, this.ring, this, frame, packet, t, Infinity, this.coalCycles);
-  }
-
-  rxMaxLen(): number {
-    return Infinity;
-  }
-
   /** Zero-copy: the NIC writes into the UMEM chunk the slot was posted with; copy/skb: into the driver's own buffer. */
   rx_dma(_r: RxRing, s: number, frame: Uint8Array): number {
     if (this.zc) this.umem.data.set(frame, this.slotAddr[s]! + this.frameOff);
@@ -304,7 +296,7 @@ export class I40eXsk implements NicDriver, NapiDriver, RxDma, AfXdpSocket {
   }
 
   napi_rearm(cpu: Cpu, r: RxRing): void {
-    napi_complete_arm(r, cpu, Infinity, this.coalCycles);
+    napi_complete_arm(r, cpu);
     // Pending tx completions, or zero-copy tx work the application kicked, raise their own interrupt.
     const txDone = this.hwTx.nextDone();
     if (txDone < Infinity) cpu.wakeAt = Math.min(cpu.wakeAt, Math.max(cpu.now, txDone) + this.coalCycles);

@@ -100,14 +100,14 @@ export function napi_schedule_irq(m: Machine, cpu: Cpu, r: RxRing): void {
 
 /**
  * Interrupt moderation as a completion is written at `t` while the ring's
- * interrupt is armed: it fires after `coalFrames` completions (rx-frames;
- * Infinity: no frame limit) or `coalCycles` after the first (rx-usecs).
+ * interrupt is armed: it fires after r.coalFrames completions (rx-frames;
+ * Infinity: no frame limit) or r.coalCycles after the first (rx-usecs).
  */
-export function rx_irq_moderate(r: RxRing, t: number, coalFrames: number, coalCycles: number): void {
+export function rx_irq_moderate(r: RxRing, t: number): void {
   if (!r.armed) return;
   r.cqeSinceArm++;
   if (r.cqeSinceArm === 1) r.firstCqeAt = t;
-  const at = r.cqeSinceArm >= coalFrames ? t : r.firstCqeAt + coalCycles;
+  const at = r.cqeSinceArm >= r.coalFrames ? t : r.firstCqeAt + r.coalCycles;
   if (at < r.cpu.wakeAt) r.cpu.wakeAt = at;
 }
 
@@ -116,17 +116,15 @@ export function rx_irq_moderate(r: RxRing, t: number, coalFrames: number, coalCy
  * pending count toward moderation at once. Sets when the CPU wakes next
  * for rx; the driver may bring it forward for its other work.
  */
-export function napi_complete_arm(r: RxRing, cpu: Cpu, coalFrames: number, coalCycles: number): void {
+export function napi_complete_arm(r: RxRing, cpu: Cpu): void {
   r.armed = true;
   r.cqeSinceArm = r.hw - r.cons;
   r.firstCqeAt = r.cqeSinceArm > 0 ? cpu.now : Infinity;
-  cpu.wakeAt = r.cqeSinceArm >= coalFrames ? cpu.now : r.firstCqeAt + coalCycles;
+  cpu.wakeAt = r.cqeSinceArm >= r.coalFrames ? cpu.now : r.firstCqeAt + r.coalCycles;
 }
 
 /** Where the NIC writes a frame: the driver copies it into the slot's buffer and says which page that is (-1: not an allocator page). */
 export interface RxDma {
-  /** Largest frame the posted buffers take (a longer one is counted rx_oversize). */
-  rxMaxLen(): number;
   /** DMA the frame into slot s's buffer; the page it landed in, for the trace. */
   rx_dma(r: RxRing, s: number, frame: Uint8Array): number;
 }
@@ -134,12 +132,14 @@ export interface RxDma {
 /**
  * The hardware receives one frame at `t` (cycles): DMA into the next
  * posted buffer and write a completion (interrupt moderation counts it),
- * or drop it when the frame is too long or no buffer is posted.
+ * or drop it when the frame is too long or no buffer is posted. What the
+ * NIC checks is the ring's (its buffers' size, its moderation settings):
+ * the driver is asked only where the bytes go, and only when they go.
  */
-export function nic_receive(m: Machine, r: RxRing, d: RxDma, frame: Uint8Array, packet: number, t: number, coalFrames: number, coalCycles: number): void {
+export function nic_receive(m: Machine, r: RxRing, d: RxDma, frame: Uint8Array, packet: number, t: number): void {
   const tr = m.trace;
   const len = frame.length;
-  if (len > d.rxMaxLen()) {
+  if (len > r.maxFrame) {
     r.c.rx_oversize++;
     if (tr.on) tr.emit(K.rx_missed, t, r.cpu.id, r.index, -1, packet, -1, len);
     return;
@@ -159,5 +159,5 @@ export function nic_receive(m: Machine, r: RxRing, d: RxDma, frame: Uint8Array, 
   r.c.rx_packets++;
   r.c.rx_bytes += len;
   if (tr.on) tr.emit(K.nic_rx, t, r.cpu.id, r.index, s, packet, page, len);
-  rx_irq_moderate(r, t, coalFrames, coalCycles);
+  rx_irq_moderate(r, t);
 }

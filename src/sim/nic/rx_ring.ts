@@ -94,6 +94,11 @@ export class RxRing {
   prod = 0;
   /** The ring's program pointer (swapped with xchg semantics when replacing a program). */
   prog: XdpHook | null = null;
+  /** The longest frame the posted buffers take (the driver sets it with its buffer layout): a longer one the NIC counts rx_oversize. */
+  maxFrame = Infinity;
+  /** Interrupt moderation (ethtool -C): the interrupt fires after coalFrames completions (rx-frames; Infinity: no frame limit) or coalCycles after the first (rx-usecs). */
+  coalFrames = Infinity;
+  coalCycles = 0;
   /** Completion-queue interrupt state. */
   armed = true;
   cqeSinceArm = 0;

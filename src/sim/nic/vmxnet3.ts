@@ -30,7 +30,7 @@ import { CpumapTarget } from '../cpumap';
 import { TxWire, wireCyclesPerByte } from '../wire';
 import { XdpXmit } from './xdp_xmit';
 import { bpf_prog_run_xdp as runXdp, xdp_prepare_buff as prepareBuff } from './xdp_run';
-import { napi_complete_arm as arm, napi_poll_step as pollStep, nic_receive as receive, type NapiDriver, type RxDma } from './napi';
+import { napi_complete_arm as arm, napi_poll_step as pollStep, type NapiDriver, type RxDma } from './napi';
 
 const S = { ...CostSteps };
 const K = { ...TraceKinds };
@@ -51,7 +51,6 @@ const XDP_REDIRECT = xdpActions.XDP_REDIRECT;
 const bpf_prog_run_xdp = runXdp;
 const xdp_prepare_buff = prepareBuff;
 const napi_poll_step = pollStep;
-const nic_receive = receive;
 const napi_complete_arm = arm;
 
 /** VMXNET3_DEF_RXDATA_DESC_SIZE: frames up to this size arrive in the data ring. */
@@ -96,7 +95,6 @@ export class Vmxnet3 implements NicDriver, NapiDriver, RxDma {
   private readonly xdp = new XdpBuff();
   /** XDP_TX (and generic XDP's transmit) on each rx ring's tx ring, out through the backend. */
   private readonly xdpTx: XdpXmit;
-  private readonly coalFrames: number;
   private readonly coalCycles: number;
 
   constructor(readonly m: Machine) {
@@ -121,9 +119,18 @@ export class Vmxnet3 implements NicDriver, NapiDriver, RxDma {
       completeStep: S.vmx_tx_complete,
       complete: (cpu, r, page, packet) => this.txReturn(cpu, r, page, packet),
     });
-    this.coalFrames = cfg.rxCoalFrames;
     this.coalCycles = cfg.rxCoalUsecs * 1000 * m.cyclesPerNs;
+    for (const r of this.rings) {
+      r.coalFrames = cfg.rxCoalFrames;
+      r.coalCycles = this.coalCycles;
+    }
+    this.setMaxFrame();
     for (const r of this.rings) this.refill(r, null);
+  }
+
+  /** The backend takes frames up to the MTU plus the Ethernet header and FCS. */
+  private setMaxFrame(): void {
+    for (const r of this.rings) r.maxFrame = this.mtu + 18;
   }
 
   get prog(): XdpHook | null {
@@ -168,6 +175,7 @@ export class Vmxnet3 implements NicDriver, NapiDriver, RxDma {
     if (this.prog && mtu > VMXNET3_XDP_MAX_MTU) return { ok: false, message: `vmxnet3: MTU ${mtu} too large for XDP (max ${VMXNET3_XDP_MAX_MTU})` };
     this.stopQueues();
     this.mtu = mtu;
+    this.setMaxFrame();
     for (const r of this.rings) this.refill(r, null);
     return { ok: true };
   }
@@ -213,14 +221,6 @@ export class Vmxnet3 implements NicDriver, NapiDriver, RxDma {
 
   // ---------------------------------------------------------------- the backend
 
-  nicReceive(ringIndex: number, frame: Uint8Array, packet: number, t: number): void {
-    nic_receive(this.m, this.rings[ringIndex]!, this, frame, packet, t, this.coalFrames, this.coalCycles);
-  }
-
-  rxMaxLen(): number {
-    return this.mtu + 18;
-  }
-
   /** The backend copies small frames into the rx data ring (ring0's buffer stays unused), larger ones into ring0's buffer. */
   rx_dma(r: RxRing, s: number, frame: Uint8Array): number {
     const page = r.slotPage[s]!;
@@ -264,7 +264,7 @@ export class Vmxnet3 implements NicDriver, NapiDriver, RxDma {
   }
 
   napi_rearm(cpu: Cpu, r: RxRing): void {
-    napi_complete_arm(r, cpu, this.coalFrames, this.coalCycles);
+    napi_complete_arm(r, cpu);
     const txDone = r.tx.nextDone();
     if (txDone < Infinity) cpu.wakeAt = Math.min(cpu.wakeAt, Math.max(cpu.now, txDone) + this.coalCycles);
     else if (this.sockets && this.sockets.length > 0) cpu.wakeAt = Math.min(cpu.wakeAt, Math.max(cpu.now, this.sockets.freeAt[this.sockets.head]!));

@@ -29,7 +29,7 @@ import { TxWire, wireCyclesPerByte } from '../wire';
 import { XdpXmit } from './xdp_xmit';
 import { RxRing, SlotState as SlotStateEnum, XDP_PACKET_HEADROOM as HEADROOM } from './rx_ring';
 import { bpf_prog_run_xdp as runXdp, xdp_prepare_buff as prepareBuff } from './xdp_run';
-import { napi_complete_arm as arm, napi_poll_step as pollStep, nic_receive as receive, type NapiDriver, type RxDma } from './napi';
+import { napi_complete_arm as arm, napi_poll_step as pollStep, type NapiDriver, type RxDma } from './napi';
 
 // Module-local copies of imported constants: on the per-packet path a
 // cross-module binding is a getter call when the module is transpiled on
@@ -57,7 +57,6 @@ const XDP_REDIRECT = xdpActions.XDP_REDIRECT;
 const bpf_prog_run_xdp = runXdp;
 const xdp_prepare_buff = prepareBuff;
 const napi_poll_step = pollStep;
-const nic_receive = receive;
 const napi_complete_arm = arm;
 
 /** Largest rx fragment (FRAG_SZ0): with XDP a frame must fit in one. */
@@ -92,7 +91,6 @@ export abstract class XdpPageDriver implements NicDriver, NapiDriver, RxDma {
   readonly devmap: DevmapTarget | null;
   /** XDP_TX on each rx ring's tx ring, out of this port's wire. */
   private readonly xdpTx: XdpXmit;
-  private readonly coalFrames: number;
   private readonly coalCycles: number;
   /**
    * Whether rx_dma keeps each page's DMA'd frame (PageAllocator.dmaFrame) and
@@ -123,8 +121,11 @@ export abstract class XdpPageDriver implements NicDriver, NapiDriver, RxDma {
       completeStep: S.tx_complete,
       complete: (cpu, r, page, packet) => this.recycle_tx_desc(cpu, r, page, packet),
     });
-    this.coalFrames = cfg.rxCoalFrames;
     this.coalCycles = cfg.rxCoalUsecs * 1000 * m.cyclesPerNs;
+    for (const r of this.rings) {
+      r.coalFrames = cfg.rxCoalFrames;
+      r.coalCycles = this.coalCycles;
+    }
     this.devmap = this.newDevmapTarget();
     this.configureBuffers(null);
   }
@@ -224,6 +225,7 @@ export abstract class XdpPageDriver implements NicDriver, NapiDriver, RxDma {
     this.fragStride = Math.max(FRAG_SZ0, Math.ceil(eff / 64) * 64);
     this.headroom = this.mode === 'order0' ? XDP_PACKET_HEADROOM : 0;
     this.bufCap = this.mode === 'order0' ? PAGE_SIZE - XDP_PACKET_HEADROOM : this.fragStride;
+    for (const r of this.rings) r.maxFrame = this.bufCap;
   }
 
   /**
@@ -301,14 +303,6 @@ export abstract class XdpPageDriver implements NicDriver, NapiDriver, RxDma {
 
   // ---------------------------------------------------------------- the NIC
 
-  nicReceive(ringIndex: number, frame: Uint8Array, packet: number, t: number): void {
-    nic_receive(this.m, this.rings[ringIndex]!, this, frame, packet, t, this.coalFrames, this.coalCycles);
-  }
-
-  rxMaxLen(): number {
-    return this.bufCap;
-  }
-
   /**
    * DMA into the slot's buffer, after the headroom. When the page already
    * holds this very frame at this very place, untouched since (dmaKeep), the
@@ -368,7 +362,7 @@ export abstract class XdpPageDriver implements NicDriver, NapiDriver, RxDma {
 
   /** Re-arm the completion queue (mlx4_en_arm_cq): completions already pending count toward moderation at once. */
   private armCq(r: RxRing, cpu: Cpu): void {
-    napi_complete_arm(r, cpu, this.coalFrames, this.coalCycles);
+    napi_complete_arm(r, cpu);
     // XDP tx completions still outstanding raise their own (moderated) interrupt.
     const txDone = r.tx.nextDone();
     if (txDone < Infinity) cpu.wakeAt = Math.min(cpu.wakeAt, Math.max(cpu.now, txDone) + this.coalCycles);

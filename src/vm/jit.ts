@@ -452,6 +452,18 @@ export function translate(m: Machine, proof: VerifierProof, target: JitTarget): 
 ` : '';
   return `"use strict";
 const lo = m.lo, hi = m.hi, pv = m.pv, CF = m.ctxFields, RT = m.regions.regions, retPc = m.retPc, saved = m.saved, stacks = m.stacks;
+// bpf-to-bpf calls: the callers' return pcs and saved r6-r10 (lo, hi) by frame, in typed arrays (a JS array's
+// push and pop of fifteen values cost more than the callee's body); handed to the interpreter's arrays only when a
+// run continues there (handFrames).
+const RP = new Int32Array(${MAX_CALL_FRAMES}), SV = new Float64Array(${MAX_CALL_FRAMES * 10});
+function handFrames(frame) {
+  retPc.length = 0; saved.length = 0;
+  for (let f = 0; f < frame; f++) {
+    const b = f * 10;
+    retPc.push(RP[f]);
+    saved.push(SV[b], SV[b + 1], 0, SV[b + 2], SV[b + 3], 0, SV[b + 4], SV[b + 5], 0, SV[b + 6], SV[b + 7], 0, SV[b + 8], SV[b + 9], 0);
+  }
+}
 const PKT = T.packet, ENV = T.env, ST = T.state;
 const STK = stacks[0].bytes, SDV = new DataView(STK.buffer, STK.byteOffset, ${STACK_SIZE * MAX_CALL_FRAMES}), S64 = new Float64Array(STK.buffer, STK.byteOffset, ${(STACK_SIZE * MAX_CALL_FRAMES) / 8});
 const RA = new Int32Array([${Array.from(remainAfter).join(',')}]);
@@ -502,6 +514,7 @@ ${out.join('\n')}
     ${flush(ALL)}
     m.provenanceFromTags();
     m.executed = count;
+    handFrames(frame);
     if (F === null) m.resume(pc, count, frame);
     else {
       try {
@@ -941,7 +954,7 @@ function emitInsn(t: Translator, k: number): string {
       if (s === 1) {
         const callee = next + imm;
         return `if (frame + 1 >= ${MAX_CALL_FRAMES}) throw new VmFault(${k}, 'call_depth', 'pc ${k}: call stack overflow: more than ${MAX_CALL_FRAMES} frames');
-retPc.push(${next}); saved.push(l6, h6, 0, l7, h7, 0, l8, h8, 0, l9, h9, 0, l10, h10, 0); frame++; FB = frame << 9;
+RP[frame] = ${next}; g = frame * 10; SV[g] = l6; SV[g + 1] = h6; SV[g + 2] = l7; SV[g + 3] = h7; SV[g + 4] = l8; SV[g + 5] = h8; SV[g + 6] = l9; SV[g + 7] = h9; SV[g + 8] = l10; SV[g + 9] = h10; frame++; FB = frame << 9;
 ${t.zeroFrame('FB', 'frame', t.depth(callee))}
 h10 = ${(HI_BASE + m.stacks[0]!.id * 8) | 0} + (frame << 3); l10 = ${(LOB + STACK_SIZE) | 0};
 pc = ${callee}; continue main;`;
@@ -954,8 +967,8 @@ pc = ${callee}; continue main;`;
     case 0x95:
       if (t.structured || t.looped) return `${STRUCTURED_EXIT}${t.exitFill} return;`;
       return `if (frame === 0) { lo[0] = l0; hi[0] = h0; m.executed = count;${t.exitFill} return; }
-frame--; FB = frame << 9; pc = retPc.pop();
-saved.pop(); h10 = saved.pop(); l10 = saved.pop(); saved.pop(); h9 = saved.pop(); l9 = saved.pop(); saved.pop(); h8 = saved.pop(); l8 = saved.pop(); saved.pop(); h7 = saved.pop(); l7 = saved.pop(); saved.pop(); h6 = saved.pop(); l6 = saved.pop();
+frame--; FB = frame << 9; pc = RP[frame]; g = frame * 10;
+l6 = SV[g]; h6 = SV[g + 1]; l7 = SV[g + 2]; h7 = SV[g + 3]; l8 = SV[g + 4]; h8 = SV[g + 5]; l9 = SV[g + 6]; h9 = SV[g + 7]; l10 = SV[g + 8]; h10 = SV[g + 9];
 continue main;`;
   }
   const op = condOp(c);
@@ -996,6 +1009,7 @@ ${lean.join('\n')}
     ${flush(ALL)}
     m.provenanceFromTags();
     m.executed = count;
+    handFrames(frame);
     try {
       m.resume(pc, count, frame);
     } catch (err) {

@@ -307,6 +307,68 @@ char _license[] SEC("license") = "GPL";`;
     }
   });
 
+  it('bpf-to-bpf calls two deep: each callee clobbers r6-r9 and its own stack, the callers get theirs back; budgets that stop inside a callee hand the callers\' frames over', () => {
+    const prog = assemble(`
+      r2 = *(u32 *)(r1 +0)
+      r3 = *(u32 *)(r1 +4)
+      r6 = 0x11
+      r7 = 0x22
+      r8 = 0x33
+      r9 = 0x44
+      *(u64 *)(r10 -8) = r6
+      r1 = r3
+      r1 -= r2
+      call f1
+      r0 += r6
+      r0 += r7
+      r0 += r8
+      r0 += r9
+      r1 = *(u64 *)(r10 -8)
+      r0 += r1
+      exit
+    f1:
+      r6 = r1
+      r6 *= 3
+      r7 = 0x100
+      r8 = 0x200
+      r9 = 0x300
+      *(u64 *)(r10 -8) = r6
+      r1 += 1
+      call f2
+      r0 += r6
+      r0 += r7
+      r0 += r8
+      r0 += r9
+      r1 = *(u64 *)(r10 -8)
+      r0 += r1
+      exit
+    f2:
+      r6 = r1
+      r6 <<= 4
+      r7 = 0x1000
+      r8 = 0x2000
+      r9 = 0x3000
+      *(u64 *)(r10 -16) = r6
+      r0 = *(u64 *)(r10 -16)
+      r0 += r7
+      r0 += r8
+      r0 += r9
+      exit`);
+    expect(prog.errors).toEqual([]);
+    const spec = { prog_type: 'xdp', insns: bytesToHex(encodeProgram(prog.insns)) } as Spec;
+    const vms = pair(spec);
+    expect(vms[0].jitUnavailable).toBeUndefined();
+    for (const len of [14, 60, 64]) {
+      const pkt = new Uint8Array(len).fill(3);
+      const { insns } = compare(vms, pkt, () => `calls on ${len} bytes`);
+      // f2: (len + 1) << 4 plus its three constants; f1 adds 3 * len, its constants and its saved slot; main adds its own.
+      const f2 = ((len + 1) << 4) + 0x6000;
+      const f1 = f2 + 3 * len + 0x600 + 3 * len;
+      expect(vms[0].runXdp(testRunFrame(pkt)).retval).toBe(f1 + 0x11 + 0x22 + 0x33 + 0x44 + 0x11);
+      for (let budget = 1; budget < insns; budget++) compare(pair(spec, budget), pkt, () => `calls on ${len} bytes, budget ${budget}`);
+    }
+  });
+
   it('an atomic fetch of a spilled packet pointer gives the pointer back, in both engines (kernel 6.18 accepts it; test_run retval 0x800)', () => {
     // check_atomic reads the slot as a fill (the spilled pointer comes back) before it writes it; the vm fuzz
     // found the interpreter giving back a scalar (tests/fuzz/regressions/vm/vm-400287897-130020.json).

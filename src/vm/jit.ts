@@ -320,11 +320,32 @@ class Translator {
   }
 }
 
+/**
+ * What a translation with bpf-to-bpf calls keeps per frame: the callers'
+ * return pcs and saved r6-r10 (lo, hi), in typed arrays (a JS array's push
+ * and pop of fifteen values cost more than a small callee's body). They go
+ * to the interpreter's arrays (lo, hi, provenance triples) only when a run
+ * continues there (handFrames).
+ */
+const CALL_FRAMES = `const RP = new Int32Array(${MAX_CALL_FRAMES}), SV = new Float64Array(${MAX_CALL_FRAMES * 10});
+function handFrames(frame) {
+  retPc.length = 0; saved.length = 0;
+  for (let f = 0; f < frame; f++) {
+    const b = f * 10;
+    retPc.push(RP[f]);
+    saved.push(SV[b], SV[b + 1], 0, SV[b + 2], SV[b + 3], 0, SV[b + 4], SV[b + 5], 0, SV[b + 6], SV[b + 7], 0, SV[b + 8], SV[b + 9], 0);
+  }
+}
+`;
+
 /** The generated source (exported for tests and for reading). */
 export function translate(m: Machine, proof: VerifierProof, target: JitTarget): string {
   const t = new Translator(m, proof, target);
   const { code, n } = m;
   const need = entryNeeds(m, proof);
+  // bpf-to-bpf calls (only unstructured translations have them): the callers' frames, CALL_FRAMES.
+  let calls = false;
+  for (let k = 0; k < m.n; k++) if (m.code[k] === 0x85 && m.src[k] === 1) calls = true;
   // Without helpers no tail call can be pending, so body is runInto itself: every way out of an XDP run (O given) fills O and returns 1.
   const ret = (f: string): string => (need.helpers ? f : `O === undefined ? ${f} : (FINISH(${f}, O), 1)`);
   if (!need.helpers) {
@@ -452,19 +473,7 @@ export function translate(m: Machine, proof: VerifierProof, target: JitTarget): 
 ` : '';
   return `"use strict";
 const lo = m.lo, hi = m.hi, pv = m.pv, CF = m.ctxFields, RT = m.regions.regions, retPc = m.retPc, saved = m.saved, stacks = m.stacks;
-// bpf-to-bpf calls: the callers' return pcs and saved r6-r10 (lo, hi) by frame, in typed arrays (a JS array's
-// push and pop of fifteen values cost more than the callee's body); handed to the interpreter's arrays only when a
-// run continues there (handFrames).
-const RP = new Int32Array(${MAX_CALL_FRAMES}), SV = new Float64Array(${MAX_CALL_FRAMES * 10});
-function handFrames(frame) {
-  retPc.length = 0; saved.length = 0;
-  for (let f = 0; f < frame; f++) {
-    const b = f * 10;
-    retPc.push(RP[f]);
-    saved.push(SV[b], SV[b + 1], 0, SV[b + 2], SV[b + 3], 0, SV[b + 4], SV[b + 5], 0, SV[b + 6], SV[b + 7], 0, SV[b + 8], SV[b + 9], 0);
-  }
-}
-const PKT = T.packet, ENV = T.env, ST = T.state;
+${calls ? CALL_FRAMES : ''}const PKT = T.packet, ENV = T.env, ST = T.state;
 const STK = stacks[0].bytes, SDV = new DataView(STK.buffer, STK.byteOffset, ${STACK_SIZE * MAX_CALL_FRAMES}), S64 = new Float64Array(STK.buffer, STK.byteOffset, ${(STACK_SIZE * MAX_CALL_FRAMES) / 8});
 const RA = new Int32Array([${Array.from(remainAfter).join(',')}]);
 let RH = 0;
@@ -513,8 +522,7 @@ ${out.join('\n')}
   if (deopt) {
     ${flush(ALL)}
     m.provenanceFromTags();
-    m.executed = count;
-    handFrames(frame);
+    m.executed = count;${calls ? ' handFrames(frame);' : ''}
     if (F === null) m.resume(pc, count, frame);
     else {
       try {
@@ -1009,7 +1017,6 @@ ${lean.join('\n')}
     ${flush(ALL)}
     m.provenanceFromTags();
     m.executed = count;
-    handFrames(frame);
     try {
       m.resume(pc, count, frame);
     } catch (err) {

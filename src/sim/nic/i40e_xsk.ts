@@ -115,7 +115,6 @@ export class I40eXsk implements NicDriver, NapiDriver, RxDma, AfXdpSocket {
   private readonly hwTx: XdpTxRing;
   private readonly wire: TxWire;
   private readonly txLatency: number;
-  private readonly coalCycles: number;
   private readonly xdp = new XdpBuff();
   private prog_: XdpHook | null = null;
   readonly app: Cpu;
@@ -162,9 +161,8 @@ export class I40eXsk implements NicDriver, NapiDriver, RxDma, AfXdpSocket {
     this.hwTx = new XdpTxRing(cfg.txRingSize);
     this.wire = new TxWire(wireCyclesPerByte(cfg.hw.linkGbps, m.cyclesPerNs));
     this.txLatency = cfg.hw.txLatencyNs * m.cyclesPerNs;
-    this.coalCycles = cfg.rxCoalUsecs * 1000 * m.cyclesPerNs;
-    // No rx-frames limit on this model's i40e: rx-usecs alone (the ring's coalFrames stays Infinity); any frame length fits a chunk (maxFrame too).
-    this.ring.coalCycles = this.coalCycles;
+    // No rx-frames limit on this model's i40e: rx-usecs alone; any frame length fits a chunk (the ring's maxFrame stays Infinity).
+    this.ring.moderate(Infinity, cfg.rxCoalUsecs, m.cyclesPerNs);
     // xdpsock: the fill ring gets XSK_RING_PROD__DEFAULT_NUM_DESCS frames (all of them for txonly: its free list).
     const posted = xsk.app === 'txonly' ? 0 : Math.min(xsk.ringSize, xsk.frames);
     for (let i = 0; i < posted; i++) this.fq.xskq_prod_reserve_addr(addr_lo(i * xsk.chunkSize), addr_hi(i * xsk.chunkSize));
@@ -299,8 +297,8 @@ export class I40eXsk implements NicDriver, NapiDriver, RxDma, AfXdpSocket {
     napi_complete_arm(r, cpu);
     // Pending tx completions, or zero-copy tx work the application kicked, raise their own interrupt.
     const txDone = this.hwTx.nextDone();
-    if (txDone < Infinity) cpu.wakeAt = Math.min(cpu.wakeAt, Math.max(cpu.now, txDone) + this.coalCycles);
-    if (this.zc && this.tx.entries > 0) cpu.wakeAt = Math.min(cpu.wakeAt, cpu.now + this.coalCycles);
+    if (txDone < Infinity) cpu.wakeAt = Math.min(cpu.wakeAt, Math.max(cpu.now, txDone) + this.ring.coalCycles);
+    if (this.zc && this.tx.entries > 0) cpu.wakeAt = Math.min(cpu.wakeAt, cpu.now + this.ring.coalCycles);
   }
 
   private rxProduced = 0;
@@ -560,7 +558,7 @@ export class I40eXsk implements NicDriver, NapiDriver, RxDma, AfXdpSocket {
       m.charge(cpu, S.tx_doorbell);
       // The NAPI CPU reaps the completion.
       const napi = this.rings[0]!.cpu;
-      if (napi.state === CpuState.IDLE) napi.wakeAt = Math.min(napi.wakeAt, this.hwTx.slotDone[(this.hwTx.prod - 1) & this.hwTx.mask]! + this.coalCycles);
+      if (napi.state === CpuState.IDLE) napi.wakeAt = Math.min(napi.wakeAt, this.hwTx.slotDone[(this.hwTx.prod - 1) & this.hwTx.mask]! + this.ring.coalCycles);
     }
   }
 

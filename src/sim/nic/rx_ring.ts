@@ -122,4 +122,10 @@ export class RxRing {
     this.slotTime = new Float64Array(size);
     this.tx = new XdpTxRing(txSize);
   }
+
+  /** ethtool -C: rx-frames (Infinity: no frame limit) and rx-usecs, the latter in the CPU's cycles. */
+  moderate(frames: number, usecs: number, cyclesPerNs: number): void {
+    this.coalFrames = frames;
+    this.coalCycles = usecs * 1000 * cyclesPerNs;
+  }
 }

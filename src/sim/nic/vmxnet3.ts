@@ -95,7 +95,6 @@ export class Vmxnet3 implements NicDriver, NapiDriver, RxDma {
   private readonly xdp = new XdpBuff();
   /** XDP_TX (and generic XDP's transmit) on each rx ring's tx ring, out through the backend. */
   private readonly xdpTx: XdpXmit;
-  private readonly coalCycles: number;
 
   constructor(readonly m: Machine) {
     const cfg = m.cfg;
@@ -119,11 +118,7 @@ export class Vmxnet3 implements NicDriver, NapiDriver, RxDma {
       completeStep: S.vmx_tx_complete,
       complete: (cpu, r, page, packet) => this.txReturn(cpu, r, page, packet),
     });
-    this.coalCycles = cfg.rxCoalUsecs * 1000 * m.cyclesPerNs;
-    for (const r of this.rings) {
-      r.coalFrames = cfg.rxCoalFrames;
-      r.coalCycles = this.coalCycles;
-    }
+    for (const r of this.rings) r.moderate(cfg.rxCoalFrames, cfg.rxCoalUsecs, m.cyclesPerNs);
     this.setMaxFrame();
     for (const r of this.rings) this.refill(r, null);
   }
@@ -266,7 +261,7 @@ export class Vmxnet3 implements NicDriver, NapiDriver, RxDma {
   napi_rearm(cpu: Cpu, r: RxRing): void {
     napi_complete_arm(r, cpu);
     const txDone = r.tx.nextDone();
-    if (txDone < Infinity) cpu.wakeAt = Math.min(cpu.wakeAt, Math.max(cpu.now, txDone) + this.coalCycles);
+    if (txDone < Infinity) cpu.wakeAt = Math.min(cpu.wakeAt, Math.max(cpu.now, txDone) + r.coalCycles);
     else if (this.sockets && this.sockets.length > 0) cpu.wakeAt = Math.min(cpu.wakeAt, Math.max(cpu.now, this.sockets.freeAt[this.sockets.head]!));
   }
 

@@ -91,7 +91,6 @@ export abstract class XdpPageDriver implements NicDriver, NapiDriver, RxDma {
   readonly devmap: DevmapTarget | null;
   /** XDP_TX on each rx ring's tx ring, out of this port's wire. */
   private readonly xdpTx: XdpXmit;
-  private readonly coalCycles: number;
   /**
    * Whether rx_dma keeps each page's DMA'd frame (PageAllocator.dmaFrame) and
    * skips the copy when a page gets the same frame at the same place again:
@@ -121,11 +120,7 @@ export abstract class XdpPageDriver implements NicDriver, NapiDriver, RxDma {
       completeStep: S.tx_complete,
       complete: (cpu, r, page, packet) => this.recycle_tx_desc(cpu, r, page, packet),
     });
-    this.coalCycles = cfg.rxCoalUsecs * 1000 * m.cyclesPerNs;
-    for (const r of this.rings) {
-      r.coalFrames = cfg.rxCoalFrames;
-      r.coalCycles = this.coalCycles;
-    }
+    for (const r of this.rings) r.moderate(cfg.rxCoalFrames, cfg.rxCoalUsecs, m.cyclesPerNs);
     this.devmap = this.newDevmapTarget();
     this.configureBuffers(null);
   }
@@ -365,9 +360,9 @@ export abstract class XdpPageDriver implements NicDriver, NapiDriver, RxDma {
     napi_complete_arm(r, cpu);
     // XDP tx completions still outstanding raise their own (moderated) interrupt.
     const txDone = r.tx.nextDone();
-    if (txDone < Infinity) cpu.wakeAt = Math.min(cpu.wakeAt, Math.max(cpu.now, txDone) + this.coalCycles);
+    if (txDone < Infinity) cpu.wakeAt = Math.min(cpu.wakeAt, Math.max(cpu.now, txDone) + r.coalCycles);
     // So do the redirect target's completions.
-    if (this.devmap && this.devmap.nextDone() < Infinity) cpu.wakeAt = Math.min(cpu.wakeAt, Math.max(cpu.now, this.devmap.nextDone()) + this.coalCycles);
+    if (this.devmap && this.devmap.nextDone() < Infinity) cpu.wakeAt = Math.min(cpu.wakeAt, Math.max(cpu.now, this.devmap.nextDone()) + r.coalCycles);
     // The socket's application frees pages later; wake to reap them if nothing else will.
     if (this.sockets && this.sockets.length > 0) cpu.wakeAt = Math.min(cpu.wakeAt, Math.max(cpu.now, this.sockets!.freeAt[this.sockets!.head]!));
   }

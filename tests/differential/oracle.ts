@@ -13,6 +13,7 @@ import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:chil
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
+import { FibTable } from '../../src/vm';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 export const ORACLE_PATH =
@@ -92,6 +93,18 @@ export function oracleAvailable(caps: OracleCaps = 'root'): { ok: boolean; why: 
     console.warn(`\n*** KERNEL ORACLE UNAVAILABLE${caps === 'root' ? '' : ' WITH CAP_BPF + CAP_NET_ADMIN ONLY'} — differential tests SKIPPED: ${p.why} ***\n`);
   }
   return p;
+}
+
+/**
+ * The routing side of the machine the oracle's BPF_PROG_TEST_RUN runs on, for
+ * bpf_fib_lookup in a VM that is compared with it: the packet comes in on lo
+ * (ifindex 1), where forwarding is off, so a lookup without
+ * BPF_FIB_LOOKUP_OUTPUT gives BPF_FIB_LKUP_RET_FWD_DISABLED before any route
+ * is looked at (net/core/filter.c checks the ingress device first). The VM's
+ * own default is the lab's two-port router, which forwards.
+ */
+export function oracleFib(): FibTable {
+  return new FibTable({ interfaces: [{ ifindex: 1, name: 'lo', mac: '00:00:00:00:00:00', mtu: 65536, forwarding: false }], routes: [], neighbours: [] });
 }
 
 /** A persistent batch connection to the kernel oracle. */

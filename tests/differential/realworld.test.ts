@@ -34,7 +34,7 @@ import { verify } from '../../src/verifier';
 import { buildClang, buildOurs, possibleCpus, readManifest, REALWORLD_DIR, slots, type RealworldProgram } from '../../src/cli/realworld';
 import { clangAvailable } from '../../src/cli/clang';
 import { createVm, testRunFrame } from '../../src/vm';
-import { Oracle, oracleAvailable, type OracleResult } from './oracle';
+import { Oracle, oracleAvailable, oracleFib, type OracleResult } from './oracle';
 import { packetSet, realworldPackets, toHex } from './cc-packets';
 
 interface RunOut { retval: number; data: string; fault?: string; error?: string }
@@ -89,7 +89,7 @@ function inVm(spec: ProgramSpec, packets: string[], nCpus: number, clock = CLOCK
   const parsed = parseSpec(JSON.parse(JSON.stringify(spec)));
   if ('error' in parsed) return { error: parsed.error };
   let t = clock;
-  const vm = createVm(parsed, { nCpus, env: { ktimeNs: () => (t += 1000) } });
+  const vm = createVm(parsed, { nCpus, env: { ktimeNs: () => (t += 1000) }, fib: oracleFib() });
   if ('error' in vm) return { error: vm.error };
   const runs = packets.map((hex) => {
     const frame = testRunFrame(Uint8Array.from(Buffer.from(hex, 'hex')));

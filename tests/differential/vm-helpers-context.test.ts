@@ -17,7 +17,7 @@ import { readFileSync } from 'node:fs';
 import { compile } from '../../src/cc';
 import { parseSpec } from '../../src/isa';
 import { createVm, testRunFrame } from '../../src/vm';
-import { Oracle, oracleAvailable } from './oracle';
+import { Oracle, oracleAvailable, oracleFib } from './oracle';
 
 const avail = oracleAvailable();
 
@@ -158,7 +158,7 @@ describe.skipIf(!avail.ok)('issue-17 helpers: VM vs kernel', () => {
       for (const engine of ['interp', 'jit'] as const) {
         const parsed = parseSpec(spec);
         if ('error' in parsed) throw new Error(parsed.error);
-        const vm = createVm(parsed, { nCpus, engine, env: { virtAddrBits } });
+        const vm = createVm(parsed, { nCpus, engine, env: { virtAddrBits }, fib: oracleFib() });
         if ('error' in vm) throw new Error(vm.error);
         if (engine === 'jit') expect(vm.jitUnavailable).toBeUndefined();
         const ours = vm.runXdp(testRunFrame(Buffer.from(PKT, 'hex')));

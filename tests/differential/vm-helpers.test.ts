@@ -8,7 +8,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { assemble, bytesToHex, encodeProgram, parseSpec, type MapSpec } from '../../src/isa';
 import { createVm, testRunFrame } from '../../src/vm';
-import { Oracle, oracleAvailable } from './oracle';
+import { Oracle, oracleAvailable, oracleFib } from './oracle';
 
 const avail = oracleAvailable();
 
@@ -165,7 +165,7 @@ describe.skipIf(!avail.ok)('XDP helpers and maps: VM vs kernel', () => {
       expect(res.accepted, res.verifier_log).toBe(true);
       const parsed = parseSpec(spec);
       if ('error' in parsed) throw new Error(parsed.error);
-      const vm = createVm(parsed, { nCpus });
+      const vm = createVm(parsed, { nCpus, fib: oracleFib() });
       if ('error' in vm) throw new Error(vm.error);
       packets.forEach((p, k) => {
         const frame = testRunFrame(Buffer.from(p, 'hex'));

@@ -419,9 +419,13 @@ export abstract class ExprGen extends FrameGen {
       if ((c === 0n && (e.op === '+' || e.op === '-' || e.op === '|' || e.op === '^' || e.op === '<<' || e.op === '>>')) || (c === 1n && (e.op === '*' || e.op === '/'))) return lv;
     }
     const op = ({ '+': O.BPF_ADD, '-': O.BPF_SUB, '*': O.BPF_MUL, '/': O.BPF_DIV, '%': O.BPF_MOD, '<<': O.BPF_LSH, '>>': signed ? O.BPF_ARSH : O.BPF_RSH, '&': O.BPF_AND, '|': O.BPF_OR, '^': O.BPF_XOR } as Record<string, number>)[e.op]!;
-    const sdiv = signed && (e.op === '/' || e.op === '%') ? 1 : 0;
     const bitsOf = (v: Val): number | undefined => (v.k === 'imm' ? (BigInt.asUintN(64, v.v) === 0n ? 0 : BigInt.asUintN(64, v.v).toString(2).length) : v.k === 'reg' ? v.bits : undefined);
     const lb = bitsOf(lv), rb = bitsOf(rv);
+    const width = is64 ? 64 : 32;
+    // Signed division of two values known to be non-negative is unsigned division (clang's
+    // instcombine makes the same change, so the instruction and -mcpu agree with it).
+    const nonNegative = (b: number | undefined, v: Val): boolean => b !== undefined && b < width && (v.k !== 'imm' || wrapInt(v.v, ty) >= 0n);
+    const sdiv = signed && (e.op === '/' || e.op === '%') && !(nonNegative(lb, lv) && nonNegative(rb, rv) && !(rv.k === 'imm' && rv.v === 0n)) ? 1 : 0;
     let resultBits: number | undefined;
     if (e.op === '&') resultBits = lb !== undefined && rb !== undefined ? Math.min(lb, rb) : lb ?? rb;
     else if ((e.op === '|' || e.op === '^') && lb !== undefined && rb !== undefined) resultBits = Math.max(lb, rb);
@@ -431,8 +435,11 @@ export abstract class ExprGen extends FrameGen {
     const cls = is64 ? O.BPF_ALU64 : O.BPF_ALU;
     if (rv.k === 'imm') {
       const c = is64 ? BigInt.asIntN(64, rv.v) : BigInt.asIntN(32, rv.v);
-      if (!sdiv && (e.op === '*' || e.op === '/') && c > 0n && (c & (c - 1n)) === 0n && !(e.op === '/' && signed)) {
+      if (!sdiv && (e.op === '*' || e.op === '/') && c > 0n && (c & (c - 1n)) === 0n) {
         this.emit(cls | (e.op === '*' ? O.BPF_LSH : O.BPF_RSH) | O.BPF_K, l.r, 0, 0, c.toString(2).length - 1);
+      } else if (!sdiv && e.op === '%' && c > 0n && (c & (c - 1n)) === 0n && c <= 1n << 30n) {
+        // An unsigned remainder by a power of two is a mask.
+        this.emit(cls | O.BPF_AND | O.BPF_K, l.r, 0, 0, Number(c - 1n));
       } else if (c >= -(1n << 31n) && c < 1n << 31n) this.emit(cls | op | O.BPF_K, l.r, 0, sdiv, Number(c));
       else {
         const t = this.owned(rv, ty, [l.r]);

@@ -17,7 +17,7 @@ import { Sema } from './sema';
 import { T, findMember, opaqueScalar, isInt, isPtr, isScalar, layoutStruct, ptrTo, sizeOf, typeName, type FuncType, type Member, type StructType, type Type } from './types';
 
 const KEYWORDS = new Set([
-  'float', 'double', '__int128',
+  'float', 'double', '__int128', '__builtin_va_list',
   'void', 'char', 'short', 'int', 'long', 'signed', 'unsigned', '_Bool', 'struct', 'union', 'enum', 'typedef', 'static', 'extern',
   'inline', '__inline', '__inline__', 'const', 'volatile', 'restrict', '__restrict', '__restrict__', 'register', 'auto', 'typeof', '__typeof__', '__typeof',
   '__attribute__', '__attribute', 'if', 'else', 'for', 'while', 'do', 'switch', 'case', 'default', 'break', 'continue', 'return', 'goto', 'sizeof',
@@ -204,7 +204,7 @@ export class Parser {
   private isTypeName(t: Token = this.peek()): boolean {
     if (t.kind !== 'id') return false;
     if (KEYWORDS.has(t.text)) {
-      return ['void', 'float', 'double', '__int128', '__int128_t', '__uint128_t', 'char', 'short', 'int', 'long', 'signed', 'unsigned', '_Bool', 'struct', 'union', 'enum', 'const', 'volatile', 'restrict', '__restrict', 'typeof', '__typeof__', '__typeof', '__attribute__', '__extension__', '__signed__', '__const', '__const__', 'static', 'extern', 'typedef', 'inline', '__inline', '__inline__', 'register', 'auto', '__volatile__', '_Noreturn', '__restrict__', '__attribute'].includes(t.text);
+      return ['void', '__builtin_va_list', 'float', 'double', '__int128', '__int128_t', '__uint128_t', 'char', 'short', 'int', 'long', 'signed', 'unsigned', '_Bool', 'struct', 'union', 'enum', 'const', 'volatile', 'restrict', '__restrict', 'typeof', '__typeof__', '__typeof', '__attribute__', '__extension__', '__signed__', '__const', '__const__', 'static', 'extern', 'typedef', 'inline', '__inline', '__inline__', 'register', 'auto', '__volatile__', '_Noreturn', '__restrict__', '__attribute'].includes(t.text);
     }
     return this.lookup(t.text)?.kind === 'typedef';
   }
@@ -415,6 +415,8 @@ export class Parser {
         break;
       }
       if (w === 'void') { this.advance(); base = T.void; continue; }
+      // The BPF target's va_list is a plain pointer (vmlinux.h: typedef __builtin_va_list va_list;).
+      if (w === '__builtin_va_list') { this.advance(); base = ptrTo(T.void); continue; }
       if (w === '_Bool') { this.advance(); base = T.bool; continue; }
       if (w === 'struct' || w === 'union') { base = this.structSpec(); continue; }
       if (w === 'enum') { base = this.enumSpec(); continue; }

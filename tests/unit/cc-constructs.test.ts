@@ -52,6 +52,13 @@ _Static_assert(sizeof(float) == 4 && sizeof(double) == 8 && sizeof(__int128) == 
 SEC("xdp") int p(struct xdp_md *ctx) { return sizeof(max_align_t); }`);
     expect(insnsOf(s.insns)[0]!.imm).toBe(32);
   });
+  it("__builtin_va_list is the BPF target's void * (vmlinux.h: typedef __builtin_va_list va_list)", () => {
+    const s = ok(`${PRE}typedef __builtin_va_list va_list;
+struct va_format { const char *fmt; va_list *va; };
+_Static_assert(sizeof(va_list) == 8 && sizeof(struct va_format) == 16, "sizes");
+SEC("xdp") int p(struct xdp_md *ctx) { va_list v = 0; return sizeof(v); }`);
+    expect(insnsOf(s.insns)[0]!.imm).toBe(8);
+  });
 });
 
 describe('global data', () => {

@@ -17,7 +17,7 @@ import { compileWorkspace, shellSplit, type CompileOptions, type CompileResult }
 import type { ProgramSpec } from '../isa/spec';
 import { extractObject } from './bpf_elf';
 import { CLANG } from './clang';
-import { diskSystemHeaders, REPO_ROOT } from './system_headers';
+import { diskSystemHeaders, REPO_ROOT, VMLINUX_H } from './system_headers';
 
 export const REALWORLD_DIR = process.env.XDP_LAB_REALWORLD_DIR ?? path.resolve(REPO_ROOT, '../shared/realworld-dev');
 
@@ -37,9 +37,9 @@ export function readManifest(dir = REALWORLD_DIR): RealworldProgram[] {
   return m.programs;
 }
 
-/** The manifest's flags as words (an entry may hold "-idirafter dir"). */
+/** The manifest's flags as words (an entry may hold "-idirafter dir"); a vmlinux.h program also gets the folder scripts/setup.sh writes it to. */
 export function flagWords(p: RealworldProgram): string[] {
-  return [...p.flags.flatMap((f) => shellSplit(f)), ...EXTRA_FLAGS];
+  return [...p.flags.flatMap((f) => shellSplit(f)), ...(p.vmlinux_h ? ['-I', path.dirname(VMLINUX_H)] : []), ...EXTRA_FLAGS];
 }
 
 /** XDP Lab's build: the folder is the workspace root, includes read from it. */

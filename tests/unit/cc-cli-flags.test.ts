@@ -4,7 +4,7 @@
  * disk beside the including file and through -I; a missing header names the
  * search path; an unknown flag is one line and exit 2.
  */
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -57,6 +57,27 @@ describe('clang flags on the command line', () => {
     expect(r.code).toBe(0);
     expect(r.out).toContain('return eth_ok(d, e) ? XDP_PASS : XDP_DROP;');
     expect(r.out).toContain('__attribute__((section("xdp"), used)) int prog(struct xdp_md *ctx)');
+  });
+
+  it('writes to -o OUT what it would print, as clang writes its object there (-o - is standard output)', async () => {
+    const dir = project();
+    const flags = [`-I${join(dir, 'include')}`, '-DBAD=XDP_DROP', join(dir, 'lesson', 'prog.c')];
+    const printed = await cli('compile', ...flags);
+    const out = join(dir, 'prog.json');
+    const r = await cli('compile', '-O2', '-c', ...flags, '-o', out);
+    expect(r).toEqual({ code: 0, out: '', err: '' });
+    expect(readFileSync(out, 'utf8')).toBe(printed.out);
+    const asm = join(dir, 'prog.s');
+    expect((await cli('compile', '--asm', ...flags, '-o', asm)).out).toBe('');
+    expect(readFileSync(asm, 'utf8')).toContain('<prog>:');
+    expect((await cli('compile', ...flags, '-o', '-')).out).toBe(printed.out);
+    const pre = join(dir, 'prog.i');
+    await cli('compile', '-E', ...flags, '-o', pre);
+    expect(readFileSync(pre, 'utf8')).toContain('return eth_ok(d, e) ? XDP_PASS : XDP_DROP;');
+    const bad = await cli('compile', ...flags, '-o', join(dir, 'no', 'such', 'dir', 'x.json'));
+    expect(bad.code).toBe(2);
+    expect(bad.err.trim().split('\n')).toEqual([`xdp-lab compile: cannot write ${join(dir, 'no', 'such', 'dir', 'x.json')}: no such directory`]);
+    expect(existsSync(join(dir, 'no'))).toBe(false);
   });
 
   it('names the search path when a header is missing, like clang', async () => {

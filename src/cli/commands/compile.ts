@@ -1,6 +1,9 @@
 /**
- * xdp-lab compile FILE.c [clang flags: -I -D -U -include -std= …] [--asm] [--no-warnings]
+ * xdp-lab compile FILE.c [clang flags: -I -D -U -include -std= … -o OUT] [--asm] [--no-warnings]
  *
+ * -o OUT writes what would be printed (the spec JSON, the listing, the
+ * preprocessed source) to OUT instead, as clang writes its object there;
+ * -o - is standard output. The other build-only flags stay ignored.
  * With -E, prints the preprocessed source instead (as clang -E).
  * Prints the program spec JSON (exit 0), or clang-style diagnostics on
  * stderr (exit 1). Warnings go to stderr either way. --asm prints the
@@ -12,6 +15,7 @@ import { compileFile, splitCcFlags } from '../ccflags';
 import { disasmInsn } from '../../isa/disasm';
 import { bytesToHex, decodeProgram, hexToBytes } from '../../isa/insn';
 import type { ProgramSpec } from '../../isa/spec';
+import { writeFileSync } from 'node:fs';
 import { parseArgs, readTextFile, UsageError, type CliIO } from '../io';
 import { diskFiles, diskSystemHeaders } from '../system_headers';
 
@@ -23,9 +27,10 @@ function readSourceQuietly(file: string): string {
 export async function run(args: string[], io: CliIO): Promise<number> {
   const { ccFlags, rest } = splitCcFlags(args);
   const { positional, flags } = parseArgs(rest, { flags: ['asm', 'no-warnings'] });
-  if (positional.length !== 1) throw new UsageError('usage: xdp-lab compile FILE.c [clang flags: -I DIR -D NAME=V -U NAME -include F -std=…] [--asm] [--no-warnings]');
+  if (positional.length !== 1) throw new UsageError('usage: xdp-lab compile FILE.c [clang flags: -I DIR -D NAME=V -U NAME -include F -std=… -o OUT] [--asm] [--no-warnings]');
   const file = positional[0]!;
-  if (ccFlags.includes('-E')) return preprocessOnly(file, ccFlags, io);
+  const dest = outputOf(ccFlags, io);
+  if (ccFlags.includes('-E')) return preprocessOnly(file, ccFlags, dest, io);
   const r = compileFile(file, ccFlags);
   const source = r.source;
   const sources: Record<string, string> = { [file]: source };
@@ -39,12 +44,27 @@ export async function run(args: string[], io: CliIO): Promise<number> {
     io.err(`${errors} error${errors === 1 ? '' : 's'} generated.\n`);
     return 1;
   }
-  io.out(flags.has('asm') ? listing(r.spec, source) : JSON.stringify(r.spec, null, 1) + '\n');
+  dest(flags.has('asm') ? listing(r.spec, source) : JSON.stringify(r.spec, null, 1) + '\n');
   return 0;
 }
 
+/** Where the result goes: the file after the last -o (clang's rule), or standard output. */
+function outputOf(ccFlags: string[], io: CliIO): (text: string) => void {
+  const at = ccFlags.lastIndexOf('-o');
+  const out = at >= 0 ? ccFlags[at + 1] : undefined;
+  if (out === undefined || out === '-') return (text) => io.out(text);
+  return (text) => {
+    try {
+      writeFileSync(out, text);
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      throw new UsageError(`cannot write ${out}: ${code === 'ENOENT' ? 'no such directory' : code ?? String(e)}`);
+    }
+  };
+}
+
 /** -E: the preprocessed tokens, a line per source line (as clang -E -P prints, roughly). */
-function preprocessOnly(file: string, ccFlags: string[], io: CliIO): number {
+function preprocessOnly(file: string, ccFlags: string[], dest: (text: string) => void, io: CliIO): number {
   const source = readTextFile(file);
   const r = preprocessWorkspace({ files: [{ path: file, text: source }], main: file, flags: ccFlags }, { readFile: diskFiles, systemHeaders: diskSystemHeaders });
   for (const d of r.diagnostics) io.err(formatDiagnostic(d, { [file]: source }));
@@ -53,7 +73,7 @@ function preprocessOnly(file: string, ccFlags: string[], io: CliIO): number {
     if (t.kind === 'eof') continue;
     out += (t.bol && out ? '\n' : t.space ? ' ' : '') + (t.kind === 'pragma' ? `#pragma ${t.text}${t.value !== undefined ? ` ${t.value}` : ''}\n` : t.text);
   }
-  io.out(out + '\n');
+  dest(out + '\n');
   return r.diagnostics.some((d) => d.severity === 'error') ? 1 : 0;
 }
 

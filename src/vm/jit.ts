@@ -474,7 +474,8 @@ export function translate(m: Machine, proof: VerifierProof, target: JitTarget): 
   return `"use strict";
 const lo = m.lo, hi = m.hi, pv = m.pv, CF = m.ctxFields, RT = m.regions.regions, retPc = m.retPc, saved = m.saved, stacks = m.stacks;
 ${calls ? CALL_FRAMES : ''}const PKT = T.packet, ENV = T.env, ST = T.state;
-const STK = stacks[0].bytes, SDV = new DataView(STK.buffer, STK.byteOffset, ${STACK_SIZE * MAX_CALL_FRAMES}), S64 = new Float64Array(STK.buffer, STK.byteOffset, ${(STACK_SIZE * MAX_CALL_FRAMES) / 8});
+// Every frame's stack, one buffer (interp.ts allocates them so): frame f's bytes at f * ${STACK_SIZE}, indexed from FB.
+const STK = new Uint8Array(stacks[0].bytes.buffer, stacks[0].bytes.byteOffset, ${STACK_SIZE * MAX_CALL_FRAMES}), SDV = new DataView(STK.buffer, STK.byteOffset, STK.length), S64 = new Float64Array(STK.buffer, STK.byteOffset, ${(STACK_SIZE * MAX_CALL_FRAMES) / 8});
 const RA = new Int32Array([${Array.from(remainAfter).join(',')}]);
 let RH = 0;
 const SR0 = stacks[0];

@@ -369,6 +369,42 @@ char _license[] SEC("license") = "GPL";`;
     }
   });
 
+  it('subprograms\' own stacks and their callers\' (through pointers) at every access size, three frames deep (test_xdp_noinline.c: byte accesses beyond frame 0 were lost)', () => {
+    // pp's and leaf's frames are 1 and 2: their 1-, 2-, 4- and 8-byte stack accesses, their own and
+    // each through a pointer into the caller's frame, must land where the interpreter puts them.
+    const src = `#include <linux/bpf.h>
+#include <bpf/bpf_helpers.h>
+__attribute__((noinline)) static int leaf(__u8 *b, __u16 *h, __u32 *w, __u64 *d, __u8 v)
+{
+	volatile __u8 mb = v; volatile __u16 mh = v * 3; volatile __u32 mw = v * 5; volatile __u64 md = v * 7ull << 33;
+	*b = mb + 1; *h = mh + 2; *w = mw + 3; *d = md + 4;
+	return -1;
+}
+__attribute__((noinline)) static int pp(__u8 v)
+{
+	__u8 b = 0; __u16 h = 0; __u32 w = 0; __u64 d = 0;
+	if (leaf(&b, &h, &w, &d, v) >= 0) return 9;
+	return b + h + w + (int)(d >> 33) + (d & 0xff);
+}
+SEC("xdp")
+int prog(struct xdp_md *ctx)
+{
+	void *data = (void *)(long)ctx->data, *data_end = (void *)(long)ctx->data_end;
+	__u8 *p = data;
+	if (p + 1 > (__u8 *)data_end) return 0;
+	return pp(p[0]);
+}
+char _license[] SEC("license") = "GPL";`;
+    const { vms, js } = translatedPair(src);
+    expect(js).toContain('switch (pc)');
+    for (const v of [0, 1, 7, 200]) {
+      const pkt = new Uint8Array(64).fill(v);
+      compare(vms, pkt, () => `first byte ${v}`);
+      // b + h + w + d's high part + its low byte: (v + 1) + (3v + 2) + (5v + 3) + 7v + 4
+      expect(vms[0].runXdp(testRunFrame(pkt)).retval, `first byte ${v}`).toBe((((v + 1) & 0xff) + ((3 * v + 2) & 0xffff) + 5 * v + 3 + 7 * v + 4) >>> 0);
+    }
+  });
+
   it('an atomic fetch of a spilled packet pointer gives the pointer back, in both engines (kernel 6.18 accepts it; test_run retval 0x800)', () => {
     // check_atomic reads the slot as a fill (the spilled pointer comes back) before it writes it; the vm fuzz
     // found the interpreter giving back a scalar (tests/fuzz/regressions/vm/vm-400287897-130020.json).

@@ -7,11 +7,24 @@
  * pass does the same at the tree level: a pointer-plus-variable sum used in
  * an if condition and again in the statements after it (in the same block,
  * with none of its variables written in between) is computed once into a
- * new local, declared just before the if.
+ * new local.
+ *
+ * Where the sum is computed keeps the source's order of evaluation, because
+ * the kernel bounds a packet pointer's variable part when the pointer is
+ * made: `if (off > 255 || data + off > data_end) return NULL; return data +
+ * off;` must add after the `off > 255` test (xdpwall.c in the kernel's
+ * selftests; added first, the pointer's offset may reach 0xffff and no
+ * data_end check gives it a range: "R8 offset is outside of the packet").
+ * A sum the condition always evaluates is declared just before the if; one
+ * in a later operand of the condition's top `||` chain is assigned where it
+ * is evaluated (`off > 255 || (t = data + off) > data_end`), when the if's
+ * body cannot fall through: the statements after it then run only when
+ * every operand was evaluated. A sum evaluated only on some paths
+ * otherwise (after `&&`, in `?:` arms) is left alone.
  */
 import { nextSymId, type Expr, type Stmt, type Sym } from '../ast';
 import { isPtr } from '../types';
-import { constOf, walkExprs, walkStmts, writes } from './tree';
+import { constOf, endsFlow, walkExprs, walkStmts, writes } from './tree';
 
 const done = new WeakSet<Stmt>();
 
@@ -74,10 +87,53 @@ function varsOf(e: Expr, out: Set<Sym>): void {
   else if (e.k === 'binary') { varsOf(e.l, out); varsOf(e.r, out); }
 }
 
+/**
+ * When a sum in the condition is evaluated: on every evaluation ('always'),
+ * whenever the condition comes out false ('orTail': an operand after the
+ * first of the top `||` chain, outside any further short circuit), or only
+ * on some paths ('maybe').
+ */
+type When = 'always' | 'orTail' | 'maybe';
+
+function sumsOf(c: Expr): { e: Expr; when: When }[] {
+  const out: { e: Expr; when: When }[] = [];
+  const walk = (e: Expr, when: When): void => {
+    if (isPtrSum(e)) out.push({ e, when });
+    switch (e.k) {
+      case 'logical': walk(e.l, when); walk(e.r, 'maybe'); return;
+      case 'cond': walk(e.c, when); walk(e.t, 'maybe'); walk(e.f, 'maybe'); return;
+      case 'stmtexpr': return;
+      default: {
+        const sub: Expr[] = [];
+        walkChildren(e, (x) => sub.push(x));
+        for (const x of sub) walk(x, when);
+      }
+    }
+  };
+  const ors: Expr[] = [];
+  const flatten = (e: Expr): void => { if (e.k === 'logical' && e.op === '||') { flatten(e.l); flatten(e.r); } else ors.push(e); };
+  flatten(c);
+  ors.forEach((e, i) => walk(e, i === 0 ? 'always' : 'orTail'));
+  return out;
+}
+
+/** The direct subexpressions of e (those replaceChildren visits). */
+function walkChildren(e: Expr, f: (x: Expr) => void): void {
+  const r = e as unknown as Record<string, unknown>;
+  for (const key of ['e', 'l', 'r', 'c', 't', 'f'] as const) {
+    const child = r[key] as Expr | undefined;
+    if (child && typeof child === 'object' && 'k' in child && 'ty' in child) f(child);
+  }
+  if (e.k === 'call' || e.k === 'builtin') e.args.forEach(f);
+}
+
 function hoist(st: Stmt & { k: 'if' }, body: Stmt[], k: number): Stmt | undefined {
-  const candidates: Expr[] = [];
-  walkExprs({ k: 'expr', e: st.c, span: st.span }, (e) => { if (isPtrSum(e)) candidates.push(e); });
-  for (const cand of candidates) {
+  const sums = sumsOf(st.c);
+  for (const { e: cand, when } of sums) {
+    if (when === 'maybe') continue;
+    // Assigned in place: only where nothing after the if can be reached with the operand unevaluated,
+    // and the sum's only occurrence in the condition is that one.
+    if (when === 'orTail' && (!endsFlow(st.t) || sums.filter((x) => same(x.e, cand)).length !== 1)) continue;
     const vars = new Set<Sym>();
     varsOf(cand, vars);
     // A variable whose address was taken (`parse_iphdr(&nh, end, &iphdr)`) can change through a
@@ -98,8 +154,15 @@ function hoist(st: Stmt & { k: 'if' }, body: Stmt[], k: number): Stmt | undefine
     if (!reused) continue;
     const tmp: Sym = { id: nextSymId(), kind: 'var', name: '__checked', type: cand.ty, span: cand.span, global: false, attrs: {}, used: true };
     const ref = (): Expr => ({ k: 'var', sym: tmp, ty: tmp.type, span: cand.span });
-    const decl: Stmt = { k: 'decl', sym: tmp, init: { zero: false, parts: [{ offset: 0, type: tmp.type, e: { ...cand } }], span: cand.span }, span: st.span };
-    replaceIn({ k: 'expr', e: st.c, span: st.span }, cand, ref, (e) => (st.c = e));
+    let decl: Stmt;
+    if (when === 'always') {
+      decl = { k: 'decl', sym: tmp, init: { zero: false, parts: [{ offset: 0, type: tmp.type, e: { ...cand } }], span: cand.span }, span: st.span };
+      replaceIn({ k: 'expr', e: st.c, span: st.span }, cand, ref, (e) => (st.c = e));
+    } else {
+      decl = { k: 'decl', sym: tmp, span: st.span };
+      const assign = (): Expr => ({ k: 'assign', op: '=', l: ref(), r: { ...cand }, ty: tmp.type, span: cand.span });
+      replaceIn({ k: 'expr', e: st.c, span: st.span }, cand, assign, (e) => (st.c = e));
+    }
     for (let j = k + 1; j <= last; j++) replaceStmt(body[j]!, cand, ref);
     return decl;
   }

@@ -16,6 +16,8 @@ import { parseNumber, type Token } from './lexer';
 import { Sema } from './sema';
 import { T, findMember, opaqueScalar, isInt, isPtr, isScalar, layoutStruct, ptrTo, sizeOf, typeName, type FuncType, type Member, type StructType, type Type } from './types';
 
+/** The enclosing function's name inside a body (C99 __func__; GCC's __FUNCTION__ and, in C, __PRETTY_FUNCTION__). */
+const FUNC_NAME_IDS: ReadonlySet<string> = new Set(['__func__', '__FUNCTION__', '__PRETTY_FUNCTION__']);
 const KEYWORDS = new Set([
   'float', 'double', '__int128', '__builtin_va_list',
   'void', 'char', 'short', 'int', 'long', 'signed', 'unsigned', '_Bool', 'struct', 'union', 'enum', 'typedef', 'static', 'extern',
@@ -1389,6 +1391,12 @@ export class Parser {
         if (!sym || (sym.kind === 'func' && !sym.body)) return this.builtin(`__builtin_${t.text}`);
       }
       if (KEYWORDS.has(t.text)) this.error(`expected expression`, t.span);
+      if (this.curFunc && FUNC_NAME_IDS.has(t.text) && !this.lookup(t.text)) {
+        // C99's predefined __func__ (and GCC's spellings): the enclosing function's name, as a string.
+        this.advance();
+        const bytes = [...new TextEncoder().encode(this.curFunc.name)];
+        return { k: 'str', bytes, ty: { k: 'array', of: T.char, len: bytes.length + 1 }, span: t.span };
+      }
       this.advance();
       const sym = this.lookup(t.text);
       if (!sym) {

@@ -94,6 +94,18 @@ SEC("xdp") int p(struct xdp_md *ctx) { counter += knob; hidden++; return counter
     expect(s.maps!.map((m) => m.internal)).toEqual(['.rodata']);
     expect(s.maps![0]!.init![0]!.value).toBe(Buffer.from('len %d\0').toString('hex'));
   });
+  it('__func__ (and __FUNCTION__, __PRETTY_FUNCTION__) is the enclosing function\'s name, in .rodata when printed (the kernel selftests\' xdp_redirect_map.c)', () => {
+    const s = ok(`${PRE}static __always_inline int helper(struct xdp_md *ctx) { bpf_printk("%s", __func__); return sizeof(__func__); }
+SEC("xdp") int prog_fn(struct xdp_md *ctx) { bpf_printk("%s %s", __FUNCTION__, __PRETTY_FUNCTION__); return helper(ctx); }`);
+    const rodata = Buffer.from(s.maps!.find((m) => m.internal === '.rodata')!.init![0]!.value, 'hex').toString('latin1');
+    expect(rodata.split('\0')).toEqual(expect.arrayContaining(['prog_fn', 'helper']));
+    // sizeof("helper"): 7, the program's return value (the last mov to r0 before exit).
+    const ins = insnsOf(s.insns);
+    expect(ins.some((i) => (i.code & 0xf7) === 0xb4 && i.dst === 0 && i.imm === 7)).toBe(true);
+    // An identifier of that name the program declares is that declaration.
+    ok(`${PRE}SEC("xdp") int p(struct xdp_md *ctx) { int __FUNCTION__ = 2; return __FUNCTION__; }`);
+    expect(errors(`${PRE}int x = sizeof(__func__);\nSEC("xdp") int p(struct xdp_md *ctx) { return 2; }`)).toEqual(["3:16: use of undeclared identifier '__func__'"]);
+  });
 });
 
 describe('inlining', () => {

@@ -38,6 +38,13 @@ SEC("xdp") int p(struct xdp_md *ctx) { return swab32(ctx->data) & 1; }`);
     const b = ok(`${PRE}SEC("xdp") int p(struct xdp_md *ctx) { return XDP_PASS; }`);
     expect(a.insns).toBe(b.insns);
   });
+  it('"g" operands are registers: __sink(x) from the kernel selftests\' bpf_misc.h (asm volatile("" : "+g"(x))) keeps x and emits nothing', () => {
+    const s = ok(`${PRE}#define __sink(expr) asm volatile("" : "+g"(expr))
+__noinline static int f0(int v) { __u64 a = 1; __sink(a); a += v; __sink(a); return a; }
+SEC("xdp") int p(struct xdp_md *ctx) { return f0(1); }`);
+    // f0: a = 1, a += (long)v, return a: no instruction of its own for either __sink.
+    expect(insnsOf(s.insns).filter((i) => i.code === 0xb7 && i.imm === 1).length).toBe(2);
+  });
   it('asm labels on declarations are accepted', () => {
     ok(`${PRE}typedef unsigned long size_t;\nextern int strerror_r (int __errnum, char *__buf, size_t __buflen) __asm__ ("" "__xpg_strerror_r");
 SEC("xdp") int p(struct xdp_md *ctx) { return XDP_PASS; }`);

@@ -67,7 +67,9 @@ export abstract class AsmGen extends BuiltinGen {
       clobbered.add(r);
     }
     const kind = (c: string): string => c.replace(/[=+&%]/g, '');
-    for (const o of info.outputs) if (!kind(o.constraint).includes('r')) this.fail(`inline asm output constraint "${o.constraint}" is not supported on BPF (outputs are registers: "=r")`, e.span, 'cc-asm');
+    // "g" (any general operand: a register, memory or an immediate) is a register here, as clang picks for BPF
+    // (bpf_misc.h's __sink(x) is asm volatile("" : "+g"(x))).
+    for (const o of info.outputs) if (!/[rg]/.test(kind(o.constraint))) this.fail(`inline asm output constraint "${o.constraint}" is not supported on BPF (outputs are registers: "=r")`, e.span, 'cc-asm');
     // Evaluate the inputs (left to right, as clang does), constants kept as immediates where allowed.
     const vals: (Val | bigint)[] = info.inputs.map((op, i) => {
       const a = e.args[i]!;

@@ -23,6 +23,10 @@ APT=(-o "Dir::Etc::sourcelist=$OUT/apt/etc/sources.list" -o Dir::Etc::sourcepart
      -o "Dir::State::Lists=$OUT/apt/lists" -o "Dir::Cache=$OUT/apt/cache"
      -o Dir::State::status=/var/lib/dpkg/status -o APT::Sandbox::User=root -qq)
 
+# One fetch at a time: test files that need the sources may start it in parallel (the second waits, then finds READY).
+exec 9>"$OUT/.lock"
+flock 9
+
 if [ -f "$OUT/READY" ] && [ "${1:-}" != "--force" ] && [ -n "$(find "$OUT/READY" -mtime -7 2>/dev/null)" ]; then
   echo "selftests: $(cat "$OUT/READY") already built in $OUT"
   exit 0

@@ -27,13 +27,16 @@ export interface RealworldProgram {
   flags: string[];
   vmlinux_h: boolean;
   kernel_with_clang: 'accepted' | 'rejected' | 'oracle-cannot-load';
+  /** Where the oracle cannot load the object but the kernel (through libbpf, with BTF) refuses it: its message. */
+  kernel_error?: string;
 }
 
 /** Where asm/ lives on Debian: every BPF Makefile here adds it, as DEVELOPERS.md's clang line does. */
 export const EXTRA_FLAGS = ['-I/usr/include/x86_64-linux-gnu'];
 
-export function readManifest(dir = REALWORLD_DIR): RealworldProgram[] {
-  const m = JSON.parse(readFileSync(path.join(dir, 'manifest.json'), 'utf8')) as { programs: RealworldProgram[] };
+/** The programs of a folder's manifest.json (or of a manifest kept elsewhere, its paths still relative to the folder). */
+export function readManifest(dir = REALWORLD_DIR, manifest = path.join(dir, 'manifest.json')): RealworldProgram[] {
+  const m = JSON.parse(readFileSync(manifest, 'utf8')) as { programs: RealworldProgram[] };
   return m.programs;
 }
 

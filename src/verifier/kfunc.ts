@@ -42,6 +42,9 @@ export const XDP_KFUNCS: Readonly<Record<string, KfuncProto>> = {
   bpf_ct_set_nat_info: { args: ['nf_conn___init', 'mem', 'scalar', 'scalar'], ret: 'scalar' },
 };
 
+/** The xdp_metadata_kfunc_set (XDP_METADATA_KFUNC_xxx in include/net/xdp.h): the rx metadata a driver may report. */
+const XDP_METADATA_KFUNCS: ReadonlySet<string> = new Set(['bpf_xdp_metadata_rx_timestamp', 'bpf_xdp_metadata_rx_hash', 'bpf_xdp_metadata_rx_vlan_tag']);
+
 /** sizeof(union nf_inet_addr): bpf_ct_set_nat_info's address argument has no size argument. */
 const NF_INET_ADDR_SIZE = 16;
 
@@ -49,6 +52,9 @@ const NF_INET_ADDR_SIZE = 16;
 export function kfuncAt(env: Env, idx: number): { name: string; proto: KfuncProto } {
   const name = env.kfuncNames.get(idx);
   if (name === undefined) env.reject(`kernel btf_id ${env.insns[idx]!.imm} is not a function`);
+  // bpf_dev_bound_kfunc_check: the XDP metadata kfuncs are XDP's, but only for a program loaded for one device
+  // (BPF_F_XDP_DEV_BOUND_ONLY, prog_ifindex), which a program here never is; the kernel says so before it verifies.
+  if (XDP_METADATA_KFUNCS.has(name)) env.reject('metadata kfuncs require device-bound program');
   const proto = Object.hasOwn(XDP_KFUNCS, name) ? XDP_KFUNCS[name] : undefined;
   if (!proto) env.reject(`calling kernel function ${name} is not allowed`);
   return { name, proto };

@@ -1,6 +1,9 @@
 /**
- * Real XDP programs, unchanged (../shared/realworld-dev, read in place): for
- * each program of manifest.json,
+ * Real XDP programs, unchanged (../shared/realworld-dev, read in place; the
+ * programs written here in other projects' style, tests/realworld-extra; the
+ * XDP programs of the kernel's BPF selftests, from the linux-source
+ * scripts/fetch-selftests.sh unpacks, tests/realworld-selftests): for each
+ * program of the manifest,
  *  - XDP Lab compiles it with the Makefile's flags (+ -I/usr/include/x86_64-linux-gnu);
  *  - clang-19 -O2 -g -target bpf builds it too; where the kernel oracle can
  *    load clang's object, the kernel accepts ours exactly when it accepts
@@ -26,6 +29,7 @@
  * two runs are derived from them and are left out of every comparison. The
  * table's "mask" column counts them.
  */
+import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -36,6 +40,7 @@ import { clangAvailable } from '../../src/cli/clang';
 import { createVm, testRunFrame } from '../../src/vm';
 import { Oracle, oracleAvailable, oracleFib, type OracleResult } from './oracle';
 import { packetSet, realworldPackets, toHex } from './cc-packets';
+import { REPO, SELFTESTS_DIR, selftestsReady } from './verifier-selftests';
 
 interface RunOut { retval: number; data: string; fault?: string; error?: string }
 /** A map's entries: key hex → value hex (per-CPU values joined with '|'). */
@@ -172,9 +177,26 @@ const KNOWN_GAPS: Record<string, { cause: RegExp; why: string }> = {};
 
 interface Row { file: string; ours: string; clang: string; ratio: string; mode: string; verdict: string; mask: string; status: string; why: string }
 
-const oracle = oracleAvailable();
+/**
+ * The kernel selftests' XDP programs (tests/realworld-selftests/manifest.json says which, and which not
+ * and why), read in the linux-source that scripts/fetch-selftests.sh unpacks; fetched here when missing.
+ */
+const SELFTESTS_SRC = path.join(SELFTESTS_DIR, 'src');
+const SELFTESTS_MANIFEST = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../realworld-selftests/manifest.json');
 
-for (const [label, dir] of [['../shared/realworld-dev', REALWORLD_DIR], ['tests/realworld-extra', EXTRA_DIR]] as const) describe.skipIf(!oracle.ok)(`real XDP programs, unchanged (${label}): XDP Lab vs clang-19 in the kernel and the VM`, () => {
+const oracle = oracleAvailable();
+if (oracle.ok && !selftestsReady()) {
+  const r = spawnSync(path.join(REPO, 'scripts/fetch-selftests.sh'), [], { encoding: 'utf8', timeout: 15 * 60_000 });
+  if (r.status !== 0) console.error(`scripts/fetch-selftests.sh failed (exit ${r.status}): ${(r.stderr || r.stdout).trim().split('\n').slice(-3).join(' / ')}`);
+}
+
+const SUITES: [label: string, dir: string, manifest?: string][] = [
+  ['../shared/realworld-dev', REALWORLD_DIR],
+  ['tests/realworld-extra', EXTRA_DIR],
+  ['the kernel selftests\' XDP programs', SELFTESTS_SRC, SELFTESTS_MANIFEST],
+];
+
+for (const [label, dir, manifestFile] of SUITES) describe.skipIf(!oracle.ok)(`real XDP programs, unchanged (${label}): XDP Lab vs clang-19 in the kernel and the VM`, () => {
   const rows: Row[] = [];
   const o = oracle.ok ? new Oracle() : undefined;
   // BPF_PROG_TEST_RUN refuses frames shorter than an Ethernet header (EINVAL): those are not runs to compare.
@@ -184,10 +206,10 @@ for (const [label, dir] of [['../shared/realworld-dev', REALWORLD_DIR], ['tests/
   const nCpus = possibleCpus();
   let manifest: RealworldProgram[] = [];
   try {
-    manifest = readManifest(dir);
+    manifest = readManifest(dir, manifestFile);
   } catch (e) {
     it('reads the folder', () => {
-      throw new Error(`cannot read ${dir}/manifest.json: ${(e as Error).message}`);
+      throw new Error(`cannot read ${manifestFile ?? `${dir}/manifest.json`}: ${(e as Error).message}`);
     });
   }
 
@@ -244,6 +266,21 @@ for (const [label, dir] of [['../shared/realworld-dev', REALWORLD_DIR], ['tests/
         fail(`compile: ${e ? `${e.span.file}:${e.span.line}: ${e.message}` : 'failed'}`);
       }
       const a = ours.spec!, b = clang.spec!;
+      if (clang.unsupported.length > 0 && p.kernel_with_clang === 'rejected') {
+        // The oracle cannot load it (kfuncs: no BTF), and the kernel refuses it as libbpf loads it: so must our
+        // verifier, both builds, with the kernel's message where the manifest records it.
+        for (const [who, s] of [['ours', a], ['clang\'s', b]] as const) {
+          const parsed = parseSpec(JSON.parse(JSON.stringify(s)));
+          if ('error' in parsed) fail(`${who}: ${parsed.error}`);
+          const v = verify(parsed as ParsedSpec, { states: false });
+          if (v.accepted) fail(`our verifier accepts ${who} build, the kernel refuses clang's${p.kernel_error ? `: ${p.kernel_error}` : ''}`);
+          if (p.kernel_error !== undefined && v.error !== p.kernel_error) fail(`our verifier refuses ${who} build with '${v.error}', the kernel with '${p.kernel_error}'`);
+        }
+        row.mode = 'ours';
+        row.verdict = 'REJ/REJ';
+        row.status = 'PASS';
+        return;
+      }
       if (p.kernel_with_clang === 'oracle-cannot-load') {
         // The oracle cannot load these (kfuncs, callbacks: it passes no BTF), and the kernel accepts
         // them as their projects ship them: our verifier stands in and must accept both builds.

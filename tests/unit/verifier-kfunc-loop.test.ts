@@ -97,6 +97,17 @@ char _license[] SEC("license") = "GPL";`;
     expect(v.accepted).toBe(false);
     expect(v.error).toBe('calling kernel function bpf_ct_unknown_thing is not allowed');
   });
+  it('refuses the XDP metadata kfuncs before verifying, as the kernel does for a program not bound to a device (xdp_metadata.c under bpftool prog load, Linux 6.18)', () => {
+    for (const call of ['__u64 ts; bpf_xdp_metadata_rx_timestamp(ctx, &ts);', '__u32 h; enum xdp_rss_hash_type t; bpf_xdp_metadata_rx_hash(ctx, &h, &t);']) {
+      const v = judge(`extern int bpf_xdp_metadata_rx_timestamp(const struct xdp_md *ctx, __u64 *timestamp) __ksym;
+extern int bpf_xdp_metadata_rx_hash(const struct xdp_md *ctx, __u32 *hash, enum xdp_rss_hash_type *rss_type) __ksym;
+SEC("xdp") int p(struct xdp_md *ctx) { ${call} return XDP_PASS; }
+char _license[] SEC("license") = "GPL";`);
+      expect(v.accepted).toBe(false);
+      expect(v.error).toBe('metadata kfuncs require device-bound program');
+      expect(v.log).toContain('processed 0 insns');
+    }
+  });
 });
 
 function loopProg(cb: string, flags = '0', nr = '8'): string {

@@ -131,11 +131,15 @@ export function generate(seed: number): { insns: Insn[]; text: () => string } {
   epilogue.push(I(0x57, 0, 0, 0, 3), I(0x95));
   // out: return XDP_PASS for short packets (never taken: packets are PKT_LEN)
   const out = [I(0xb7, 0, 0, 0, 2), I(0x95)];
-  // Subprogram: r0 = r1, some ALU on r0-r5, its own stack, exit.
-  const sub: Insn[] = [I(0xbf, 0, 1), I(0x7a, 10, 0, -8, 0)];
+  // Subprogram: r0 = r1, some ALU on r0-r5, its own stack (a frame beyond the first: every access size,
+  // stored and read back into the result), exit.
+  const sub: Insn[] = [I(0xbf, 0, 1), I(0x7a, 10, 0, -8, 0), I(0x7a, 10, 0, -16, 0)];
   const nSub = 2 + (r() % 6);
   for (let k = 0; k < nSub; k++) sub.push(...aluUnit(r, [0, 1, 2, 3, 4, 5]));
-  sub.push(I(0x7b, 10, 0, -8), I(0x79, 0, 10, -8), I(0x95));
+  // BPF_STX/BPF_LDX of size B, H, W, DW (0x73/0x71, 0x6b/0x69, 0x63/0x61, 0x7b/0x79) at an offset aligned for it.
+  const [st, ld, size] = ([[0x73, 0x71, 1], [0x6b, 0x69, 2], [0x63, 0x61, 4], [0x7b, 0x79, 8]] as const)[r() % 4]!;
+  const at = -16 + size * (r() % (8 / size));
+  sub.push(I(st, 10, 0, at), I(ld, 1, 10, at), I(0x0f, 0, 1), I(0x7b, 10, 0, -8), I(0x79, 0, 10, -8), I(0x95));
 
   // Layout and patch offsets.
   const insns: Insn[] = [...prologue];

@@ -29,7 +29,6 @@
  * two runs are derived from them and are left out of every comparison. The
  * table's "mask" column counts them.
  */
-import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -40,7 +39,7 @@ import { clangAvailable } from '../../src/cli/clang';
 import { createVm, testRunFrame } from '../../src/vm';
 import { Oracle, oracleAvailable, oracleFib, type OracleResult } from './oracle';
 import { packetSet, realworldPackets, toHex } from './cc-packets';
-import { REPO, SELFTESTS_DIR, selftestsReady } from './verifier-selftests';
+import { ensureSelftests, SELFTESTS_DIR } from './verifier-selftests';
 
 interface RunOut { retval: number; data: string; fault?: string; error?: string }
 /** A map's entries: key hex → value hex (per-CPU values joined with '|'). */
@@ -185,10 +184,8 @@ const SELFTESTS_SRC = path.join(SELFTESTS_DIR, 'src');
 const SELFTESTS_MANIFEST = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../realworld-selftests/manifest.json');
 
 const oracle = oracleAvailable();
-if (oracle.ok && !selftestsReady()) {
-  const r = spawnSync(path.join(REPO, 'scripts/fetch-selftests.sh'), [], { encoding: 'utf8', timeout: 15 * 60_000 });
-  if (r.status !== 0) console.error(`scripts/fetch-selftests.sh failed (exit ${r.status}): ${(r.stderr || r.stdout).trim().split('\n').slice(-3).join(' / ')}`);
-}
+const fetchFailed = oracle.ok ? ensureSelftests() : undefined;
+if (fetchFailed) console.error(fetchFailed);
 
 const SUITES: [label: string, dir: string, manifest?: string][] = [
   ['../shared/realworld-dev', REALWORLD_DIR],

@@ -10,14 +10,13 @@
  * The sources are fetched by scripts/fetch-selftests.sh (scripts/setup.sh
  * runs it); when they are missing this test runs it itself.
  */
-import { execSync, spawnSync } from 'node:child_process';
-import path from 'node:path';
+import { execSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseSpec } from '../../src/isa/spec';
 import { verify } from '../../src/verifier';
 import { Oracle, oracleAvailable } from './oracle';
 import {
-  askKernel, caseDigest, formatTable, loadSelftests, ourVerdict, readVerdictCache, REPO, selftestsReady, tabulate, writeVerdictCache,
+  askKernel, caseDigest, ensureSelftests, formatTable, loadSelftests, ourVerdict, readVerdictCache, tabulate, writeVerdictCache,
   type SelftestSuite, type SuiteRow, type SuiteTable,
 } from './verifier-selftests';
 
@@ -35,10 +34,8 @@ describe('the kernel verifier selftests, loaded as XDP', () => {
   let oracle: Oracle | undefined;
 
   beforeAll(async () => {
-    if (!selftestsReady()) {
-      const r = spawnSync(path.join(REPO, 'scripts/fetch-selftests.sh'), [], { encoding: 'utf8', timeout: 15 * 60_000 });
-      if (r.status !== 0) throw new Error(`scripts/fetch-selftests.sh failed (exit ${r.status}): ${(r.stderr || r.stdout).trim().split('\n').slice(-3).join(' / ')}`);
-    }
+    const why = ensureSelftests();
+    if (why) throw new Error(why);
     suite = loadSelftests();
     const kernel = execSync('uname -r', { encoding: 'utf8' }).trim();
     const cache = readVerdictCache();

@@ -21,6 +21,7 @@
  */
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { readElf, readMaps, type ElfSym } from '../../src/cli/bpf_elf';
@@ -307,6 +308,16 @@ export interface SelftestSuite {
 
 export function selftestsReady(dir = SELFTESTS_DIR): boolean {
   return existsSync(path.join(dir, 'READY'));
+}
+
+/**
+ * Fetch and build the selftests when they are not there yet (scripts/fetch-selftests.sh; it takes a lock, so
+ * test files that start it at once wait for one another). Why it failed, or undefined.
+ */
+export function ensureSelftests(): string | undefined {
+  if (selftestsReady()) return undefined;
+  const r = spawnSync(path.join(REPO, 'scripts/fetch-selftests.sh'), [], { encoding: 'utf8', timeout: 15 * 60_000 });
+  return r.status === 0 ? undefined : `scripts/fetch-selftests.sh failed (exit ${r.status}): ${(r.stderr || r.stdout).trim().split('\n').slice(-3).join(' / ')}`;
 }
 
 export function loadSelftests(dir = SELFTESTS_DIR): SelftestSuite {

@@ -1,7 +1,8 @@
 /**
  * The JIT against the interpreter (the reference) on the real programs of
- * ../shared/realworld-dev (tests/differential/realworld.test.ts compares
- * them with the kernel): each program as XDP Lab compiles it and as clang-19
+ * ../shared/realworld-dev, tests/realworld-extra and the kernel selftests'
+ * XDP programs (tests/differential/realworld.test.ts compares them with the
+ * kernel): each program as XDP Lab compiles it and as clang-19
  * builds it, run by both engines on the compiler's packet set plus the
  * real-world packets, every packet in turn on one instance per engine (so
  * maps carry over between packets, as in the kernel). Retval, packet bytes,
@@ -11,12 +12,17 @@
  */
 import { existsSync } from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { bytesToHex, parseSpec, type ProgramSpec } from '../../src/isa';
 import { buildClang, buildOurs, readManifest, REALWORLD_DIR } from '../../src/cli/realworld';
 import { clangAvailable } from '../../src/cli/clang';
 import { createVm, testRunFrame, type XdpVm } from '../../src/vm';
 import { packetSet, realworldPackets } from './cc-packets';
+import { ensureSelftests, SELFTESTS_DIR } from './verifier-selftests';
+
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+const EXTRA_DIR = path.resolve(HERE, '../realworld-extra');
 
 function pair(spec: ProgramSpec): [XdpVm, XdpVm] | { error: string } {
   const parsed = parseSpec(JSON.parse(JSON.stringify(spec)));
@@ -50,9 +56,12 @@ describe('JIT vs interpreter on the real-world programs', () => {
     let programs = 0;
     let translated = 0;
     let runs = 0;
-    for (const p of readManifest()) {
-      const builds: [string, ProgramSpec | undefined][] = [['ours', buildOurs(p).spec]];
-      if (withClang) builds.push(['clang', buildClang(p).spec]);
+    const fetchFailed = ensureSelftests();
+    expect(fetchFailed, 'the kernel selftests\' sources').toBeUndefined();
+    const suites: [string, string | undefined][] = [[REALWORLD_DIR, undefined], [EXTRA_DIR, undefined], [path.join(SELFTESTS_DIR, 'src'), path.join(HERE, '../realworld-selftests/manifest.json')]];
+    for (const [dir, manifest] of suites) for (const p of readManifest(dir, manifest)) {
+      const builds: [string, ProgramSpec | undefined][] = [['ours', buildOurs(p, dir).spec]];
+      if (withClang) builds.push(['clang', buildClang(p, dir).spec]);
       for (const [who, spec] of builds) {
         if (!spec) continue;
         const vms = pair(spec);

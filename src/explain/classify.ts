@@ -9,6 +9,7 @@ import type { Insn } from '../isa/insn';
 import type { MapSpec } from '../isa/spec';
 import type { RegView, StateView, VerifyResult } from '../verifier';
 import { helperById, helperDisplayName, type ArgKind } from '../helpers/table';
+import { BPF_PSEUDO_KFUNC_CALL } from '../isa/opcodes';
 
 export type ExplainKind =
   | 'pkt-access'
@@ -27,6 +28,7 @@ export type ExplainKind =
   | 'helper-arg'
   | 'loop'
   | 'stack-size'
+  | 'kfunc-unavailable'
   | 'other';
 
 export interface Facts {
@@ -55,6 +57,8 @@ export interface Facts {
   /** The ALU operation refused on a pointer (pointer-arith), in C's spelling, and whether it was 32-bit. */
   op?: string;
   alu32?: boolean;
+  /** The kfunc a kfunc-unavailable call names (from the program's kfunc relocations). */
+  kfunc?: string;
   /** A loop the walk found coming back to its head in the same state (the kernel's "infinite loop detected"). */
   infinite?: boolean;
   /** A loop that left a branch to check on every trip until 8192 were waiting (the kernel's "The sequence of 8193 jumps is too complex"). */
@@ -219,6 +223,8 @@ export function classify(insns: readonly Insn[], maps: readonly MapSpec[], v: Ve
   if ((v.pendingBranches ?? 0) >= BPF_COMPLEXITY_LIMIT_JMP_SEQ) return { kind: 'loop', pc, jumpSeq: true };
   // No failing instruction: the program's shape was refused before the walk (a back-edge when unprivileged).
   if (!insn || v.errorPc === undefined) return { kind: insns.some((_, p) => isBackEdge(insns, p)) ? 'loop' : 'other', pc };
+  // A kfunc call refused before the walk (add_kfunc_call): no state, the call itself is the pc.
+  if (insn.code === 0x85 && insn.src === BPF_PSEUDO_KFUNC_CALL && !st) return { kind: 'kfunc-unavailable', pc };
   const c = CLASS(insn.code);
 
   // Loads and stores: what the verifier knew about the base register.

@@ -13,6 +13,7 @@
  */
 import type { ParsedSpec } from '../isa/spec';
 import type { VerifyResult } from '../verifier';
+import { XDP_METADATA_KFUNCS } from '../verifier/kfunc';
 import { classify, lastBackEdge, type ExplainKind, type Facts } from './classify';
 import { fixCandidates, type Fix } from './fix';
 import { applyFix as applyFixText, functionAround, lineAfterFix, namesAround, pathLines, posOfPc } from './source';
@@ -194,6 +195,23 @@ function describe(f: Facts, names: ReturnType<typeof namesAround>, code: string)
         summary: `The functions on one call chain use ${f.stackBytes ?? '>512'} bytes of stack together; the limit is 512.`,
         detail: `Each BPF function's frame is rounded up to 16 bytes and a call chain's frames add up. Move large buffers to a per-CPU array map, or make them smaller.`,
       };
+    case 'kfunc-unavailable': {
+      const name = f.kfunc ?? 'a kernel function';
+      if (f.kfunc !== undefined && XDP_METADATA_KFUNCS.has(f.kfunc))
+        return {
+          summary: `${at} calls ${name}, an XDP metadata kfunc: the kernel lets only a program loaded for one particular device call it.`,
+          detail:
+            `The rx timestamp, hash and VLAN tag come from the NIC driver's own descriptors, so a program that reads them must be bound to that device when it is loaded ` +
+            `(device-bound: libbpf's bpf_program__set_ifindex with BPF_F_XDP_DEV_BOUND_ONLY), and the driver must implement them. A program loaded for any device, ` +
+            `as every program in XDP Lab is, cannot call them; the kernel refuses it before it verifies anything. Remove the call (or keep it for the real device behind a build flag).`,
+        };
+      return {
+        summary: `${at} calls ${name}, a kernel function (kfunc) XDP programs may not call.`,
+        detail:
+          `A kfunc can be called only from the program types its subsystem registers it for, and only if the running kernel has it; the kernel checks every kfunc call before it verifies anything. ` +
+          `XDP programs here may call the conntrack kfuncs (bpf_xdp_ct_lookup, bpf_ct_release, ...). Check the name, or do the work with a helper (bpf_*) instead.`,
+      };
+    }
     default:
       return { summary: `${at} was refused by the verifier.`, detail: 'See the kernel\'s message beside this explanation.' };
   }
@@ -204,6 +222,7 @@ export function explain(input: ExplainInput, opts: { recheck?: Recheck } = {}): 
   if (result.accepted) return null;
   const funcStarts = [0, ...(parsed.spec.funcs ?? []).map((f) => f.insn).filter((i) => i > 0)];
   const facts = classify(parsed.insns, parsed.spec.maps ?? [], result, funcStarts);
+  if (facts.kind === 'kfunc-unavailable') facts.kfunc = parsed.spec.kfunc_relocs?.find((r) => r.insn === facts.pc)?.name;
   const li = parsed.spec.line_info ?? [];
   const source = parsed.spec.source ?? '';
   const lines = source.split('\n');

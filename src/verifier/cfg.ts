@@ -34,8 +34,10 @@ function checkSubprogs(env: Env): void {
       if (t < 0 || t >= n) env.reject(isPseudoCall(insn) ? 'call to invalid destination' : 'function pointer to invalid destination');
       starts.add(t);
     } else if (insn.code === (O.BPF_JMP | O.BPF_CALL) && insn.src === O.BPF_PSEUDO_KFUNC_CALL) {
-      // add_kfunc_call: the kfunc must exist and be in the program type's set.
+      // add_kfunc_call: the kfunc must exist and be in the program type's set (a refusal names the call as its pc).
+      env.path.push(i);
       kfuncAt(env, i);
+      env.path.pop();
     }
   }
   env.subprogs = [...starts].sort((a, b) => a - b);

@@ -43,7 +43,7 @@ export const XDP_KFUNCS: Readonly<Record<string, KfuncProto>> = {
 };
 
 /** The xdp_metadata_kfunc_set (XDP_METADATA_KFUNC_xxx in include/net/xdp.h): the rx metadata a driver may report. */
-const XDP_METADATA_KFUNCS: ReadonlySet<string> = new Set(['bpf_xdp_metadata_rx_timestamp', 'bpf_xdp_metadata_rx_hash', 'bpf_xdp_metadata_rx_vlan_tag']);
+export const XDP_METADATA_KFUNCS: ReadonlySet<string> = new Set(['bpf_xdp_metadata_rx_timestamp', 'bpf_xdp_metadata_rx_hash', 'bpf_xdp_metadata_rx_vlan_tag']);
 
 /** sizeof(union nf_inet_addr): bpf_ct_set_nat_info's address argument has no size argument. */
 const NF_INET_ADDR_SIZE = 16;

@@ -94,6 +94,34 @@ describe('explain: every rejection family, from the verifier state', () => {
     expect(fixed.result.accepted, `after the fix: ${fixed.result.error}`).toBe(true);
   });
 
+  it('a kfunc refused before the walk is explained at its call, not as the loop the program also has (xdp_metadata.c: metadata kfuncs need a device-bound program)', () => {
+    const src = (call: string): string => `#include <linux/bpf.h>
+#include <bpf/bpf_helpers.h>
+extern int bpf_xdp_metadata_rx_hash(const struct xdp_md *ctx, __u32 *hash, int *rss_type) __ksym;
+extern int bpf_ct_frobnicate(struct xdp_md *ctx) __ksym;
+SEC("xdp") int p(struct xdp_md *ctx)
+{
+	__u32 h = 0; int t = 0, s = 0;
+	for (volatile int i = 0; i < 4; i++) s += i;
+	if (${call})
+		return XDP_PASS;
+	return h & 1 ? XDP_DROP : XDP_PASS + s;
+}
+char _license[] SEC("license") = "GPL";`;
+    const meta = explainSource(src('bpf_xdp_metadata_rx_hash(ctx, &h, &t)'));
+    if ('error' in meta) throw new Error(meta.error);
+    expect(meta.checked.result.error).toBe('metadata kfuncs require device-bound program');
+    expect(meta.explanation?.kind).toBe('kfunc-unavailable');
+    expect(meta.explanation?.line).toBe(9);
+    expect(meta.explanation?.summary).toMatch(/bpf_xdp_metadata_rx_hash, an XDP metadata kfunc/);
+    expect(meta.explanation?.detail).toMatch(/device-bound/);
+    const other = explainSource(src('bpf_ct_frobnicate(ctx)'));
+    if ('error' in other) throw new Error(other.error);
+    expect(other.checked.result.error).toBe('calling kernel function bpf_ct_frobnicate is not allowed');
+    expect(other.explanation?.kind).toBe('kfunc-unavailable');
+    expect(other.explanation?.summary).toMatch(/calls bpf_ct_frobnicate, a kernel function \(kfunc\) XDP programs may not call/);
+  });
+
   it('an accepted program has no explanation', () => {
     const r = explainSource(readFileSync(path.join(EXPLAIN_DIR, 'pkt_access.c'), 'utf8').replace('if (eth->h_proto', 'if ((void *)(eth + 1) <= data_end && eth->h_proto'));
     if ('error' in r) throw new Error(r.error);

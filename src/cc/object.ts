@@ -123,6 +123,16 @@ export function buildObject(unit: TranslationUnit, diags: DiagnosticBag, opts: O
     }
     layouts.push({ prog, bodies });
   }
+  // A global (non-static) function called as a BPF function: where XDP Lab's verifier, like the kernel given
+  // no BTF, checks it with each caller's values, the kernel given clang's BTF (libbpf) checks it once on its
+  // own from its prototype (check_global_func: scalars of any value, pointers that may be NULL) and may refuse
+  // what is accepted here. Said once per function.
+  const warnedGlobal = new Set<Sym>();
+  for (const { bodies } of layouts) for (const { sym } of bodies.slice(1)) {
+    if (sym.isStatic || warnedGlobal.has(sym)) continue;
+    warnedGlobal.add(sym);
+    diags.warning('cc-global-func', `'${sym.name}' is a global function: XDP Lab verifies it with each caller's values, but the kernel, given BTF as libbpf loads it, verifies it on its own from its parameter types (any value; pointers may be NULL) and hands its callers a return value it knows nothing of, so it may refuse this program; make it 'static' to have it verified the same way there`, sym.span);
+  }
   // Code after an error may be incomplete: resolve jumps only for a clean program.
   if (diags.hasErrors) return undefined;
   for (const m of globalData.maps()) {

@@ -152,6 +152,21 @@ SEC("xdp") int p(struct xdp_md *ctx) { char a[4] = { 1, 2, 3, 4 }, b[4]; memcpy(
   });
 });
 
+describe('global functions', () => {
+  it('a global function called as a BPF function is warned about once (the kernel with BTF verifies it on its own); a static one, an inlined one and the program are not', () => {
+    const src = `${PRE}__attribute__((noinline)) int slot_of(__u32 q) { return q & 3; }
+static __attribute__((noinline)) int st(__u32 q) { return q & 1; }
+int inl(__u32 q) { return q + 1; }
+SEC("xdp") int p(struct xdp_md *ctx) { char tbl[4] = {1, 2, 3, 0}; return tbl[slot_of(ctx->rx_queue_index)] + st(1) + slot_of(2) + inl(0); }
+SEC("xdp") int q(struct xdp_md *ctx) { return slot_of(ctx->ingress_ifindex); }`;
+    const r = compile(src, { file: 't.c' });
+    expect(r.spec).toBeDefined();
+    const w = r.diagnostics.filter((d) => d.code === 'cc-global-func');
+    expect(w.map((d) => `${d.severity} ${d.span.line}:${d.span.col}`)).toEqual(['warning 3:31']);
+    expect(w[0]!.message).toMatch(/^'slot_of' is a global function: .* make it 'static'/);
+  });
+});
+
 describe('objects with several programs and map kinds', () => {
   const src = `${PRE}int xdp_b(struct xdp_md *ctx);
 struct {

@@ -22,6 +22,9 @@ import type { MapSpec } from '../isa/spec';
 import type { TypeDesc } from './maps';
 import { describeType } from './maps';
 
+/** array_map_alloc_check: a value larger than this is E2BIG (x86-64: 4 MiB). */
+const KMALLOC_MAX_SIZE = 1 << 22;
+
 /** libbpf's flags for global data maps (BPF_F_MMAPABLE; .rodata adds BPF_F_RDONLY_PROG). */
 const BPF_F_RDONLY_PROG = 0x80;
 const BPF_F_MMAPABLE = 0x400;
@@ -37,6 +40,8 @@ interface Section {
 export class GlobalData {
   private sections: Section[] = [];
   private placed = new Map<Sym, { map: number; offset: number }>();
+  /** Globals too large to place, each refused once. */
+  private refused = new Set<Sym>();
   private strings = new Map<string, { map: number; offset: number }>();
 
   constructor(private diags: DiagnosticBag, private firstMap: number) {}
@@ -57,6 +62,12 @@ export class GlobalData {
     if (known) return known;
     if (sym.isExtern && !sym.init) return undefined;
     const size = Math.max(1, sizeOf(sym.type));
+    if (size > KMALLOC_MAX_SIZE) {
+      // Said once, where it is declared; its uses get a stand-in place (the compile fails on the error).
+      if (!this.refused.has(sym)) this.diags.error('cc-global-size', `global '${sym.name}' is ${size} bytes: its section is one array map value, and the kernel takes values of at most ${KMALLOC_MAX_SIZE} bytes (KMALLOC_MAX_SIZE)`, sym.span);
+      this.refused.add(sym);
+      return { map: this.section(GlobalData.sectionOf(sym)).map, offset: 0 };
+    }
     const sec = this.section(GlobalData.sectionOf(sym));
     const offset = this.reserve(sec, size, Math.max(1, alignOf(sym.type)));
     for (const p of sym.init?.parts ?? []) {

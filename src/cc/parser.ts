@@ -649,7 +649,10 @@ export class Parser {
         const v = this.sema.constValue(e);
         if (v === undefined) this.diags.error('sema-vla', 'variable length arrays are not supported by BPF', e.span);
         else if (v < 0n) this.diags.error('sema-array-size', "array size is negative", e.span);
-        else if (v > 1n << 20n) this.diags.error('sema-array-size', 'array is too large', e.span);
+        // A length is only a type's until something of that type is stored (map definitions' __uint(max_entries, N)
+        // is a pointer to int[N]: katran's and the selftests' xdp_lb_bench's rings have millions); what is stored is
+        // bounded where it is placed (the stack, global data).
+        else if (v > 0xffffffffn) this.diags.error('sema-array-size', 'array is too large', e.span);
         else len = Number(v);
       }
       this.expect(']');

@@ -152,6 +152,23 @@ SEC("xdp") int p(struct xdp_md *ctx) { char a[4] = { 1, 2, 3, 4 }, b[4]; memcpy(
   });
 });
 
+describe('large arrays', () => {
+  it('a map may have millions of entries (katran\'s and the selftests\' xdp_lb_bench\'s hash rings: __uint(max_entries, N) is a pointer to int[N]); what is stored is bounded where it is placed', () => {
+    const s = ok(`${PRE}#define CH_RINGS_SIZE (512 * 65537)
+struct { __uint(type, BPF_MAP_TYPE_ARRAY); __uint(max_entries, CH_RINGS_SIZE); __type(key, __u32); __type(value, __u32); } ch_rings SEC(".maps");
+SEC("xdp") int p(struct xdp_md *ctx) { __u32 k = 7; __u32 *v = bpf_map_lookup_elem(&ch_rings, &k); return v ? *v & 3 : 2; }`);
+    expect(s.maps![0]!.max_entries).toBe(512 * 65537);
+    // A global that large cannot be one map value; a local that large cannot be on the stack: each said where it is declared.
+    expect(errors(`${PRE}char ring[8 << 20];\nSEC("xdp") int p(struct xdp_md *ctx) { return ring[ctx->rx_queue_index & 7]; }`)).toEqual([
+      "3:6: global 'ring' is 8388608 bytes: its section is one array map value, and the kernel takes values of at most 4194304 bytes (KMALLOC_MAX_SIZE)",
+    ]);
+    expect(errors(`${PRE}SEC("xdp") int p(struct xdp_md *ctx) { __u64 big[1 << 24] = {}; return big[ctx->rx_queue_index & 7]; }`)).toEqual([
+      "3:46: Looks like the BPF stack limit is exceeded: 'big' alone needs 134217728 bytes, the limit is 512",
+    ]);
+    expect(errors(`${PRE}typedef char huge[1ull << 33];\nSEC("xdp") int p(struct xdp_md *ctx) { return 2; }`)).toEqual(['3:24: array is too large']);
+  });
+});
+
 describe('global functions', () => {
   it('a global function called as a BPF function is warned about once (the kernel with BTF verifies it on its own); a static one, an inlined one and the program are not', () => {
     const src = `${PRE}__attribute__((noinline)) int slot_of(__u32 q) { return q & 3; }

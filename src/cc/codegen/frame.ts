@@ -36,6 +36,9 @@ import { constOf, wrapInt, walkExprs, walkStmts } from './tree';
 import { reuseCheckedPointers } from './cse';
 import * as O from '../../isa/opcodes';
 
+/** A local larger than this is refused where it is declared (any local over 512 bytes is refused with its function). */
+const MAX_LOCAL_BYTES = 1 << 16;
+
 /** An emitted instruction, with its jump target label before linking. */
 export interface EmittedInsn {
   insn: Insn;
@@ -226,6 +229,8 @@ export abstract class FrameGen {
   protected freeRegCount(): number {
     return [0, 1, 2, 3, 4, 5].filter((r) => this.regOwner[r] === 'free').length;
   }
+  /** Locals refused for their size (assignHome): their initialisers are not generated. */
+  protected readonly oversized = new Set<Sym>();
   protected allocStack(size: number, align: number): number {
     const a = Math.max(8, align);
     this.stackTop = Math.ceil((this.stackTop + size) / a) * a;
@@ -237,6 +242,14 @@ export abstract class FrameGen {
     const range = this.ranges.get(sym);
     const scalarLike = isInt(t) || isPtr(t);
     if (!scalarLike || sym.addressTaken) {
+      // Far past the limit (checked for the whole frame when the function is done): said where it is declared,
+      // and given a stand-in slot so neither its initialiser nor its uses emit code for all of it.
+      if (sizeOf(t) > MAX_LOCAL_BYTES) {
+        this.diags.error('cc-stack-limit', `Looks like the BPF stack limit is exceeded: '${sym.name}' alone needs ${sizeOf(t)} bytes, the limit is ${O.MAX_BPF_STACK}`, sym.span);
+        this.oversized.add(sym);
+        this.homes.set(sym, { k: 'stack', off: this.allocStack(8, 8) });
+        return;
+      }
       this.homes.set(sym, { k: 'stack', off: this.allocStack(Math.max(1, sizeOf(t)), alignOf(t)) });
       return;
     }

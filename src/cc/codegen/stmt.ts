@@ -91,7 +91,7 @@ export class FuncGen extends CallGen {
       case 'decl': {
         if (this.aliases.has(s.sym) || (this.constBind.has(s.sym) && !this.homes.has(s.sym))) return;
         this.assignHome(s.sym);
-        if (s.init) this.initLocal(s.sym, s.init);
+        if (s.init && !this.oversized.has(s.sym)) this.initLocal(s.sym, s.init);
         return;
       }
       case 'block': {

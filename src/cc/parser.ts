@@ -21,7 +21,7 @@ const FUNC_NAME_IDS: ReadonlySet<string> = new Set(['__func__', '__FUNCTION__', 
 const KEYWORDS = new Set([
   'float', 'double', '__int128', '__builtin_va_list',
   'void', 'char', 'short', 'int', 'long', 'signed', 'unsigned', '_Bool', 'struct', 'union', 'enum', 'typedef', 'static', 'extern',
-  'inline', '__inline', '__inline__', 'const', 'volatile', 'restrict', '__restrict', '__restrict__', 'register', 'auto', 'typeof', '__typeof__', '__typeof',
+  'inline', '__inline', '__inline__', 'const', 'volatile', 'restrict', '__restrict', '__restrict__', 'register', 'auto', 'typeof', '__typeof__', '__typeof', 'typeof_unqual', '__typeof_unqual__', '__typeof_unqual',
   '__attribute__', '__attribute', 'if', 'else', 'for', 'while', 'do', 'switch', 'case', 'default', 'break', 'continue', 'return', 'goto', 'sizeof',
   '_Alignof', '__alignof__', '_Static_assert', '__extension__', '__volatile__', '__const', '__const__', 'asm', '__asm__', '__asm', '_Noreturn', '__signed__',
 ]);
@@ -206,7 +206,7 @@ export class Parser {
   private isTypeName(t: Token = this.peek()): boolean {
     if (t.kind !== 'id') return false;
     if (KEYWORDS.has(t.text)) {
-      return ['void', '__builtin_va_list', 'float', 'double', '__int128', '__int128_t', '__uint128_t', 'char', 'short', 'int', 'long', 'signed', 'unsigned', '_Bool', 'struct', 'union', 'enum', 'const', 'volatile', 'restrict', '__restrict', 'typeof', '__typeof__', '__typeof', '__attribute__', '__extension__', '__signed__', '__const', '__const__', 'static', 'extern', 'typedef', 'inline', '__inline', '__inline__', 'register', 'auto', '__volatile__', '_Noreturn', '__restrict__', '__attribute'].includes(t.text);
+      return ['void', '__builtin_va_list', 'float', 'double', '__int128', '__int128_t', '__uint128_t', 'char', 'short', 'int', 'long', 'signed', 'unsigned', '_Bool', 'struct', 'union', 'enum', 'const', 'volatile', 'restrict', '__restrict', 'typeof', '__typeof__', '__typeof', 'typeof_unqual', '__typeof_unqual__', '__typeof_unqual', '__attribute__', '__extension__', '__signed__', '__const', '__const__', 'static', 'extern', 'typedef', 'inline', '__inline', '__inline__', 'register', 'auto', '__volatile__', '_Noreturn', '__restrict__', '__attribute'].includes(t.text);
     }
     return this.lookup(t.text)?.kind === 'typedef';
   }
@@ -422,7 +422,8 @@ export class Parser {
       if (w === '_Bool') { this.advance(); base = T.bool; continue; }
       if (w === 'struct' || w === 'union') { base = this.structSpec(); continue; }
       if (w === 'enum') { base = this.enumSpec(); continue; }
-      if (w === 'typeof' || w === '__typeof__' || w === '__typeof') {
+      // typeof_unqual (C23, clang's __typeof_unqual__): the same here, where types carry no qualifiers.
+      if (w === 'typeof' || w === '__typeof__' || w === '__typeof' || w === 'typeof_unqual' || w === '__typeof_unqual__' || w === '__typeof_unqual') {
         this.advance();
         this.expect('(');
         base = this.isTypeName() ? this.typeName() : this.sema.rvalue(this.expr()).ty;

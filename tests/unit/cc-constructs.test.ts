@@ -68,6 +68,14 @@ SEC("xdp") int p(struct xdp_md *ctx) { va_list v = 0; return sizeof(v); }`);
   });
 });
 
+describe('typeof_unqual', () => {
+  it('__typeof_unqual__ and typeof_unqual name a type as typeof does (the selftests\' libarena headers use it)', () => {
+    const a = ok(`${PRE}SEC("xdp") int p(struct xdp_md *ctx) { const volatile __u32 q = ctx->rx_queue_index; __typeof_unqual__(q) w = q + 1; typeof_unqual(w) z = w; w += 1; return (w + z) & 3; }`);
+    const b = ok(`${PRE}SEC("xdp") int p(struct xdp_md *ctx) { const volatile __u32 q = ctx->rx_queue_index; __u32 w = q + 1; __u32 z = w; w += 1; return (w + z) & 3; }`);
+    expect(a.insns).toBe(b.insns);
+  });
+});
+
 describe('global data', () => {
   const spec = ok(`${PRE}int counter = 7;
 const volatile int knob = 3;

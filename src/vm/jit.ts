@@ -25,7 +25,9 @@
  *   (lock xadd, fetch ops, xchg, cmpxchg) are plain reads and writes;
  * - 64-bit adds carry through an unsigned compare of the low words, and a
  *   pointer's arithmetic and packet pointers' compares use the low word
- *   alone, which the verifier's offset bounds keep from carrying;
+ *   alone: a constant is within the verifier's offset bounds, and an add of
+ *   a scalar register that would change the high word (the verifier bounds
+ *   only a scalar's smallest value) hands the run to the interpreter there;
  * - control flow: a program without loops or calls is nested labelled
  *   blocks (forward jumps are breaks, one budget check at entry); with
  *   loops but no calls, labelled loops too (a jump back is a continue; each
@@ -232,6 +234,8 @@ function fallsThrough(m: Machine, k: number): boolean {
 
 class Translator {
   readonly consts = new Set<string>();
+  /** Per slot, the instructions after it in its block (what a hand-over before it takes back from the count). */
+  remain: Int32Array = new Int32Array(0);
   /** The register whose map-value region R holds (-1: none), and the one the current instruction loads into R. */
   rReg = -1;
   rPending = -1;
@@ -372,6 +376,7 @@ export function translate(m: Machine, proof: VerifierProof, target: JitTarget): 
   }
   const out: string[] = [];
   const remainAfter = new Int32Array(n);
+  t.remain = remainAfter;
   const leaders: number[] = [];
   for (let k = 0; k < n; k++) if (leader[k]) leaders.push(k);
   // Blocks: their slots, and where control goes after them.
@@ -1002,7 +1007,8 @@ const STRUCTURED_EXIT = 'lo[0] = l0; hi[0] = h0; m.executed = count;';
  * `blocks` is the body's block text; `locals` declares and zeroes its locals.
  */
 function repeatLoop(blocks: readonly string[], locals: string, perRun: string): string {
-  const lean = blocks.filter((line) => !/^count \+= \d+;$/.test(line)).map((line) => line.split(STRUCTURED_EXIT).join('continue rep;').replace(/ if \(O !== undefined\) \{[^}]*\} return;/g, ''));
+  // A hand-over mid-block takes back from the count what its block added; here no block adds to it.
+  const lean = blocks.filter((line) => !/^count \+= \d+;$/.test(line)).map((line) => line.split(STRUCTURED_EXIT).join('continue rep;').replace(/ if \(O !== undefined\) \{[^}]*\} return;/g, '').replace(/count -= \d+; pc = /g, 'pc = '));
   return `function repeatLoop(n) {
   rep: for (let REP = 0; REP < n; REP++) {${perRun}
 ${locals}
@@ -1050,9 +1056,15 @@ function pointerAdd(t: Translator, k: number): string | undefined {
   if (d === 10 || (kd !== 'pkt' && kd !== 'fp' && kd !== 'mapv' && kd !== 'ctx')) return undefined;
   const imm = m.imm[k]!;
   if (c === 0x07 || c === 0x17) return imm > -PTR_ADD_MAX && imm < PTR_ADD_MAX ? `${L(d)} = (${L(d)} ${c === 0x07 ? '+' : '-'} ${imm}) | 0;` : undefined;
-  // pointer += scalar: a scalar's whole 64-bit value (high word included) is within the verifier's offset bounds too.
+  // pointer += scalar: the verifier bounds only the scalar's smallest value (check_reg_sane_offset), so its
+  // high word may be anything (a u32 shifted left by 32 passes). The low word alone is exact when the 64-bit
+  // add leaves the high word as it is (the scalar's high word plus the low words' carry is 0, borrow for -);
+  // otherwise the pointer stops being one this translation can hold, and the run goes on in the interpreter
+  // from this instruction (fuzz seed 468640247, input 36974: pkt + (ihl << 32) compared with data_end).
   const s = m.src[k]!;
-  return t.proof.kinds[k * 11 + s] === REG_KIND_BIT.scalar ? `${L(d)} = (${L(d)} ${c === 0x0f ? '+' : '-'} ${L(s)}) | 0;` : undefined;
+  if (t.proof.kinds[k * 11 + s] !== REG_KIND_BIT.scalar) return undefined;
+  const carry = c === 0x0f ? `(t >>> 0) < (${L(d)} >>> 0)` : `(${L(d)} >>> 0) < (${L(s)} >>> 0)`;
+  return `t = (${L(d)} ${c === 0x0f ? '+' : '-'} ${L(s)}) | 0; if (((${H(s)} + (${carry} ? 1 : 0)) | 0) !== 0) { count -= ${t.remain[k]! + 1}; pc = ${k}; deopt = true; break main; } ${L(d)} = t;`;
 }
 
 /** A helper call: an inlined array lookup, or the helper with r1-r5 handed over and r0 taken back. */

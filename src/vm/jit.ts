@@ -1055,7 +1055,16 @@ function pointerAdd(t: Translator, k: number): string | undefined {
   const kd = t.kind(k, d);
   if (d === 10 || (kd !== 'pkt' && kd !== 'fp' && kd !== 'mapv' && kd !== 'ctx')) return undefined;
   const imm = m.imm[k]!;
-  if (c === 0x07 || c === 0x17) return imm > -PTR_ADD_MAX && imm < PTR_ADD_MAX ? `${L(d)} = (${L(d)} ${c === 0x07 ? '+' : '-'} ${imm}) | 0;` : undefined;
+  const handOverHere = `{ count -= ${t.remain[k]! + 1}; pc = ${k}; deopt = true; break main; }`;
+  if (c === 0x07 || c === 0x17) {
+    if (imm <= -PTR_ADD_MAX || imm >= PTR_ADD_MAX) return undefined;
+    // The high word stays when the low words' carry (add) or borrow (sub) cancels the constant's sign
+    // extension: none for imm >= 0, one for imm < 0. Only a pointer whose variable part is near 2^32
+    // (an unbounded u32 added to it, which the verifier allows) can get there.
+    const add = c === 0x07;
+    const moved = add ? `(t >>> 0) < (${L(d)} >>> 0)` : `(${L(d)} >>> 0) < ${imm >>> 0}`;
+    return `t = (${L(d)} ${add ? '+' : '-'} ${imm}) | 0; if (${imm < 0 ? `!(${moved})` : moved}) ${handOverHere} ${L(d)} = t;`;
+  }
   // pointer += scalar: the verifier bounds only the scalar's smallest value (check_reg_sane_offset), so its
   // high word may be anything (a u32 shifted left by 32 passes). The low word alone is exact when the 64-bit
   // add leaves the high word as it is (the scalar's high word plus the low words' carry is 0, borrow for -);
@@ -1064,7 +1073,7 @@ function pointerAdd(t: Translator, k: number): string | undefined {
   const s = m.src[k]!;
   if (t.proof.kinds[k * 11 + s] !== REG_KIND_BIT.scalar) return undefined;
   const carry = c === 0x0f ? `(t >>> 0) < (${L(d)} >>> 0)` : `(${L(d)} >>> 0) < (${L(s)} >>> 0)`;
-  return `t = (${L(d)} ${c === 0x0f ? '+' : '-'} ${L(s)}) | 0; if (((${H(s)} + (${carry} ? 1 : 0)) | 0) !== 0) { count -= ${t.remain[k]! + 1}; pc = ${k}; deopt = true; break main; } ${L(d)} = t;`;
+  return `t = (${L(d)} ${c === 0x0f ? '+' : '-'} ${L(s)}) | 0; if (((${H(s)} + (${carry} ? 1 : 0)) | 0) !== 0) ${handOverHere} ${L(d)} = t;`;
 }
 
 /** A helper call: an inlined array lookup, or the helper with r1-r5 handed over and r0 taken back. */

@@ -405,6 +405,47 @@ char _license[] SEC("license") = "GPL";`;
     }
   });
 
+  it('a pointer plus a scalar whose high word moves (a u32 the verifier bounds only below, or ihl << 32) is a pointer the interpreter follows: compares with data_end agree, constant adds near 2^32 included', () => {
+    // pkt + x + 1 for x around the point where the low word wraps, and pkt + (x << 32); the kernel compares the
+    // real 64-bit addresses, so data + x + 1 is past data_end for every such x (r0 = 1).
+    for (const [shift, tail] of [['', 'r5 += 1'], ['r4 &= 60\n        r4 <<= 32', 'r5 += 0'], ['', 'r5 -= -3'], ['', 'r5 -= 2'], ['', 'r5 += -5']] as const) {
+      const prog = assemble(`
+        r2 = *(u32 *)(r1 +0)
+        r3 = *(u32 *)(r1 +4)
+        r6 = r2
+        r6 += 8
+        if r6 > r3 goto out
+        r4 = *(u32 *)(r2 +0)
+        ${shift || 'r4 += 0'}
+        r5 = r2
+        r5 += r4
+        ${tail}
+        r0 = 1
+        if r5 > r3 goto done
+        r0 = 2
+      done:
+        exit
+      out:
+        r0 = 0
+        exit`);
+      expect(prog.errors).toEqual([]);
+      const spec = { prog_type: 'xdp', insns: bytesToHex(encodeProgram(prog.insns)) } as Spec;
+      const vms = pair(spec);
+      expect(vms[0].jitUnavailable).toBeUndefined();
+      for (let x = 0xbffffe00; x <= 0xc0000100; x++) {
+        const pkt = new Uint8Array(64);
+        new DataView(pkt.buffer).setUint32(0, x >>> 0, true);
+        compare(vms, pkt, () => `${shift} ${tail} x=${x.toString(16)}`);
+      }
+      for (const x of [1, 2, 0x7fffffff, 0xffffffff]) {
+        const pkt = new Uint8Array(64);
+        new DataView(pkt.buffer).setUint32(0, x >>> 0, true);
+        const { faulted } = compare(vms, pkt, () => `${shift} ${tail} x=${x.toString(16)}`);
+        expect(faulted).toBe(false);
+      }
+    }
+  });
+
   it('an atomic fetch of a spilled packet pointer gives the pointer back, in both engines (kernel 6.18 accepts it; test_run retval 0x800)', () => {
     // check_atomic reads the slot as a fill (the spilled pointer comes back) before it writes it; the vm fuzz
     // found the interpreter giving back a scalar (tests/fuzz/regressions/vm/vm-400287897-130020.json).

@@ -4,7 +4,8 @@
  * (tests/unit/vm-jit.test.ts). Programs are meant to pass the kernel
  * verifier: ALU/ALU64, JMP/JMP32 forward branches, if/else with goto and
  * gotol, stack and packet loads/stores, atomics, a bpf-to-bpf call,
- * movsx/sdiv/bswap; each ends by storing r0-r8 and its stack into the packet.
+ * movsx/sdiv/bswap, packet pointers plus wide scalars compared; each ends by
+ * storing r0-r8 and its stack into the packet.
  */
 import { bytesToHex, disasmProgram, type Insn } from '../../src/isa';
 
@@ -55,6 +56,12 @@ function aluUnit(r: () => number, regs: number[]): Insn[] {
   if (op === 0x60 || op === 0x70 || op === 0xc0) k = r() % (is64 ? 64 : 32); // the verifier rejects out-of-range shift immediates
   if ((op === 0x30 || op === 0x90) && k === 0) k = 7; // and division by a zero immediate
   return [I(cls | op, d, 0, signedDiv, k)];
+}
+
+/** n different registers of `regs`. */
+function pickDistinct(r: () => number, regs: readonly number[], n: number): number[] {
+  const left = [...regs];
+  return Array.from({ length: n }, () => left.splice(r() % left.length, 1)[0]!);
 }
 
 export function generate(seed: number): { insns: Insn[]; text: () => string } {
@@ -122,6 +129,14 @@ export function generate(seed: number): { insns: Insn[]; text: () => string } {
       const after: Insn[] = [];
       for (let reg = 1; reg <= 5; reg++) after.push(I(0xb7, reg, 0, 0, constant(r)));
       units.push({ insns: [I(0x85, 0, 1, 0, 0), ...after], call: true });
+    } else {
+      // A packet pointer plus a scalar the verifier bounds only below (a u32, or a small value shifted into the
+      // high word), maybe a constant, compared with data + PKT_LEN: the kernel compares the 64-bit addresses.
+      const [a, d, e, c] = pickDistinct(r, scalars, 4);
+      // From the packet, so the verifier knows no constant (a constant that large is refused outright).
+      const wide = r() % 2 === 0 ? [I(0x61, a, 9, r() % 53)] : [I(0x71, a, 9, r() % 56), I(0x57, a, 0, 0, 0x3c), I(0x67, a, 0, 0, 32)];
+      const tail = r() % 2 === 0 ? [] : [I(r() % 2 ? 0x07 : 0x17, d, 0, 0, [1, 3, -5, 200][r() % 4]!)];
+      units.push({ insns: [...wide, I(0xbf, d, 9), I(0x0f, d, a), ...tail, I(0xbf, e, 9), I(0x07, e, 0, 0, PKT_LEN), I(0xb7, c, 0, 0, 1), I(0x2d, d, e, 1), I(0xb7, c, 0, 0, 2), I(0xb7, d, 0, 0, 0), I(0xb7, e, 0, 0, 0)] });
     }
   }
   // Epilogue: dump r0-r8 and the stack into the packet, return r0 & 3.

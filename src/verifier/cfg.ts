@@ -99,7 +99,8 @@ function resolvePseudoLdimm64(env: Env): void {
     // may_goto (BPF_JMP | BPF_JCOND): checked by the verifier only; the opcode table does not hold it.
     // 8- and 16-bit atomics exist for load-acquire / store-release only (checked in do_check).
     const smallAtomic = insn.code === (O.BPF_STX | O.BPF_ATOMIC | O.BPF_B) || insn.code === (O.BPF_STX | O.BPF_ATOMIC | O.BPF_H);
-    if (rowsForCode(insn.code).length === 0 && insn.code !== BPF_JCOND_K && !smallAtomic) {
+    // callx (BPF_JMP | BPF_CALL | BPF_X) is in the ISA but not in the kernel's opcode table (bpf_opcode_in_insntable).
+    if ((rowsForCode(insn.code).length === 0 && insn.code !== BPF_JCOND_K && !smallAtomic) || insn.code === (O.BPF_JMP | O.BPF_CALL | O.BPF_X)) {
       env.reject(`unknown opcode ${insn.code.toString(16).padStart(2, '0')}`);
     }
   }

@@ -21,6 +21,9 @@ import { diskSystemHeaders, REPO_ROOT, VMLINUX_H } from './system_headers';
 
 export const REALWORLD_DIR = process.env.XDP_LAB_REALWORLD_DIR ?? path.resolve(REPO_ROOT, '../shared/realworld-dev');
 
+/** Programs written here in the style of other projects (xdp-tools, katran, samples/bpf): what holds for REALWORLD_DIR must hold beyond it. */
+export const REALWORLD_EXTRA_DIR = path.resolve(REPO_ROOT, 'tests/realworld-extra');
+
 export interface RealworldProgram {
   /** Path relative to the folder. */
   file: string;

@@ -25,9 +25,9 @@
  *   (lock xadd, fetch ops, xchg, cmpxchg) are plain reads and writes;
  * - 64-bit adds carry through an unsigned compare of the low words, and a
  *   pointer's arithmetic and packet pointers' compares use the low word
- *   alone: a constant is within the verifier's offset bounds, and an add of
- *   a scalar register that would change the high word (the verifier bounds
- *   only a scalar's smallest value) hands the run to the interpreter there;
+ *   alone, and an add (of a constant or a scalar register) that would
+ *   change the high word, which the verifier allows because it bounds only a
+ *   scalar's smallest value, hands the run to the interpreter there;
  * - control flow: a program without loops or calls is nested labelled
  *   blocks (forward jumps are breaks, one budget check at entry); with
  *   loops but no calls, labelled loops too (a jump back is a continue; each

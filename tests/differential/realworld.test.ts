@@ -29,17 +29,15 @@
  * two runs are derived from them and are left out of every comparison. The
  * table's "mask" column counts them.
  */
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parseSpec, type MapSpec, type ParsedSpec, type ProgramSpec } from '../../src/isa';
 import { verify } from '../../src/verifier';
-import { buildClang, buildOurs, possibleCpus, readManifest, REALWORLD_DIR, slots, type RealworldProgram } from '../../src/cli/realworld';
+import { buildClang, buildOurs, possibleCpus, readManifest, slots, type RealworldProgram } from '../../src/cli/realworld';
 import { clangAvailable } from '../../src/cli/clang';
 import { createVm, testRunFrame } from '../../src/vm';
 import { Oracle, oracleAvailable, oracleFib, type OracleResult } from './oracle';
 import { packetSet, realworldPackets, toHex } from './cc-packets';
-import { ensureSelftests, SELFTESTS_DIR } from './verifier-selftests';
+import { realworldSuites } from './realworld-suites';
 
 interface RunOut { retval: number; data: string; fault?: string; error?: string }
 /** A map's entries: key hex → value hex (per-CPU values joined with '|'). */
@@ -164,9 +162,6 @@ function differ(a: Outcome, b: Outcome, what: string, names: string[], mask: Mas
   return '';
 }
 
-/** Programs written here in the style of other projects (xdp-tools, katran, samples/bpf): the same properties must hold beyond the folder. */
-const EXTRA_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../realworld-extra');
-
 /**
  * Rows that do not pass yet, each with the failure it must still show (a
  * different failure, or a pass, fails the test: the list can only shrink).
@@ -176,24 +171,12 @@ const KNOWN_GAPS: Record<string, { cause: RegExp; why: string }> = {};
 
 interface Row { file: string; ours: string; clang: string; ratio: string; mode: string; verdict: string; mask: string; status: string; why: string }
 
-/**
- * The kernel selftests' XDP programs (tests/realworld-selftests/manifest.json says which, and which not
- * and why), read in the linux-source that scripts/fetch-selftests.sh unpacks; fetched here when missing.
- */
-const SELFTESTS_SRC = path.join(SELFTESTS_DIR, 'src');
-const SELFTESTS_MANIFEST = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../realworld-selftests/manifest.json');
-
 const oracle = oracleAvailable();
-const fetchFailed = oracle.ok ? ensureSelftests() : undefined;
+// The selftests' sources are fetched only where the suites run (a missing folder then fails its suite).
+const { suites, fetchFailed } = realworldSuites(oracle.ok);
 if (fetchFailed) console.error(fetchFailed);
 
-const SUITES: [label: string, dir: string, manifest?: string][] = [
-  ['../shared/realworld-dev', REALWORLD_DIR],
-  ['tests/realworld-extra', EXTRA_DIR],
-  ['the kernel selftests\' XDP programs', SELFTESTS_SRC, SELFTESTS_MANIFEST],
-];
-
-for (const [label, dir, manifestFile] of SUITES) describe.skipIf(!oracle.ok)(`real XDP programs, unchanged (${label}): XDP Lab vs clang-19 in the kernel and the VM`, () => {
+for (const { label, dir, manifest: manifestFile } of suites) describe.skipIf(!oracle.ok)(`real XDP programs, unchanged (${label}): XDP Lab vs clang-19 in the kernel and the VM`, () => {
   const rows: Row[] = [];
   const o = oracle.ok ? new Oracle() : undefined;
   // BPF_PROG_TEST_RUN refuses frames shorter than an Ethernet header (EINVAL): those are not runs to compare.

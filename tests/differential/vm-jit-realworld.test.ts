@@ -12,17 +12,13 @@
  */
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { bytesToHex, parseSpec, type ProgramSpec } from '../../src/isa';
 import { buildClang, buildOurs, readManifest, REALWORLD_DIR } from '../../src/cli/realworld';
 import { clangAvailable } from '../../src/cli/clang';
 import { createVm, testRunFrame, type XdpVm } from '../../src/vm';
 import { packetSet, realworldPackets } from './cc-packets';
-import { ensureSelftests, SELFTESTS_DIR } from './verifier-selftests';
-
-const HERE = path.dirname(fileURLToPath(import.meta.url));
-const EXTRA_DIR = path.resolve(HERE, '../realworld-extra');
+import { realworldSuites } from './realworld-suites';
 
 function pair(spec: ProgramSpec): [XdpVm, XdpVm] | { error: string } {
   const parsed = parseSpec(JSON.parse(JSON.stringify(spec)));
@@ -56,10 +52,9 @@ describe('JIT vs interpreter on the real-world programs', () => {
     let programs = 0;
     let translated = 0;
     let runs = 0;
-    const fetchFailed = ensureSelftests();
+    const { suites, fetchFailed } = realworldSuites();
     expect(fetchFailed, 'the kernel selftests\' sources').toBeUndefined();
-    const suites: [string, string | undefined][] = [[REALWORLD_DIR, undefined], [EXTRA_DIR, undefined], [path.join(SELFTESTS_DIR, 'src'), path.join(HERE, '../realworld-selftests/manifest.json')]];
-    for (const [dir, manifest] of suites) for (const p of readManifest(dir, manifest)) {
+    for (const { dir, manifest } of suites) for (const p of readManifest(dir, manifest)) {
       const builds: [string, ProgramSpec | undefined][] = [['ours', buildOurs(p, dir).spec]];
       if (withClang) builds.push(['clang', buildClang(p, dir).spec]);
       for (const [who, spec] of builds) {

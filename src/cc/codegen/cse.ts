@@ -103,11 +103,7 @@ function sumsOf(c: Expr): { e: Expr; when: When }[] {
       case 'logical': walk(e.l, when); walk(e.r, 'maybe'); return;
       case 'cond': walk(e.c, when); walk(e.t, 'maybe'); walk(e.f, 'maybe'); return;
       case 'stmtexpr': return;
-      default: {
-        const sub: Expr[] = [];
-        walkChildren(e, (x) => sub.push(x));
-        for (const x of sub) walk(x, when);
-      }
+      default: walkChildren(e, (x) => walk(x, when));
     }
   };
   const ors: Expr[] = [];
@@ -117,12 +113,18 @@ function sumsOf(c: Expr): { e: Expr; when: When }[] {
   return out;
 }
 
-/** The direct subexpressions of e (those replaceChildren visits). */
+/** The fields that may hold a subexpression, and the subexpression in one (replaceChildren and walkChildren share them). */
+const CHILD_KEYS = ['e', 'l', 'r', 'c', 't', 'f'] as const;
+function childAt(e: Expr, key: (typeof CHILD_KEYS)[number]): Expr | undefined {
+  const child = (e as unknown as Record<string, unknown>)[key] as Expr | undefined;
+  return child && typeof child === 'object' && 'k' in child && 'ty' in child ? child : undefined;
+}
+
+/** The direct subexpressions of e, in the order replaceChildren visits them. */
 function walkChildren(e: Expr, f: (x: Expr) => void): void {
-  const r = e as unknown as Record<string, unknown>;
-  for (const key of ['e', 'l', 'r', 'c', 't', 'f'] as const) {
-    const child = r[key] as Expr | undefined;
-    if (child && typeof child === 'object' && 'k' in child && 'ty' in child) f(child);
+  for (const key of CHILD_KEYS) {
+    const child = childAt(e, key);
+    if (child) f(child);
   }
   if (e.k === 'call' || e.k === 'builtin') e.args.forEach(f);
 }
@@ -210,9 +212,9 @@ function replaceIn(s: Stmt & { k: 'expr' }, cand: Expr, ref: () => Expr, set: (e
 
 function replaceChildren(e: Expr, cand: Expr, ref: () => Expr): void {
   const r = e as unknown as Record<string, unknown>;
-  for (const key of ['e', 'l', 'r', 'c', 't', 'f'] as const) {
-    const child = r[key] as Expr | undefined;
-    if (!child || typeof child !== 'object' || !('k' in child) || !('ty' in child)) continue;
+  for (const key of CHILD_KEYS) {
+    const child = childAt(e, key);
+    if (!child) continue;
     if (same(child, cand)) r[key] = ref();
     else replaceChildren(child, cand, ref);
   }

@@ -13,10 +13,7 @@ import path from 'node:path';
 import type { CliIO } from '../io';
 import type { BenchOpts } from './types';
 import { clangAvailable, CLANG } from '../clang';
-import { buildClang, buildOurs, readManifest, REALWORLD_DIR, slots } from '../realworld';
-import { REPO_ROOT } from '../system_headers';
-
-const EXTRA_DIR = path.join(REPO_ROOT, 'tests', 'realworld-extra');
+import { buildClang, buildOurs, readManifest, REALWORLD_DIR, REALWORLD_EXTRA_DIR, slots } from '../realworld';
 
 function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
@@ -30,7 +27,7 @@ export async function bench(io: CliIO, opts: BenchOpts): Promise<void> {
     return;
   }
   let largest: { dir: string; file: string; flags: string[]; ms?: number; size: number } | undefined;
-  for (const dir of [REALWORLD_DIR, EXTRA_DIR]) {
+  for (const dir of [REALWORLD_DIR, REALWORLD_EXTRA_DIR]) {
     if (!existsSync(path.join(dir, 'manifest.json'))) {
       io.out(`  ${dir}: no manifest.json (skipped)\n`);
       continue;

@@ -3,8 +3,9 @@
  * staying inside them (check_subprogs), instruction encodings and ld_imm64
  * pairs (resolve_pseudo_ldimm64), the control-flow graph (check_cfg:
  * unreachable instructions, jumps into an lddw). Also marks prune points
- * and computes static register liveness (compute_live_registers), which
- * state pruning uses to ignore dead registers.
+ * and computes static register liveness (compute_live_registers) and stack
+ * slot liveness (./stack_liveness.ts), which state pruning uses to ignore
+ * dead registers and slots.
  */
 import { kfuncAt } from './kfunc';
 import * as O from '../isa/opcodes';
@@ -12,6 +13,7 @@ import type { Insn } from '../isa/insn';
 import { rowsForCode } from '../isa/table';
 import { helperById } from '../helpers/table';
 import type { Env } from './env';
+import { computeStackLiveness } from './stack_liveness';
 
 /** BPF_JMP | BPF_JCOND | BPF_K: may_goto. */
 export const BPF_JCOND_K = 0xe5;
@@ -264,6 +266,7 @@ export function checkProgramShape(env: Env): void {
   resolvePseudoLdimm64(env);
   checkCfg(env);
   computeLiveRegisters(env);
+  computeStackLiveness(env.insns, env.subprogs, (t) => successors(env.insns, t), env.liveStack);
 }
 
 /** "Live regs before insn" block of the level-2 log (6.x). */

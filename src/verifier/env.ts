@@ -9,6 +9,7 @@ import type { MapSpec } from '../isa/spec';
 import { disasmInsn } from '../isa/disasm';
 import { VLog, formatFrame, vlogAlignment } from './log';
 import type { Reg } from './reg';
+import type { StackLiveness } from './stack_liveness';
 import { curFrame, type Checkpoint, type Frame, type VState } from './state';
 
 export interface VerifyOptions {
@@ -94,6 +95,8 @@ export class Env {
   forceCheckpoint: Uint8Array;
   /** Static register liveness before each instruction (bit i = Ri). */
   liveRegs: Uint16Array;
+  /** Static stack-slot liveness before each instruction, for its own function's frame (./stack_liveness.ts). */
+  liveStack: StackLiveness;
   /** First instruction of each subprogram, sorted. */
   subprogs: number[] = [0];
   /** Deepest stack use per subprogram start. */
@@ -130,6 +133,7 @@ export class Env {
     this.prunePoint = new Uint8Array(insns.length + 1);
     this.forceCheckpoint = new Uint8Array(insns.length + 1);
     this.liveRegs = new Uint16Array(insns.length + 1);
+    this.liveStack = { lo: new Int32Array(insns.length + 1).fill(-1), hi: new Int32Array(insns.length + 1).fill(-1) };
     this.bypassSpec = !opts.unprivileged;
     this.allowPtrLeaks = !opts.unprivileged;
     this.strictAlignment = !!opts.strictAlignment;

@@ -7,13 +7,15 @@
  * Precision is approximated soundly: every live scalar is compared as if
  * precise (range and tnum inclusion), where the kernel ignores scalars no
  * safety decision depended on. So we may explore more than the kernel,
- * never accept more. Dead registers (static liveness) are ignored, as the
+ * never accept more. Dead registers and stack slots of the innermost frame
+ * (static liveness: ./cfg.ts, ./stack_liveness.ts) are ignored, as the
  * kernel ignores unread ones.
  */
 import type { Env } from './env';
 import type { Reg } from './reg';
 import { formatFrame } from './log';
 import { tnumIn } from './tnum';
+import { slotLive } from './stack_liveness';
 import {
   cloneState,
   STACK_INVALID,
@@ -88,12 +90,17 @@ function scalarForStack(sl: StackSlot): Reg | null {
   return null;
 }
 
-function stacksafe(o: Frame, c: Frame, idmap: IdMap, exact: boolean): boolean {
+/** `live(spi)`: whether a later instruction may read slot spi (dead slots are skipped, as the kernel skips unread ones). */
+function stacksafe(o: Frame, c: Frame, idmap: IdMap, exact: boolean, live: ((spi: number) => boolean) | null): boolean {
   const oBytes = o.stack.length * 8;
   const cBytes = c.stack.length * 8;
   for (let i = 0; i < oBytes; i++) {
     const spi = Math.floor(i / 8);
     const b = i % 8;
+    if (live !== null && !exact && !live(spi)) {
+      i += 7 - b;
+      continue;
+    }
     const os = o.stack[spi]!;
     const cs = c.stack[spi];
     if (exact && (i >= cBytes || os.types[b] !== cs!.types[b])) return false;
@@ -115,12 +122,12 @@ function stacksafe(o: Frame, c: Frame, idmap: IdMap, exact: boolean): boolean {
   return true;
 }
 
-function funcStatesEqual(o: Frame, c: Frame, live: number, idmap: IdMap, exact: boolean): boolean {
+function funcStatesEqual(o: Frame, c: Frame, live: number, liveSlot: ((spi: number) => boolean) | null, idmap: IdMap, exact: boolean): boolean {
   for (let i = 0; i < o.regs.length; i++) {
     if (!exact && i < 10 && !(live & (1 << i))) continue;
     if (!regsafe(o.regs[i]!, c.regs[i]!, idmap, exact)) return false;
   }
-  return stacksafe(o, c, idmap, exact);
+  return stacksafe(o, c, idmap, exact, liveSlot);
 }
 
 export function statesEqual(env: Env, o: VState, c: VState, insnIdx: number, exact: boolean): boolean {
@@ -132,7 +139,9 @@ export function statesEqual(env: Env, o: VState, c: VState, insnIdx: number, exa
     if (of.callsite !== cf.callsite) return false;
     const top = f === o.frames.length - 1;
     const live = top ? env.liveRegs[insnIdx]! : 0x3ff;
-    if (!funcStatesEqual(of, cf, live, idmap, exact)) return false;
+    // Only the innermost frame's slots are known dead: a caller's may be read through a pointer its callee holds.
+    const liveSlot = top ? (spi: number) => slotLive(env.liveStack, insnIdx, spi) : null;
+    if (!funcStatesEqual(of, cf, live, liveSlot, idmap, exact)) return false;
   }
   // refsafe: the same references held, under the same id map.
   const or = o.refs ?? [];

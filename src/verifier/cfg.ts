@@ -109,7 +109,7 @@ function resolvePseudoLdimm64(env: Env): void {
 }
 
 /** Successor edges of an instruction: [fallthrough?, branch target?]. */
-function successors(insns: readonly Insn[], t: number): { fall: number | null; branch: number | null; call: number | null } {
+export function successors(insns: readonly Insn[], t: number): { fall: number | null; branch: number | null; call: number | null } {
   const insn = insns[t]!;
   const cls = O.BPF_CLASS(insn.code);
   const size = isLdImm64(insn) ? 2 : 1;

@@ -15,7 +15,7 @@ import type { Env } from './env';
 import type { Reg } from './reg';
 import { formatFrame } from './log';
 import { tnumIn } from './tnum';
-import { slotLive } from './stack_liveness';
+import { slotLive, type StackLiveness } from './stack_liveness';
 import {
   cloneState,
   STACK_INVALID,
@@ -90,14 +90,14 @@ function scalarForStack(sl: StackSlot): Reg | null {
   return null;
 }
 
-/** `live(spi)`: whether a later instruction may read slot spi (dead slots are skipped, as the kernel skips unread ones). */
-function stacksafe(o: Frame, c: Frame, idmap: IdMap, exact: boolean, live: ((spi: number) => boolean) | null): boolean {
+/** `live` before instruction `at`: the slots a later instruction may read (dead ones are skipped, as the kernel skips unread ones); null: all. */
+function stacksafe(o: Frame, c: Frame, idmap: IdMap, exact: boolean, live: StackLiveness | null, at: number): boolean {
   const oBytes = o.stack.length * 8;
   const cBytes = c.stack.length * 8;
   for (let i = 0; i < oBytes; i++) {
     const spi = Math.floor(i / 8);
     const b = i % 8;
-    if (live !== null && !exact && !live(spi)) {
+    if (live !== null && !exact && !slotLive(live, at, spi)) {
       i += 7 - b;
       continue;
     }
@@ -122,12 +122,12 @@ function stacksafe(o: Frame, c: Frame, idmap: IdMap, exact: boolean, live: ((spi
   return true;
 }
 
-function funcStatesEqual(o: Frame, c: Frame, live: number, liveSlot: ((spi: number) => boolean) | null, idmap: IdMap, exact: boolean): boolean {
+function funcStatesEqual(o: Frame, c: Frame, live: number, liveSlots: StackLiveness | null, at: number, idmap: IdMap, exact: boolean): boolean {
   for (let i = 0; i < o.regs.length; i++) {
     if (!exact && i < 10 && !(live & (1 << i))) continue;
     if (!regsafe(o.regs[i]!, c.regs[i]!, idmap, exact)) return false;
   }
-  return stacksafe(o, c, idmap, exact, liveSlot);
+  return stacksafe(o, c, idmap, exact, liveSlots, at);
 }
 
 export function statesEqual(env: Env, o: VState, c: VState, insnIdx: number, exact: boolean): boolean {
@@ -140,8 +140,7 @@ export function statesEqual(env: Env, o: VState, c: VState, insnIdx: number, exa
     const top = f === o.frames.length - 1;
     const live = top ? env.liveRegs[insnIdx]! : 0x3ff;
     // Only the innermost frame's slots are known dead: a caller's may be read through a pointer its callee holds.
-    const liveSlot = top ? (spi: number) => slotLive(env.liveStack, insnIdx, spi) : null;
-    if (!funcStatesEqual(of, cf, live, liveSlot, idmap, exact)) return false;
+    if (!funcStatesEqual(of, cf, live, top ? env.liveStack : null, insnIdx, idmap, exact)) return false;
   }
   // refsafe: the same references held, under the same id map.
   const or = o.refs ?? [];

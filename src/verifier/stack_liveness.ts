@@ -26,8 +26,6 @@ const NOT = 32767;
 /** A pointer into this frame at an unknown offset (or maybe not a pointer at all). */
 const ANY = 32766;
 const MAX_OFF = 30000;
-const BPF_PSEUDO_FUNC = 4;
-const BPF_PSEUDO_KFUNC_CALL = 2;
 const SLOTS = 64;
 
 export interface Successors {
@@ -81,7 +79,7 @@ function transfer(insn: Insn, v: Int16Array): boolean {
       return true;
     case O.BPF_LD:
       if (ldImm64(insn)) {
-        if (insn.src === BPF_PSEUDO_FUNC) return false;
+        if (insn.src === O.BPF_PSEUDO_FUNC) return false;
         v[insn.dst] = NOT;
         return true;
       }
@@ -93,7 +91,7 @@ function transfer(insn: Insn, v: Int16Array): boolean {
       if (op !== O.BPF_CALL) return true;
       let fpArg = false;
       for (let r = 1; r <= 5; r++) if (isFp(v[r]!)) fpArg = true;
-      if (fpArg && (insn.src === O.BPF_PSEUDO_CALL || insn.src === BPF_PSEUDO_KFUNC_CALL)) return false;
+      if (fpArg && (insn.src === O.BPF_PSEUDO_CALL || insn.src === O.BPF_PSEUDO_KFUNC_CALL)) return false;
       for (let r = 1; r <= 5; r++) v[r] = NOT;
       // A helper given this frame's memory may hand back a pointer into it (bpf_dynptr_data on a stack buffer).
       v[0] = fpArg ? ANY : NOT;
@@ -142,7 +140,8 @@ function liveness(insns: readonly Insn[], from: number, to: number, succ: (t: nu
     v.set(vin.subarray((t - from) * 11, (t - from) * 11 + 11));
     if (!transfer(insns[t]!, v)) return false;
     const s = succ(t);
-    for (const w of [s.fall, s.branch]) {
+    for (let e = 0; e < 2; e++) {
+      const w = e === 0 ? s.fall : s.branch;
       if (w === null || w < from || w >= to) continue;
       const base = (w - from) * 11;
       if (!reached[w - from]) {
@@ -199,7 +198,8 @@ function liveness(insns: readonly Insn[], from: number, to: number, succ: (t: nu
       const s = succ(from + t);
       let oLo = 0;
       let oHi = 0;
-      for (const w of [s.fall, s.branch]) {
+      for (let e = 0; e < 2; e++) {
+        const w = e === 0 ? s.fall : s.branch;
         if (w === null || w < from || w >= to) continue;
         oLo |= lo[w]!;
         oHi |= hi[w]!;

@@ -10,7 +10,7 @@ import { bytesToHex, encodeProgram, type Insn } from '../../src/isa/insn';
 import { parseSpec } from '../../src/isa/spec';
 import { verify } from '../../src/verifier';
 import { computeStackLiveness, slotLive, type StackLiveness } from '../../src/verifier/stack_liveness';
-import * as O from '../../src/isa/opcodes';
+import { successors } from '../../src/verifier/cfg';
 
 function insnsOf(text: string): Insn[] {
   const a = assemble(text);
@@ -18,20 +18,10 @@ function insnsOf(text: string): Insn[] {
   return a.insns;
 }
 
-/** Straight-line and branch successors, as the verifier's CFG gives them (no calls in these programs). */
+/** The liveness of a one-function program, over the verifier's own CFG edges. */
 function liveness(insns: Insn[]): StackLiveness {
   const out = { lo: new Int32Array(insns.length + 1), hi: new Int32Array(insns.length + 1) };
-  computeStackLiveness(insns, [0], (t) => {
-    const i = insns[t]!;
-    const cls = O.BPF_CLASS(i.code);
-    const op = O.BPF_OP(i.code);
-    const size = i.code === (O.BPF_LD | O.BPF_DW | O.BPF_IMM) ? 2 : 1;
-    if (cls !== O.BPF_JMP && cls !== O.BPF_JMP32) return { fall: t + size, branch: null };
-    if (op === O.BPF_EXIT) return { fall: null, branch: null };
-    if (op === O.BPF_CALL) return { fall: t + 1, branch: null };
-    if (op === O.BPF_JA) return { fall: null, branch: t + i.off + 1 };
-    return { fall: t + 1, branch: t + i.off + 1 };
-  }, out);
+  computeStackLiveness(insns, [0], (t) => successors(insns, t), out);
   return out;
 }
 

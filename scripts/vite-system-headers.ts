@@ -2,8 +2,11 @@
  * Vite plugin: the system headers the app's compiler reads, bundled at build
  * time from the installed Debian packages — libbpf-dev's bpf/*.h,
  * linux-libc-dev's linux/, asm-generic/ (/usr/include) and asm/
- * (/usr/include/x86_64-linux-gnu), libxdp-dev's xdp/*.h — never copies
- * kept in the repository.
+ * (/usr/include/x86_64-linux-gnu), libxdp-dev's xdp/*.h, and glibc's
+ * headers (libc6-dev's files as `dpkg -L` lists them, named as the CLI's
+ * search finds them: /usr/include/x86_64-linux-gnu first, then
+ * /usr/include; gnu/stubs-32.h from libc6-dev-i386, which a BPF target's
+ * gnu/stubs.h includes) — never copies kept in the repository.
  *
  *   import { names, loadCommon, loadRest, loadVmlinux } from 'virtual:system-headers';
  *
@@ -15,6 +18,7 @@
  * diagnostics keep their line numbers) to keep the chunks small.
  * A missing package stops the build with a message naming it.
  */
+import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { Plugin } from 'vite';
@@ -29,9 +33,17 @@ const ROOTS: { dir: string; prefix: string; pkg: string }[] = [
   // xdp-tools' BPF-side headers (<xdp/xdp_helpers.h>, <xdp/parsing_helpers.h>, …), as the CLI reads them.
   { dir: '/usr/include/xdp', prefix: 'xdp', pkg: 'libxdp-dev' },
 ];
+/** glibc's headers: the C library's include folders, searched in this order (as src/cli/system_headers.ts reads them). */
+const LIBC_DIRS = ['/usr/include/x86_64-linux-gnu', '/usr/include'];
+const LIBC_PACKAGES = [
+  { pkg: 'libc6-dev', only: undefined },
+  { pkg: 'libc6-dev-i386', only: new Set(['gnu/stubs-32.h']) },
+];
+
 /** What XDP programs include; with everything these include, the chunk loaded first. */
 const COMMON_ROOTS = [
   'bpf/bpf_helpers.h', 'bpf/bpf_endian.h', 'bpf/bpf_core_read.h', 'bpf/bpf_tracing.h',
+  'string.h', 'errno.h', 'endian.h', 'sys/socket.h',
   'linux/bpf.h', 'linux/types.h', 'linux/if_ether.h', 'linux/ip.h', 'linux/ipv6.h', 'linux/in.h', 'linux/in6.h',
   'linux/tcp.h', 'linux/udp.h', 'linux/icmp.h', 'linux/icmpv6.h', 'linux/if_vlan.h', 'linux/if_packet.h',
   'linux/pkt_cls.h', 'linux/if_xdp.h', 'linux/errno.h', 'asm/errno.h', 'linux/stddef.h', 'linux/if_link.h', 'linux/netdevice.h',
@@ -77,12 +89,38 @@ function walk(dir: string, prefix: string, out: Map<string, string>): void {
 
 interface Bundle { common: Record<string, string>; rest: Record<string, string>; vmlinux?: string }
 
+/** glibc's headers by include name: each package's .h files (dpkg -L), the first folder of LIBC_DIRS that holds a name winning. */
+function libc(out: Map<string, string>): void {
+  const byName = new Map<string, { dir: number; file: string }>();
+  for (const { pkg, only } of LIBC_PACKAGES) {
+    let files: string[];
+    try {
+      files = execFileSync('dpkg', ['-L', pkg], { encoding: 'utf8' }).split('\n');
+    } catch {
+      throw new Error(`system headers: the C library's headers are missing; install the Debian package ${pkg} (apt-get install ${pkg}), or run scripts/setup.sh`);
+    }
+    for (const file of files) {
+      if (!file.endsWith('.h')) continue;
+      const dir = LIBC_DIRS.findIndex((d) => file.startsWith(d + '/'));
+      if (dir < 0) continue;
+      const name = file.slice(LIBC_DIRS[dir]!.length + 1);
+      if (only && !only.has(name)) continue;
+      const seen = byName.get(name);
+      if (!seen || dir < seen.dir) byName.set(name, { dir, file });
+    }
+  }
+  for (const [name, { file }] of [...byName].sort((a, b) => a[0].localeCompare(b[0]))) {
+    if (!out.has(name) && existsSync(file)) out.set(name, stripComments(readFileSync(file, 'utf8')));
+  }
+}
+
 function collect(root: string): Bundle {
   for (const r of ROOTS) {
     if (!existsSync(r.dir)) throw new Error(`system headers: ${r.dir} is missing; install the Debian package ${r.pkg} (apt-get install ${r.pkg}), or run scripts/setup.sh`);
   }
   const all = new Map<string, string>();
   for (const r of ROOTS) walk(r.dir, r.prefix, all);
+  libc(all);
   // The include closure of the common roots (names resolve as the compiler resolves them: by include name, or beside the includer).
   const common = new Set<string>();
   const work = [...COMMON_ROOTS.filter((n) => all.has(n))];

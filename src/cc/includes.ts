@@ -3,8 +3,8 @@
  *   "x.h": the including file's folder, then -iquote, then the <x.h> list;
  *   <x.h>: -I folders, -isystem folders, the freestanding C headers written
  *          here (where clang's resource dir sits), the system headers
- *          (libbpf-dev's bpf/*.h, linux-libc-dev's linux/ asm/ asm-generic/),
- *          then -idirafter folders.
+ *          (libbpf-dev's bpf/*.h, linux-libc-dev's linux/ asm/ asm-generic/,
+ *          glibc's from libc6-dev), then -idirafter folders.
  * #include_next continues after the folder the current file came from.
  *
  * Nothing here touches a disk: folders are looked up through `readFile`
@@ -53,16 +53,19 @@ export const SYSTEM_DIR = '/usr/include';
 export const VMLINUX_PATH = '<kernel BTF>/vmlinux.h';
 
 /** Which Debian package provides a system header, by its first path segment. */
-export function packageFor(name: string): string | undefined {
+export function packageFor(name: string, angled = true): string | undefined {
   const top = name.split('/')[0];
   if (top === 'bpf') return 'libbpf-dev';
   if (top === 'xdp') return 'libxdp-dev';
   if (top === 'linux' || top === 'asm' || top === 'asm-generic') return 'linux-libc-dev';
+  // The C library's headers, <string.h>, <sys/socket.h>, <netinet/in.h>, …: a missing "x.h" is the program's own.
+  if (!angled) return undefined;
+  if (top === 'sys' || top === 'bits' || top === 'gnu' || top === 'netinet' || top === 'arpa' || top === 'net' || (!name.includes('/') && name.endsWith('.h'))) return 'libc6-dev';
   return undefined;
 }
 
 /** A header each package surely installs: its absence means the package is missing, not the file. */
-const PACKAGE_PROBE: Record<string, string> = { 'libbpf-dev': 'bpf/bpf_helpers.h', 'libxdp-dev': 'xdp/xdp_helpers.h', 'linux-libc-dev': 'linux/types.h' };
+const PACKAGE_PROBE: Record<string, string> = { 'libbpf-dev': 'bpf/bpf_helpers.h', 'libxdp-dev': 'xdp/xdp_helpers.h', 'linux-libc-dev': 'linux/types.h', 'libc6-dev': 'features.h' };
 
 /** POSIX path normalisation that keeps leading '..' of relative paths. */
 export function normalizePath(p: string): string {
@@ -172,7 +175,7 @@ export class IncludeSearch {
       else where.push('the system headers');
     }
     let msg = `'${name}' file not found (searched: ${where.length ? where.join(', ') : 'nothing: -nostdinc and no -I'})`;
-    const pkg = packageFor(name);
+    const pkg = packageFor(name, angled);
     if (!this.opts.nostdinc) {
       if (!this.opts.systemHeaders) msg += `; no system headers are loaded (they come from libbpf-dev and linux-libc-dev)`;
       else if (pkg && this.opts.systemHeaders(PACKAGE_PROBE[pkg]!) === undefined) msg += `; ${pkg} is not installed (apt-get install ${pkg})`;

@@ -55,7 +55,9 @@ export class Sema {
     e = this.rvalue(e);
     const from = e.ty;
     if (to.k === 'struct') {
-      if (from !== to) this.diags.error('sema-incompatible', `${what} '${typeName(to)}' from incompatible type '${typeName(from)}'`, span);
+      // double, long double, __int128 are opaque blobs (types.ts), one object per mention: the same name is the same type.
+      const sameOpaque = to.opaque !== undefined && from.k === 'struct' && from.opaque === to.opaque;
+      if (from !== to && !sameOpaque) this.diags.error('sema-incompatible', `${what} '${typeName(to)}' from incompatible type '${typeName(from)}'`, span);
       return e;
     }
     if (isPtr(to) && isInt(from)) {

@@ -140,7 +140,10 @@ function checkStackRangeInitialized(env: Env, regno: number, off: number, size: 
       if (write) sl.types[byte] = STACK_MISC;
       continue;
     }
-    if (sl.types[7] === STACK_SPILL && (sl.spilled.type === 'scalar' || env.allowPtrLeaks)) {
+    // A spilled scalar's bytes, each on its own: a narrow spill leaves the slot's other bytes what they were, and
+    // without allow_uninit_stack an unwritten one stays unreadable (the kernel of this machine, 6.18.44 build v1272,
+    // reads the slot byte by byte here; the build before it took the whole slot as spilled once its top byte was).
+    if (t === STACK_SPILL && (sl.spilled.type === 'scalar' || env.allowPtrLeaks)) {
       if (write) {
         markUnknown(sl.spilled);
         for (let j = 0; j < 8; j++) if (sl.types[j] !== STACK_INVALID) sl.types[j] = STACK_MISC;

@@ -224,13 +224,14 @@ describe.skipIf(!avail.ok || !capBpf.ok)('explanations vs the kernel, loading wi
     });
   }
 
-  // What CAP_BPF (bpf_capable) still allows without CAP_PERFMON: a narrow scalar spill keeps the slot's
-  // unwritten bytes invalid but makes the slot a spilled scalar (a helper may read all 8 bytes), and a constant
-  // key lets an array lookup skip its NULL test. And what the Spectre v1 defences (bypass_spec_v1 off) refuse:
+  // What CAP_BPF (bpf_capable) still allows without CAP_PERFMON: a narrow scalar spill is tracked, but the slot's
+  // unwritten bytes stay invalid, for a helper too (the kernel build before 6.18.44-fc-v1272 let a helper read
+  // all 8 bytes of such a slot; this one reads them byte by byte), and a constant key lets an array lookup skip
+  // its NULL test. And what the Spectre v1 defences (bypass_spec_v1 off) refuse:
   // moving a packet pointer by a register, a stack pointer by a variable, a map value pointer out of its value.
   // Each verdict and error line must be the kernel's.
   const CAP_BPF_PROBES: { name: string; source: string; accepted: boolean }[] = [
-    { name: 'a 4-byte spill makes an 8-byte key readable by a helper', accepted: true, source: capProbe('struct k { __u32 a; __u32 b; };', 'struct k key;\n\tkey.a = ctx->ingress_ifindex;\n\t__u64 *v = bpf_map_lookup_elem(&m, &key);\n\tif (v)\n\t\t*v += 1;', 'HASH', 'struct k') },
+    { name: 'a 4-byte spill leaves the other half of an 8-byte key unreadable by a helper', accepted: false, source: capProbe('struct k { __u32 a; __u32 b; };', 'struct k key;\n\tkey.a = ctx->ingress_ifindex;\n\t__u64 *v = bpf_map_lookup_elem(&m, &key);\n\tif (v)\n\t\t*v += 1;', 'HASH', 'struct k') },
     { name: 'a constant key into an array: no NULL test needed', accepted: true, source: capProbe('', '__u32 key = 1;\n\t__u64 *v = bpf_map_lookup_elem(&m, &key);\n\t*v += 1;', 'ARRAY', '__u32') },
     { name: 'a packet pointer may not move by a register', accepted: false, source: capProbe('', 'void *data = (void *)(long)ctx->data;\n\tvoid *data_end = (void *)(long)ctx->data_end;\n\t__u8 *p = data + (ctx->rx_queue_index & 7);\n\tif ((void *)(p + 1) > data_end)\n\t\treturn XDP_DROP;\n\tif (*p == 3)\n\t\treturn XDP_DROP;', 'ARRAY', '__u32') },
     { name: 'a stack pointer may not move by a variable', accepted: false, source: capProbe('', '__u8 buf[8] = {};\n\tvolatile __u8 *b = buf;\n\tb[ctx->rx_queue_index & 7] = 1;\n\tif (b[0] == 1)\n\t\treturn XDP_DROP;', 'ARRAY', '__u32') },

@@ -9,6 +9,8 @@
 import { describe, expect, it } from 'vitest';
 import { compileWorkspace, preprocessWorkspace, type Workspace } from '../../src/cc';
 import { parseCcFlags, shellSplit } from '../../src/cc/flags';
+import { createVm, testRunFrame } from '../../src/vm';
+import { parseSpec } from '../../src/isa';
 
 function pp(files: Record<string, string>, flags: string[] = [], main = Object.keys(files)[0]!, systemHeaders?: (p: string) => string | undefined) {
   const ws: Workspace = { files: Object.entries(files).map(([path, text]) => ({ path, text })), main, flags };
@@ -162,11 +164,42 @@ describe('includes', () => {
     ]);
     const none = pp({ 'p.c': '#include <linux/bpf.h>' }, [], 'p.c', () => undefined);
     expect(none.errors[0]).toContain('linux-libc-dev is not installed');
+    // The C library's headers are glibc's (libc6-dev), never stand-ins: without them the message names the package.
+    const libc = pp({ 'p.c': '#include <string.h>\n#include <netinet/in.h>\n#include <stddef.h>' }, [], 'p.c', () => undefined);
+    expect(libc.errors).toHaveLength(2);
+    for (const e of libc.errors) expect(e).toContain('libc6-dev is not installed (apt-get install libc6-dev)');
   });
 
   it('reads -include files first, and -imacros files for their macros only', () => {
     const r = pp({ 'p.c': 'main M', 'pre.h': 'pre', 'mac.h': '#define M macro\nnot_output' }, ['-include', 'pre.h', '-imacros', 'mac.h']);
     expect(r.text).toBe('pre main macro');
+  });
+
+  it("includes glibc's headers unchanged (libc6-dev), as clang -target bpf reads them", () => {
+    // Each alone, then the network ones together (their guards and shared bits/ headers), in the style of older XDP samples.
+    const headers = ['sys/socket.h', 'sys/types.h', 'netinet/in.h', 'netinet/ip.h', 'netinet/ip6.h', 'netinet/udp.h', 'netinet/tcp.h', 'netinet/ip_icmp.h',
+      'netinet/icmp6.h', 'netinet/if_ether.h', 'net/ethernet.h', 'net/if.h', 'arpa/inet.h', 'string.h', 'errno.h', 'endian.h', 'stdlib.h', 'stdio.h', 'time.h', 'inttypes.h'];
+    const prog = (includes: string[], body: string) => '#include <linux/bpf.h>\n#include <bpf/bpf_helpers.h>\n' + includes.map((h) => `#include <${h}>\n`).join('')
+      + `SEC("xdp") int p(struct xdp_md *ctx) { ${body} }\n`;
+    const build = (src: string) => compileWorkspace({ files: [{ path: 'p.c', text: src }], main: 'p.c', flags: ['-O2', '-g', '-target', 'bpf', '-I/usr/include/x86_64-linux-gnu', '-Wall'] });
+    for (const h of headers) {
+      const r = build(prog([h], 'return XDP_PASS;'));
+      expect(r.diagnostics.filter((d) => d.severity === 'error').map((d) => d.message), h).toEqual([]);
+      expect(r.spec, h).toBeDefined();
+    }
+    // htons is glibc's macro over __bswap_16 at -O2 (__OPTIMIZE__), struct iphdr and sockaddr_in its own; they compute here.
+    const r = build(prog(['net/ethernet.h', 'netinet/ip.h', 'arpa/inet.h', 'sys/socket.h', 'string.h'],
+      'struct sockaddr_in sa; memset(&sa, 0, sizeof(sa)); sa.sin_family = AF_INET; sa.sin_port = htons(ETHERTYPE_IP); '
+      + 'return sizeof(struct iphdr) == 20 && sizeof(struct ether_header) == 14 && sa.sin_port == 8 && IPPROTO_UDP == 17 && SOL_SOCKET == 1 ? XDP_PASS : XDP_DROP;'));
+    expect(r.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
+    expect(r.spec).toBeDefined();
+    const parsed = parseSpec(JSON.parse(JSON.stringify(r.spec)));
+    if ('error' in parsed) throw new Error(parsed.error);
+    const vm = createVm(parsed);
+    if ('error' in vm) throw new Error(vm.error);
+    const run = vm.runXdp(testRunFrame(new Uint8Array(64)));
+    expect(run.fault?.message).toBeUndefined();
+    expect(run.retval).toBe(2);
   });
 
   it('includes the real system headers unchanged (linux-libc-dev, libbpf-dev)', () => {

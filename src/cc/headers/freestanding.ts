@@ -1,13 +1,12 @@
 /**
- * The C library headers a BPF program may include, written for XDP Lab. They
- * sit where clang's resource directory sits in the search order (after -I,
- * before the system headers): stddef.h, stdint.h, stdbool.h, limits.h,
- * stdarg.h as clang's own freestanding headers define them for a 64-bit
- * target, and the few libc headers BPF code reaches for (string.h for
- * memcpy/memset/memcmp, errno.h, endian.h, sys/socket.h which linux/if.h
- * includes for struct sockaddr). BPF programs have no libc: these declare
- * only what compiles to BPF, and clang turns the string.h calls into
- * builtins just as XDP Lab's compiler does.
+ * The compiler's own headers, written for XDP Lab: stddef.h, stdint.h,
+ * stdbool.h, limits.h and stdarg.h as clang's resource directory defines
+ * them for a 64-bit target (stdarg.h keeps its __need___va_list protocol,
+ * which glibc's stdio.h uses). They sit where that directory sits in the
+ * search order (after -I, before the system headers). The C library's
+ * headers (string.h, errno.h, endian.h, sys/socket.h, netinet/…) are not
+ * here: they are glibc's, from libc6-dev, read with the other system
+ * headers as clang reads them.
  */
 
 const stddef_h = `#ifndef __XDP_LAB_STDDEF_H
@@ -116,7 +115,13 @@ const limits_h = `#ifndef __XDP_LAB_LIMITS_H
 #endif
 `;
 
-const stdarg_h = `#ifndef __XDP_LAB_STDARG_H
+const stdarg_h = `#ifndef __GNUC_VA_LIST
+#define __GNUC_VA_LIST
+typedef __builtin_va_list __gnuc_va_list;
+#endif
+#ifdef __need___va_list
+#undef __need___va_list
+#elif !defined(__XDP_LAB_STDARG_H)
 #define __XDP_LAB_STDARG_H
 typedef __builtin_va_list va_list;
 #define va_start(ap, param) __builtin_va_start(ap, param)
@@ -126,90 +131,10 @@ typedef __builtin_va_list va_list;
 #endif
 `;
 
-const string_h = `#ifndef __XDP_LAB_STRING_H
-#define __XDP_LAB_STRING_H
-#include <stddef.h>
-void *memcpy(void *dest, const void *src, size_t n);
-void *memmove(void *dest, const void *src, size_t n);
-void *memset(void *s, int c, size_t n);
-int memcmp(const void *s1, const void *s2, size_t n);
-size_t strlen(const char *s);
-/* BPF has no libc to link: these are always the compiler's builtins, as clang treats them. */
-#define memcpy(d, s, n) __builtin_memcpy(d, s, n)
-#define memmove(d, s, n) __builtin_memmove(d, s, n)
-#define memset(s, c, n) __builtin_memset(s, c, n)
-#define memcmp(a, b, n) __builtin_memcmp(a, b, n)
-#endif
-`;
-
-/** errno.h: the values are the kernel's (asm-generic/errno-base.h, errno.h), which BPF programs return. */
-const errno_h = `#ifndef __XDP_LAB_ERRNO_H
-#define __XDP_LAB_ERRNO_H
-#include <asm/errno.h>
-#endif
-`;
-
-const endian_h = `#ifndef __XDP_LAB_ENDIAN_H
-#define __XDP_LAB_ENDIAN_H
-#define __LITTLE_ENDIAN 1234
-#define __BIG_ENDIAN 4321
-#define __PDP_ENDIAN 3412
-#define __BYTE_ORDER __LITTLE_ENDIAN
-#define __FLOAT_WORD_ORDER __BYTE_ORDER
-#define LITTLE_ENDIAN __LITTLE_ENDIAN
-#define BIG_ENDIAN __BIG_ENDIAN
-#define PDP_ENDIAN __PDP_ENDIAN
-#define BYTE_ORDER __BYTE_ORDER
-#define htobe16(x) __builtin_bswap16(x)
-#define htole16(x) (unsigned short)(x)
-#define be16toh(x) __builtin_bswap16(x)
-#define le16toh(x) (unsigned short)(x)
-#define htobe32(x) __builtin_bswap32(x)
-#define htole32(x) (unsigned int)(x)
-#define be32toh(x) __builtin_bswap32(x)
-#define le32toh(x) (unsigned int)(x)
-#define htobe64(x) __builtin_bswap64(x)
-#define htole64(x) (unsigned long)(x)
-#define be64toh(x) __builtin_bswap64(x)
-#define le64toh(x) (unsigned long)(x)
-#endif
-`;
-
-/** sys/socket.h: what the uapi headers take from it (linux/if.h: struct sockaddr) and the address families. */
-const sys_socket_h = `#ifndef __XDP_LAB_SYS_SOCKET_H
-#define __XDP_LAB_SYS_SOCKET_H
-typedef unsigned short sa_family_t;
-typedef unsigned int socklen_t;
-struct sockaddr {
-  sa_family_t sa_family;
-  char sa_data[14];
-};
-#define AF_UNSPEC 0
-#define AF_UNIX 1
-#define AF_INET 2
-#define AF_INET6 10
-#define AF_PACKET 17
-#define AF_XDP 44
-#define PF_UNSPEC AF_UNSPEC
-#define PF_UNIX AF_UNIX
-#define PF_INET AF_INET
-#define PF_INET6 AF_INET6
-#define PF_PACKET AF_PACKET
-#define PF_XDP AF_XDP
-#define SOCK_STREAM 1
-#define SOCK_DGRAM 2
-#define SOCK_RAW 3
-#endif
-`;
-
 export const FREESTANDING: Readonly<Record<string, string>> = {
   'stddef.h': stddef_h,
   'stdint.h': stdint_h,
   'stdbool.h': stdbool_h,
   'limits.h': limits_h,
   'stdarg.h': stdarg_h,
-  'string.h': string_h,
-  'errno.h': errno_h,
-  'endian.h': endian_h,
-  'sys/socket.h': sys_socket_h,
 };

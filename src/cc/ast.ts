@@ -67,7 +67,8 @@ export type Expr =
   | { k: 'member'; e: Expr; m: Member; offset: number; ty: Type; span: Span }
   | { k: 'cast'; e: Expr; ty: Type; implicit: boolean; span: Span }
   | { k: 'comma'; l: Expr; r: Expr; ty: Type; span: Span }
-  | { k: 'stmtexpr'; body: Stmt[]; ty: Type; span: Span }
+  /** GNU ({ … }); `keepsStack`: a compound literal's (its object lives to the end of the enclosing block, not of this expression). */
+  | { k: 'stmtexpr'; body: Stmt[]; ty: Type; span: Span; keepsStack?: boolean }
   /**
    * A builtin. Inline assembly is two of them: `__asm` (args: the input
    * operands, `asm` the template and constraints) emits the instructions and

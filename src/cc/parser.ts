@@ -701,6 +701,14 @@ export class Parser {
     const start = this.peek().span;
     const parts: InitPart[] = [];
     let arrayLen: number | undefined;
+    if (this.is('{') && type.k === 'array' && isInt(type.of) && type.of.size === 1 && this.peek(1).kind === 'str') {
+      // char s[] = { "abc" }: the braces may hold the string (C11 6.7.9p14).
+      this.advance();
+      const r = this.initializer(type, sym);
+      this.accept(',');
+      this.expect('}');
+      return r;
+    }
     if (this.is('{')) {
       const n = this.initList(type, 0, parts);
       if (type.k === 'array' && type.len === undefined) arrayLen = n;
@@ -1186,14 +1194,31 @@ export class Parser {
     }
   }
 
+  /**
+   * `(type){ init }` (C11 6.5.2.5): an unnamed object of the enclosing block,
+   * initialised each time the expression is evaluated, and an lvalue — the
+   * expression `*({ type tmp = { init }; &tmp; })`, its stack slot kept to
+   * the end of the block (stmtexpr.keepsStack). At file scope it would be
+   * static data, which is not supported.
+   */
+  private compoundLiteral(ty: Type, start: Span): Expr {
+    const sym: Sym = { id: nextSymId(), kind: 'var', name: '.compoundliteral', type: ty, span: start, global: false, attrs: {} };
+    const i = this.initializer(ty, sym);
+    const span = this.spanFrom(start);
+    if (this.scopes.length === 1) this.error('compound literals at file scope are not supported', start, 'cc-compound-literal');
+    if (sym.type.k === 'array' && sym.type.len === undefined) sym.type = { ...sym.type, len: i.arrayLen ?? 0 };
+    if (sym.type.k === 'struct' && !sym.type.complete) this.diags.error('sema-incomplete', `variable has incomplete type '${typeName(sym.type)}'`, span);
+    const ref = this.sema.addr({ k: 'var', sym, ty: sym.type, span }, span);
+    const body: Stmt[] = [{ k: 'decl', sym, init: { zero: i.zero, parts: i.parts, span: i.span }, span }, { k: 'expr', e: ref, span }];
+    return this.sema.deref({ k: 'stmtexpr', body, ty: ref.ty, span, keepsStack: true }, span);
+  }
+
   private castExpr(): Expr {
     if (this.is('(') && this.isTypeName(this.peek(1))) {
       const start = this.advance().span;
       const ty = this.typeName();
       this.expect(')');
-      if (this.is('{')) {
-        this.error('compound literals are not supported', start, 'cc-compound-literal');
-      }
+      if (this.is('{')) return this.postfix(this.compoundLiteral(ty, start));
       const e = this.castExpr();
       return this.sema.cast(e, ty, false, this.spanFrom(start));
     }

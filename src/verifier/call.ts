@@ -439,9 +439,10 @@ export function checkHelperCall(env: Env, insn: Insn): void {
       const m = env.maps[meta.map]!;
       const elide =
         id === 1 && (m.type === 'array' || m.type === 'percpu_array') && meta.constMapKey !== null && meta.constMapKey < BigInt(m.max_entries);
-      regs[0] = pointer(elide ? 'map_value' : 'map_value_or_null', { map: meta.map });
+      // An xskmap lookup is an xdp_sock that may be NULL (this machine's kernel, 6.18.44 build v1272, names it so in
+      // its errors; the build before it said map_value_or_null): the null check makes it xdp_sock.
+      regs[0] = pointer(elide ? 'map_value' : m.type === 'xskmap' ? 'xdp_sock_or_null' : 'map_value_or_null', { map: meta.map });
       if (!elide) regs[0]!.id = ++env.idGen;
-      // An xskmap lookup is map_value_or_null until the null check makes it xdp_sock (mark_ptr_or_null_reg).
       break;
     }
     default:

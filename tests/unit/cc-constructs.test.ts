@@ -8,6 +8,8 @@ import { describe, expect, it } from 'vitest';
 import { compile, formatDiagnostic } from '../../src/cc';
 import { decodeProgram, hexToBytes, type Insn } from '../../src/isa/insn';
 import * as O from '../../src/isa/opcodes';
+import { parseSpec } from '../../src/isa';
+import { createVm, testRunFrame } from '../../src/vm';
 
 const PRE = '#include <linux/bpf.h>\n#include <bpf/bpf_helpers.h>\n';
 
@@ -283,5 +285,37 @@ SEC("xdp") int p(struct xdp_md *ctx) {
     const insns = insnsOf(spec.insns);
     // 8 (struct: 1 + 1 + 2 + 4) * 1000 + 1 * 100 + 1 * 10 + 8, plus the two checks.
     expect(insns[0]!.imm).toBe(100000 + 10000 + 8 * 1000 + 100 + 10 + 8);
+  });
+});
+
+describe('compound literals', () => {
+  function run(src: string): number {
+    const spec = ok(src);
+    const parsed = parseSpec(JSON.parse(JSON.stringify(spec)));
+    if ('error' in parsed) throw new Error(parsed.error);
+    const vm = createVm(parsed);
+    if ('error' in vm) throw new Error(vm.error);
+    const r = vm.runXdp(testRunFrame(new Uint8Array(64)));
+    expect(r.fault?.message).toBeUndefined();
+    return r.retval;
+  }
+  it('is an lvalue object of the enclosing block: its address outlives the expression, later locals do not reuse it', () => {
+    expect(run(`${PRE}struct pt { int x, y; };
+SEC("xdp") int p(struct xdp_md *ctx) {
+  struct pt *a = &(struct pt){ .y = 7 };
+  volatile int later[4] = { 1, 2, 3, 4 };
+  (struct pt){ 1, 2 }.x = 5;
+  return a->x + a->y + later[3] + ((int[]){ 10, 20, 30 })[2] + sizeof((char[]){ "abc" });
+}`)).toBe(0 + 7 + 4 + 30 + 4);
+  });
+  it('is initialised again each time it is evaluated (a loop)', () => {
+    expect(run(`${PRE}SEC("xdp") int p(struct xdp_md *ctx) {
+  int s = 0;
+  for (int i = 0; i < 3; i++) { int *q = (int[2]){ i }; s += q[0] + q[1]; q[1] = 100; }
+  return s;
+}`)).toBe(0 + 1 + 2);
+  });
+  it('at file scope is refused by name (it would be static data)', () => {
+    expect(errors(`${PRE}int *g = (int[]){ 1, 2 };\nSEC("xdp") int p(struct xdp_md *ctx) { return XDP_PASS; }`)).toEqual(['3:10: compound literals at file scope are not supported']);
   });
 });

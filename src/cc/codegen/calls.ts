@@ -279,14 +279,20 @@ export abstract class CallGen extends AsmGen {
   protected override stmtExpr(e: Expr & { k: 'stmtexpr' }, discard: boolean): Val {
     const body = e.body;
     const savedTop = this.stackTop;
-    for (let i = 0; i < body.length - 1; i++) this.stmt(body[i]!);
-    const last = body[body.length - 1];
     let v: Val = { k: 'imm', v: 0n };
-    if (last) {
-      if (last.k === 'expr') v = this.expr(last.e, discard);
-      else this.stmt(last);
+    this.stmtExprDepth++;
+    try {
+      for (let i = 0; i < body.length - 1; i++) this.stmt(body[i]!);
+      const last = body[body.length - 1];
+      if (last) {
+        if (last.k === 'expr') v = this.expr(last.e, discard);
+        else this.stmt(last);
+      }
+    } finally {
+      this.stmtExprDepth--;
     }
-    this.stackTop = savedTop;
+    // A compound literal's object is the enclosing block's: its slot stays taken until that block ends.
+    if (!e.keepsStack) this.stackTop = savedTop;
     return v;
   }
 }

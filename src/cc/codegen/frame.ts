@@ -124,6 +124,8 @@ export abstract class FrameGen {
   protected ranges = new Map<Sym, LiveRange>();
   protected constBind = new Map<Sym, bigint>();
   protected stackTop = 0;
+  /** How many ({ … }) bodies codegen is inside (stmt.ts frees registers only outside them). */
+  protected stmtExprDepth = 0;
   maxStack = 0;
   protected span: Span;
   protected breakTargets: number[] = [];

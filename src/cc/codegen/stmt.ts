@@ -58,7 +58,9 @@ export class FuncGen extends CallGen {
   // ---- statements ----------------------------------------------------------------
   protected override stmt(s: Stmt): void {
     const pos = this.stmtPosByFn.get(this.curFn)?.get(s);
-    if (pos !== undefined) this.expire(pos, this.curFn);
+    // Inside ({ … }) positions are the liveness pass's order, not necessarily evaluation order (an operand holding
+    // a statement expression is evaluated first): registers are freed at the enclosing statement instead.
+    if (pos !== undefined && this.stmtExprDepth === 0) this.expire(pos, this.curFn);
     const saved = this.span;
     if (s.k !== 'block') this.span = s.span;
     try {

@@ -135,7 +135,9 @@ interface Parsed {
 }
 
 function parseLine(s0: string, slot: number): Parsed {
-  let s = s0.replace(/\s+/g, ' ');
+  // One space per run of blanks, and pointer casts as the kernel prints them: clang's assembler also takes
+  // *(u32*)(r1 + 8) and *( u32 * )(r1+8), which inline asm in the kernel's selftests writes.
+  let s = s0.replace(/\s+/g, ' ').replace(/\( ?([us](?:8|16|32|64)) ?\* ?\)/g, '($1 *)').trim();
   let prefix: number | undefined;
   const pre = /^\(([0-9a-fA-F]{2})\) ?/.exec(s);
   if (pre) {

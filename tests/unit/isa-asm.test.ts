@@ -160,6 +160,13 @@ describe('assembler', () => {
     expect(hexOf(r.insns)).toBe('b7000000020000006112040000000000850000000100000095000000' + '00000000');
   });
 
+  it('takes pointer casts spaced as clang does, *(u32*) and *( u32 * ) as *(u32 *)', () => {
+    // The kernel selftests' inline asm writes them so; bytes as llvm-objdump shows clang-19's build of the same lines.
+    const r = assemble('r2 = *(u32*)(r1 + 0)\nr3 = *( u32 * )(r1+4)\n*(u64*)(r10 - 8) = r2\nr0 = *(s16*)(r10 -8)\nexit');
+    expect(r.errors).toEqual([]);
+    expect(hexOf(r.insns)).toBe('6112000000000000' + '6113040000000000' + '7b2af8ff00000000' + '89a0f8ff00000000' + '9500000000000000');
+  });
+
   it('reports errors with line and column, never throws', () => {
     const r = assemble('mov %r0, 1\n  frob %r1\nmov32 %r11, 1\nja nowhere\nmov %r0, 0x100000000\nr1 = *(u32 *)(r1 +99999)');
     expect(r.errors).toEqual([

@@ -74,7 +74,12 @@ export abstract class AsmGen extends BuiltinGen {
     const vals: (Val | bigint)[] = info.inputs.map((op, i) => {
       const a = e.args[i]!;
       const c = kind(op.constraint);
-      const imm = /[in]/.test(c) || c.includes('g') ? this.evalStatic(a) : undefined;
+      // A helper's pointer (`static long (*bpf_sk_fullsock)(…) = (void *) 95;`) is its id: clang folds the never
+      // written static before checking "i" (the selftests' __imm(bpf_sk_fullsock)).
+      let h: Expr = a;
+      while (h.k === 'cast') h = h.e;
+      const helper = h.k === 'var' && h.sym.helperId !== undefined ? BigInt(h.sym.helperId) : undefined;
+      const imm = /[in]/.test(c) || c.includes('g') ? (this.evalStatic(a) ?? (/[in]/.test(c) ? helper : undefined)) : undefined;
       if (imm !== undefined) return imm;
       if (!/[rg]/.test(c) && !/^\d+$/.test(c)) {
         if (/[in]/.test(c)) this.fail(`constraint '${c}' expects an integer constant expression`, a.span, 'cc-asm');

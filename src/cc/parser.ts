@@ -14,7 +14,7 @@ import { nextSymId } from './ast';
 import { CompileAbort, type DiagnosticBag, type Span } from './diagnostics';
 import { parseNumber, type Token } from './lexer';
 import { Sema } from './sema';
-import { T, findMember, opaqueScalar, isInt, isPtr, isScalar, layoutStruct, ptrTo, sizeOf, typeName, type FuncType, type Member, type StructType, type Type } from './types';
+import { T, findMember, opaqueScalar, isInt, isPtr, isScalar, layoutStruct, ptrTo, sameType, sizeOf, typeName, type FuncType, type Member, type StructType, type Type } from './types';
 
 /** The enclosing function's name inside a body (C99 __func__; GCC's __FUNCTION__ and, in C, __PRETTY_FUNCTION__). */
 const FUNC_NAME_IDS: ReadonlySet<string> = new Set(['__func__', '__FUNCTION__', '__PRETTY_FUNCTION__']);
@@ -1412,6 +1412,8 @@ export class Parser {
     }
     if (t.kind === 'id') {
       if (t.text === '__builtin_offsetof') return this.offsetofExpr();
+      if (t.text === '__builtin_choose_expr') return this.chooseExpr();
+      if (t.text === '_Generic') return this.genericSelection();
       if (CORE_BUILTINS.has(t.text)) return this.coreBuiltin();
       if (BUILTINS.has(t.text)) return this.builtin();
       if (LIBC_BUILTINS.has(t.text) && this.is('(', 1)) {
@@ -1498,6 +1500,51 @@ export class Parser {
         return s.num(BigInt(v), T.uint, span);
       }
     }
+  }
+
+  /** GCC's __builtin_choose_expr(const, a, b): a when the constant is not 0, else b, with the chosen one's type; the other is parsed, never evaluated. */
+  private chooseExpr(): Expr {
+    const start = this.advance().span;
+    this.expect('(');
+    const c = this.assignExpr();
+    this.expect(',');
+    const a = this.assignExpr();
+    this.expect(',');
+    const b = this.assignExpr();
+    this.expect(')');
+    const v = this.sema.constValue(c);
+    if (v === undefined) this.error("'__builtin_choose_expr' requires a constant expression", c.span);
+    void start;
+    return v !== 0n ? a : b;
+  }
+
+  /**
+   * C11 _Generic(e, type: a, …, default: d): the association whose type is
+   * the controlling expression's (after array and function decay, its
+   * qualifiers dropped), else default; only the chosen one is evaluated.
+   */
+  private genericSelection(): Expr {
+    const start = this.advance().span;
+    this.expect('(');
+    const ctl = this.sema.rvalue(this.assignExpr());
+    let chosen: Expr | undefined;
+    let fallback: Expr | undefined;
+    while (this.accept(',')) {
+      if (this.accept('default')) {
+        this.expect(':');
+        fallback = this.assignExpr();
+        continue;
+      }
+      const ty = this.typeName();
+      this.expect(':');
+      const e = this.assignExpr();
+      if (chosen === undefined && sameType(ty, ctl.ty)) chosen = e;
+    }
+    this.expect(')');
+    const r = chosen ?? fallback;
+    if (!r) this.error(`controlling expression type '${typeName(ctl.ty)}' not compatible with any generic association type`, ctl.span);
+    void start;
+    return r;
   }
 
   private offsetofExpr(): Expr {

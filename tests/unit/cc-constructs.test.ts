@@ -319,3 +319,31 @@ SEC("xdp") int p(struct xdp_md *ctx) {
     expect(errors(`${PRE}int *g = (int[]){ 1, 2 };\nSEC("xdp") int p(struct xdp_md *ctx) { return XDP_PASS; }`)).toEqual(['3:10: compound literals at file scope are not supported']);
   });
 });
+
+describe('_Generic and __builtin_choose_expr', () => {
+  it('pick by type and by constant as clang does (clang-19 -O2 folds this program to r0 = 997542)', () => {
+    const spec = ok(`${PRE}#define kind(x) _Generic((x), char: 1, unsigned char: 2, int: 3, unsigned int: 4, long: 5, unsigned long: 6, int *: 7, default: 9)
+#define pick(c, a, b) __builtin_choose_expr(c, a, b)
+SEC("xdp") int p(struct xdp_md *ctx) {
+  int arr[2] = { 0 };
+  unsigned char uc = 1;
+  long l = 2;
+  __u64 wide = pick(sizeof(long) == 8, (__u64)ctx->data_end, (__u32)0);
+  int r = kind(uc) * 1 + kind(ctx->data) * 10 + kind(l) * 100 + kind(arr) * 1000 + kind(wide) * 10000 + kind((short)1) * 100000;
+  return pick(1, r, "unused") + (int)(wide & 0);
+}`);
+    const parsed = parseSpec(JSON.parse(JSON.stringify(spec)));
+    if ('error' in parsed) throw new Error(parsed.error);
+    const vm = createVm(parsed);
+    if ('error' in vm) throw new Error(vm.error);
+    expect(vm.runXdp(testRunFrame(new Uint8Array(64))).retval).toBe(997542);
+  });
+  it('say what is wrong when no association fits, or the choice is not constant', () => {
+    expect(errors(`${PRE}SEC("xdp") int p(struct xdp_md *ctx) { return _Generic(ctx, int: 1, long: 2); }`)).toEqual([
+      "3:56: controlling expression type 'struct xdp_md *' not compatible with any generic association type",
+    ]);
+    expect(errors(`${PRE}SEC("xdp") int p(struct xdp_md *ctx) { return __builtin_choose_expr(ctx->data, 1, 2); }`)).toEqual([
+      "3:69: '__builtin_choose_expr' requires a constant expression",
+    ]);
+  });
+});

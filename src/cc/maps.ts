@@ -125,7 +125,11 @@ export function readMapDef(sym: Sym, diags: DiagnosticBag, depth = 0): MapDef | 
     return undefined;
   }
   if (keySize === undefined || valueSize === undefined || maxEntries === undefined) {
-    diags.error('cc-map-def', `map '${sym.name}' needs key, value and max_entries`, sym.span);
+    const missing = [keySize === undefined ? 'a key (__type(key, __u32) or __uint(key_size, 4))' : '', valueSize === undefined ? 'a value (__type(value, …) or __uint(value_size, …))' : '',
+      maxEntries === undefined ? `max_entries (__uint(max_entries, ${typeName === 'ringbuf' ? '4096' : '64'}))` : ''].filter(Boolean);
+    // A definition without max_entries is sized by its loader at run time (libbpf's bpf_map__set_max_entries); here nothing runs before the load.
+    const why = maxEntries === undefined && missing.length === 1 ? ': its project sizes it from user space before loading, and XDP Lab loads the object as it is' : '';
+    diags.error('cc-map-def', `map '${sym.name}' needs ${missing.join(', ')}${why}`, sym.span);
     return undefined;
   }
   const spec: MapSpec = { name: sym.name, type: typeName, key_size: keySize, value_size: valueSize, max_entries: maxEntries };

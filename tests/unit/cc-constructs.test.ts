@@ -347,3 +347,14 @@ SEC("xdp") int p(struct xdp_md *ctx) {
     ]);
   });
 });
+
+describe('map definitions a loader would complete', () => {
+  it('say which fields are missing, and why a map without max_entries cannot load here', () => {
+    expect(errors(`${PRE}struct { __uint(type, BPF_MAP_TYPE_RINGBUF); } rb SEC(".maps");
+struct { __uint(type, BPF_MAP_TYPE_HASH); __uint(max_entries, 4); } h SEC(".maps");
+SEC("xdp") int p(struct xdp_md *ctx) { bpf_ringbuf_output(&rb, ctx, 4, 0); return bpf_map_lookup_elem(&h, ctx) ? 1 : 2; }`)).toEqual([
+      "3:48: map 'rb' needs max_entries (__uint(max_entries, 4096)): its project sizes it from user space before loading, and XDP Lab loads the object as it is",
+      "4:69: map 'h' needs a key (__type(key, __u32) or __uint(key_size, 4)), a value (__type(value, …) or __uint(value_size, …))",
+    ]);
+  });
+});

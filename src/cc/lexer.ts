@@ -260,9 +260,30 @@ function lexInto(src: string, file: string, diags: DiagnosticBag, sink: TokenSin
       space = true;
       continue;
     }
+    // A prefixed character constant (L'\0', u'x', U'x', u8'x'; glibc's bits/wchar.h tests L'\0' - 1 > 0):
+    // the character's code, as an int (wchar_t is int on BPF, char16_t/char32_t unsigned and smaller).
+    const wide = c === 'L' || c === 'U' || c === 'u' ? (src[i + 1] === "'" ? 1 : c === 'u' && src[i + 1] === '8' && src[i + 2] === "'" ? 2 : 0) : 0;
+    if (wide) {
+      i += wide;
+      let cp = 0;
+      let closed = false;
+      i++;
+      if (src[i] === '\\') {
+        const [v, j] = readEscape(src, i + 1);
+        cp = v;
+        i = j;
+      } else if (i < n && src[i] !== "'" && src[i] !== '\n') {
+        cp = src.codePointAt(i)!;
+        i += String.fromCodePoint(cp).length;
+      }
+      if (src[i] === "'") { i++; closed = true; }
+      const bad = !closed ? { code: 'lex-unterminated', message: "missing terminating ' character" } : undefined;
+      push('char', src.slice(start, i), bad ? { value: BigInt(cp), bad } : { value: BigInt(cp) });
+      continue;
+    }
     if (isIdStart(c)) {
       while (i < n && isIdChar(src[i]!)) i++;
-      // Prefixed literals (L"", u8"") are not used in BPF C; lex the prefix as an identifier.
+      // Prefixed string literals (L"", u8"") are not used in BPF C; lex the prefix as an identifier.
       push('id', intern(src.slice(start, i)));
       continue;
     }

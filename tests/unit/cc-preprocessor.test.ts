@@ -202,6 +202,29 @@ describe('includes', () => {
     expect(run.retval).toBe(2);
   });
 
+  it('hosted, as clang is: stdint.h and limits.h bring the C library\'s own first (glibc\'s __uint64_t, PATH_MAX)', () => {
+    // clang-19 -O2 -target bpf folds this to r0 = 4: glibc's __WORDSIZE is 32 off x86_64, so its uint_fast16_t is 4 bytes there.
+    const src = '#include <linux/bpf.h>\n#include <bpf/bpf_helpers.h>\n#include <limits.h>\n#include <stdint.h>\n'
+      + 'SEC("xdp") int p(struct xdp_md *ctx) { __uint64_t a = UINT64_MAX; uint_fast16_t f = 1; return (PATH_MAX == 4096) + (INT_MAX == 2147483647) + (a == ULONG_MAX) + (sizeof(f) == 8) + (LLONG_MIN < 0); }\n';
+    const r = compileWorkspace({ files: [{ path: 'p.c', text: src }], main: 'p.c', flags: ['-O2', '-target', 'bpf', '-I/usr/include/x86_64-linux-gnu'] });
+    expect(r.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
+    const parsed = parseSpec(JSON.parse(JSON.stringify(r.spec)));
+    if ('error' in parsed) throw new Error(parsed.error);
+    const vm = createVm(parsed);
+    if ('error' in vm) throw new Error(vm.error);
+    expect(vm.runXdp(testRunFrame(new Uint8Array(64))).retval).toBe(4);
+    // Without system headers the freestanding definitions stand alone.
+    const alone = pp({ 'p.c': '#include <stdint.h>\n#include <limits.h>\nuint64_t x = UINT64_MAX; int y = INT_MAX;' }, [], 'p.c', () => undefined);
+    expect(alone.errors).toEqual([]);
+    expect(alone.text).toContain('typedef unsigned long uint64_t');
+  });
+
+  it("reads prefixed character constants (L'\\0', u'x', U'x', u8'x') as their code, in #if too (glibc's bits/wchar.h)", () => {
+    const r = one("#if L'\\0' - 1 > 0\nunsigned_wchar\n#else\nsigned_wchar\n#endif\n#if L'A' + u'B' + U'C' + u8'D' == 65 + 66 + 67 + 68\nsum_ok\n#endif");
+    expect(r.errors).toEqual([]);
+    expect(r.text).toBe('signed_wchar sum_ok');
+  });
+
   it('includes the real system headers unchanged (linux-libc-dev, libbpf-dev)', () => {
     const src = '#include <linux/bpf.h>\n#include <linux/if_ether.h>\n#include <linux/ip.h>\n#include <linux/icmp.h>\n#include <linux/pkt_cls.h>\n#include <bpf/bpf_helpers.h>\n#include <bpf/bpf_endian.h>\n#include <bpf/bpf_core_read.h>\n'
       + 'SEC("xdp") int p(struct xdp_md *ctx) { return bpf_ntohs(ETH_P_IP) == 8 ? XDP_PASS : XDP_DROP; }\n';

@@ -2,7 +2,8 @@
  * The compiler's own headers, written for XDP Lab: stddef.h, stdint.h,
  * stdbool.h, limits.h and stdarg.h as clang's resource directory defines
  * them for a 64-bit target (stdarg.h keeps its __need___va_list protocol,
- * which glibc's stdio.h uses). They sit where that directory sits in the
+ * which glibc's stdio.h uses; stdint.h and limits.h, hosted as clang is by
+ * default, first #include_next the C library's, when the system has it). They sit where that directory sits in the
  * search order (after -I, before the system headers). The C library's
  * headers (string.h, errno.h, endian.h, sys/socket.h, netinet/…) are not
  * here: they are glibc's, from libc6-dev, read with the other system
@@ -21,6 +22,9 @@ typedef int wchar_t;
 
 const stdint_h = `#ifndef __XDP_LAB_STDINT_H
 #define __XDP_LAB_STDINT_H
+#if __STDC_HOSTED__ && __has_include_next(<stdint.h>)
+#include_next <stdint.h>
+#else
 typedef signed char int8_t;
 typedef short int16_t;
 typedef int int32_t;
@@ -81,6 +85,7 @@ typedef unsigned long uintmax_t;
 #define INTMAX_C(c) c ## L
 #define UINTMAX_C(c) c ## UL
 #endif
+#endif
 `;
 
 const stdbool_h = `#ifndef __XDP_LAB_STDBOOL_H
@@ -94,6 +99,28 @@ const stdbool_h = `#ifndef __XDP_LAB_STDBOOL_H
 
 const limits_h = `#ifndef __XDP_LAB_LIMITS_H
 #define __XDP_LAB_LIMITS_H
+#if __STDC_HOSTED__ && __has_include_next(<limits.h>)
+#define _GCC_LIMITS_H_
+#include_next <limits.h>
+#endif
+#undef CHAR_BIT
+#undef SCHAR_MIN
+#undef SCHAR_MAX
+#undef UCHAR_MAX
+#undef CHAR_MIN
+#undef CHAR_MAX
+#undef SHRT_MIN
+#undef SHRT_MAX
+#undef USHRT_MAX
+#undef INT_MIN
+#undef INT_MAX
+#undef UINT_MAX
+#undef LONG_MIN
+#undef LONG_MAX
+#undef ULONG_MAX
+#undef LLONG_MIN
+#undef LLONG_MAX
+#undef ULLONG_MAX
 #define CHAR_BIT 8
 #define SCHAR_MIN (-128)
 #define SCHAR_MAX 127

@@ -146,3 +146,32 @@ static __always_inline void copy(void *d, const void *s, __u64 len)
     expect(errors(`${COPY}SEC("xdp") int p(struct xdp_md *ctx) { __u32 a = 1, b = 0; copy(&b, &a, ctx->data_end - ctx->data); return b; }`)).toContain("A call to built-in function 'abort' is not supported.");
   });
 });
+
+describe('the kernel selftests\' asm idioms', () => {
+  it('a map\'s address as an "i" operand, C comments in the template, GNU local labels (1:, 1f, 1b): clang-19\'s bytes', () => {
+    const spec = build(`struct { __uint(type, BPF_MAP_TYPE_ARRAY); __uint(max_entries, 1); __type(key, __u32); __type(value, __u64); } m SEC(".maps");
+SEC("xdp") __attribute__((naked)) int p(void)
+{
+	asm volatile ("					\\
+	r1 = 0;						\\
+	*(u64*)(r10 - 8) = r1;	/* a zero key */	\\
+	r2 = r10;					\\
+	r2 += -8;					\\
+	r1 = %[m] ll;					\\
+	call %[lookup];					\\
+	if r0 == 0 goto 1f;				\\
+	r0 = *(u64 *)(r0 + 0);				\\
+1:	r0 += 1;					\\
+	if r0 < 3 goto 1b;				\\
+	goto 1f;					\\
+1:	exit;						\\
+"	:
+	: [m]"i"(&m), [lookup]"i"(bpf_map_lookup_elem)
+	: "r0", "r1", "r2", "r3", "r4", "r5");
+}`);
+    // llvm-objdump of clang-19 -O2 -target bpf's object, the lddw's src_reg 1 (BPF_PSEUDO_MAP_FD) set as libbpf sets it at load.
+    expect(spec.insns).toBe('b7010000000000007b1af8ff00000000bfa200000000000007020000f8ffffff1811000000000000000000000000000085000000010000001500010000000000'
+      + '79000000000000000700000001000000a500feff0300000005000000000000009500000000000000');
+    expect(spec.map_relocs).toEqual([{ insn: 4, map: 0 }]);
+  });
+});

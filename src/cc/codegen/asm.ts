@@ -25,7 +25,15 @@ import { assemble } from '../../isa/asm';
 import * as O from '../../isa/opcodes';
 
 type Reg = Val & { k: 'reg' };
-type Operand = { k: 'reg'; r: number } | { k: 'imm'; v: bigint };
+type Operand = { k: 'reg'; r: number } | { k: 'imm'; v: bigint } | { k: 'map'; idx: number };
+
+/**
+ * A map's address as an "i" operand (`r1 = %[map] ll`, the kernel selftests'
+ * __imm_addr(map)) reaches the assembler as this 64-bit value plus the map's
+ * index; the lddw that loads it becomes the map reference clang emits.
+ */
+const MAP_OPERAND_HI = 0x5a4d4150; // "PAMZ": no 64-bit constant a program writes ends up in an lddw's high half by chance
+
 
 const ASM_REG_ORDER = [...TEMP_ORDER, ...CALLEE_SAVED];
 
@@ -81,6 +89,10 @@ export abstract class AsmGen extends BuiltinGen {
       const helper = h.k === 'var' && h.sym.helperId !== undefined ? BigInt(h.sym.helperId) : undefined;
       const imm = /[in]/.test(c) || c.includes('g') ? (this.evalStatic(a) ?? (/[in]/.test(c) ? helper : undefined)) : undefined;
       if (imm !== undefined) return imm;
+      if (/[in]/.test(c) && a.k === 'addr' && a.e.k === 'var') {
+        const v = this.expr(a);
+        if (v.k === 'map') return v;
+      }
       if (!/[rg]/.test(c) && !/^\d+$/.test(c)) {
         if (/[in]/.test(c)) this.fail(`constraint '${c}' expects an integer constant expression`, a.span, 'cc-asm');
         this.fail(`inline asm input constraint "${op.constraint}" is not supported on BPF (inputs are registers or immediates)`, a.span, 'cc-asm');
@@ -95,6 +107,7 @@ export abstract class AsmGen extends BuiltinGen {
       const a = e.args[i]!;
       const tied = /^\d+$/.test(kind(info.inputs[i]!.constraint)) ? Number(kind(info.inputs[i]!.constraint)) : undefined;
       if (tied !== undefined && (tied >= info.outputs.length || outRegs[tied] !== -1)) this.fail(`invalid tied asm operand "${info.inputs[i]!.constraint}"`, a.span, 'cc-asm');
+      if (typeof v !== 'bigint' && v.k === 'map') return { k: 'map', idx: v.idx };
       if (typeof v === 'bigint') {
         if (tied === undefined) return { k: 'imm', v };
         const r = this.asmReg(used);
@@ -142,10 +155,11 @@ export abstract class AsmGen extends BuiltinGen {
       if (what === '=') return String(serial);
       const op = name !== undefined ? names.get(name) : numbered[Number(num)];
       if (!op) { bad ||= m; return m; }
+      if (op.k === 'map') return `0x${MAP_OPERAND_HI.toString(16)}${op.idx.toString(16).padStart(8, '0')}`;
       return op.k === 'imm' ? BigInt.asIntN(64, op.v).toString() : `${w ? 'w' : 'r'}${op.r}`;
     });
     if (bad) this.fail(`invalid operand '${bad}' in inline asm`, e.span, 'cc-asm');
-    this.emitAsm(text, e);
+    this.emitAsm(text, e, new Set(inputOps.flatMap((op) => (op.k === 'map' ? [op.idx] : []))));
     for (const [r, off] of spills) this.emit(O.BPF_LDX | O.BPF_MEM | O.BPF_DW, r, 10, off);
     // Inputs are free again; the outputs wait for their `__asm_out`.
     const outs = new Set(outRegs);
@@ -155,12 +169,15 @@ export abstract class AsmGen extends BuiltinGen {
   }
 
   /** Assemble the substituted template and emit it, its relative jumps turned into labels. */
-  private emitAsm(text: string, e: Expr & { k: 'builtin' }): void {
+  private emitAsm(text: string, e: Expr & { k: 'builtin' }, mapOperands: ReadonlySet<number>): void {
+    // C comments inside the template are the assembler's to skip (the kernel selftests annotate their asm so).
+    text = text.replace(/\/\*[\s\S]*?\*\//g, ' ');
     if (text.trim() === '') return;
-    const res = assemble(text.replace(/;/g, '\n'));
+    const lines = numericLabels(text.replace(/;/g, '\n').split('\n'));
+    const res = assemble(lines.join('\n'));
     if (res.errors.length) {
       const err = res.errors[0]!;
-      const line = text.replace(/;/g, '\n').split('\n')[err.line - 1]?.trim() ?? '';
+      const line = lines[err.line - 1]?.trim() ?? '';
       this.fail(`inline asm is not BPF assembly: ${err.message}${line ? ` in '${line}'` : ''} (reached from '${this.fn.name}')`, e.span, 'cc-asm');
     }
     const insns = res.insns;
@@ -185,8 +202,14 @@ export abstract class AsmGen extends BuiltinGen {
       if (ins.code === (O.BPF_JMP | O.BPF_CALL) && ins.src !== 0) this.fail('inline asm: only helper calls are supported', e.span, 'cc-asm');
       if (ins.code === (O.BPF_LD | O.BPF_IMM | O.BPF_DW)) {
         if (ins.src !== 0) this.fail('inline asm: map references are not supported', e.span, 'cc-asm');
-        this.emit(ins.code, ins.dst, 0, 0, ins.imm, { pinned: true });
-        this.emit(0, 0, 0, 0, ins.imm2 ?? insns[i + 1]?.imm ?? 0, { pinned: true });
+        const hi = ins.imm2 ?? insns[i + 1]?.imm ?? 0;
+        if (hi === MAP_OPERAND_HI && mapOperands.has(ins.imm)) {
+          this.emit(ins.code, ins.dst, O.BPF_PSEUDO_MAP_FD, 0, 0, { map: ins.imm, pinned: true });
+          this.emit(0, 0, 0, 0, 0, { pinned: true });
+        } else {
+          this.emit(ins.code, ins.dst, 0, 0, ins.imm, { pinned: true });
+          this.emit(0, 0, 0, 0, hi, { pinned: true });
+        }
         i++;
         continue;
       }
@@ -200,4 +223,28 @@ export abstract class AsmGen extends BuiltinGen {
     const end = labelAt.get(n);
     if (end !== undefined) this.place(end);
   }
+}
+
+/**
+ * GNU assembler local labels: `1:` may be defined again and again, and
+ * `goto 1f` / `goto 1b` name the next definition forward or the last one
+ * back (the kernel selftests' asm uses them). Each definition gets a name of
+ * its own; a numbered line start is a label here, never a log's slot number.
+ */
+function numericLabels(lines: string[]): string[] {
+  const defs: { line: number; n: string; name: string }[] = [];
+  lines.forEach((l, i) => {
+    const m = /^\s*(\d+):/.exec(l);
+    if (m) defs.push({ line: i, n: m[1]!, name: `.L${m[1]}_${defs.length}` });
+  });
+  if (defs.length === 0) return lines;
+  return lines.map((l, i) => {
+    const own = defs.find((d) => d.line === i);
+    let s = own ? l.replace(/^(\s*)\d+:/, (_all, sp: string) => `${sp}${own.name}:`) : l;
+    s = s.replace(/\b(goto|gotol|ja)(\s+)(\d+)([fb])\b/g, (all, op: string, sp: string, n: string, dir: string) => {
+      const d = dir === 'f' ? defs.find((x) => x.n === n && x.line > i) : [...defs].reverse().find((x) => x.n === n && x.line <= i);
+      return d ? `${op}${sp}${d.name}` : all;
+    });
+    return s;
+  });
 }

@@ -344,11 +344,14 @@ export class Parser {
         this.expect('(');
         this.expect('(');
         while (!this.is(')') && this.peek().kind !== 'eof') {
-          const name = this.advance().text.replace(/^__(.*)__$/, '$1');
+          const nameTok = this.advance();
+          const name = nameTok.text.replace(/^__(.*)__$/, '$1');
           let args: Expr[] = [];
           let strArg: string | undefined;
           if (this.accept('(')) {
             args = [];
+            // SEC(NAME) with NAME no macro: clang refuses it where the argument starts.
+            if (name === 'section' && this.peek().kind !== 'str') this.diags.error('sema-attr-arg', "expected string literal as argument of 'section' attribute", this.peek().span);
             while (!this.is(')') && this.peek().kind !== 'eof') {
               if (this.peek().kind === 'str') strArg = this.stringLiteral().text;
               else if (this.peek().kind === 'id' && !KEYWORDS.has(this.peek().text) && !this.lookup(this.peek().text) && (this.is(',', 1) || this.is(')', 1))) this.advance();

@@ -358,3 +358,11 @@ SEC("xdp") int p(struct xdp_md *ctx) { bpf_ringbuf_output(&rb, ctx, 4, 0); retur
     ]);
   });
 });
+
+describe('section attributes', () => {
+  it('refuse a section name that is not a string literal, as clang does (SEC(NAME) with NAME no macro)', () => {
+    const e = errors(`${PRE}int meta SEC(NOT_A_MACRO) = 1;\nSEC("xdp") int p(struct xdp_md *ctx) { return XDP_PASS; }`);
+    expect(e).toHaveLength(1);
+    expect(e[0]).toMatch(/^3:\d+: expected string literal as argument of 'section' attribute$/);
+  });
+});

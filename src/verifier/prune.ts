@@ -216,8 +216,10 @@ export function isStateVisited(env: Env, idx: number): boolean {
       sl.hit++;
       return true;
     }
-    sl.miss++;
-    const n = force ? 64 : 3;
+    // Misses count only when a state is about to be added (the kernel's miss_cnt): otherwise a loop's
+    // iterations would evict the states of its first ones, which later paths are pruned against.
+    if (addNew) sl.miss++;
+    const n = force && sl.branches > 0 ? 64 : 3;
     if (sl.miss > sl.hit * n + n) {
       list.splice(k, 1);
       k--;

@@ -10,8 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { compile, formatDiagnostic } from '../../src/cc';
 import { decodeProgram, hexToBytes } from '../../src/isa/insn';
 import * as O from '../../src/isa/opcodes';
-import { parseSpec } from '../../src/isa/spec';
-import { createVm, testRunFrame } from '../../src/vm';
+import { runOnce } from './cc-helpers';
 
 const PRE = '#include <linux/bpf.h>\n#include <bpf/bpf_helpers.h>\n';
 
@@ -21,15 +20,7 @@ function build(src: string): NonNullable<ReturnType<typeof compile>['spec']> {
   return r.spec!;
 }
 
-function run(spec: ReturnType<typeof build>): number {
-  const parsed = parseSpec(JSON.parse(JSON.stringify(spec)));
-  if ('error' in parsed) throw new Error(parsed.error);
-  const vm = createVm(parsed);
-  if ('error' in vm) throw new Error(vm.error);
-  const r = vm.runXdp(testRunFrame(new Uint8Array(64)));
-  expect(r.fault?.message).toBeUndefined();
-  return r.retval;
-}
+const run = (spec: ReturnType<typeof build>): number => runOnce(spec);
 
 describe('bpf_loop callbacks', () => {
   const src = `

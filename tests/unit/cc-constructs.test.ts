@@ -8,8 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { compile, formatDiagnostic } from '../../src/cc';
 import { decodeProgram, hexToBytes, type Insn } from '../../src/isa/insn';
 import * as O from '../../src/isa/opcodes';
-import { parseSpec } from '../../src/isa';
-import { createVm, testRunFrame } from '../../src/vm';
+import { runOnce } from './cc-helpers';
 
 const PRE = '#include <linux/bpf.h>\n#include <bpf/bpf_helpers.h>\n';
 
@@ -289,16 +288,7 @@ SEC("xdp") int p(struct xdp_md *ctx) {
 });
 
 describe('compound literals', () => {
-  function run(src: string): number {
-    const spec = ok(src);
-    const parsed = parseSpec(JSON.parse(JSON.stringify(spec)));
-    if ('error' in parsed) throw new Error(parsed.error);
-    const vm = createVm(parsed);
-    if ('error' in vm) throw new Error(vm.error);
-    const r = vm.runXdp(testRunFrame(new Uint8Array(64)));
-    expect(r.fault?.message).toBeUndefined();
-    return r.retval;
-  }
+  const run = (src: string): number => runOnce(ok(src));
   it('is an lvalue object of the enclosing block: its address outlives the expression, later locals do not reuse it', () => {
     expect(run(`${PRE}struct pt { int x, y; };
 SEC("xdp") int p(struct xdp_md *ctx) {
@@ -332,11 +322,7 @@ SEC("xdp") int p(struct xdp_md *ctx) {
   int r = kind(uc) * 1 + kind(ctx->data) * 10 + kind(l) * 100 + kind(arr) * 1000 + kind(wide) * 10000 + kind((short)1) * 100000;
   return pick(1, r, "unused") + (int)(wide & 0);
 }`);
-    const parsed = parseSpec(JSON.parse(JSON.stringify(spec)));
-    if ('error' in parsed) throw new Error(parsed.error);
-    const vm = createVm(parsed);
-    if ('error' in vm) throw new Error(vm.error);
-    expect(vm.runXdp(testRunFrame(new Uint8Array(64))).retval).toBe(997542);
+    expect(runOnce(spec)).toBe(997542);
   });
   it('say what is wrong when no association fits, or the choice is not constant', () => {
     expect(errors(`${PRE}SEC("xdp") int p(struct xdp_md *ctx) { return _Generic(ctx, int: 1, long: 2); }`)).toEqual([

@@ -9,8 +9,7 @@
 import { describe, expect, it } from 'vitest';
 import { compileWorkspace, preprocessWorkspace, type Workspace } from '../../src/cc';
 import { parseCcFlags, shellSplit } from '../../src/cc/flags';
-import { createVm, testRunFrame } from '../../src/vm';
-import { parseSpec } from '../../src/isa';
+import { runOnce } from './cc-helpers';
 
 function pp(files: Record<string, string>, flags: string[] = [], main = Object.keys(files)[0]!, systemHeaders?: (p: string) => string | undefined) {
   const ws: Workspace = { files: Object.entries(files).map(([path, text]) => ({ path, text })), main, flags };
@@ -193,13 +192,7 @@ describe('includes', () => {
       + 'return sizeof(struct iphdr) == 20 && sizeof(struct ether_header) == 14 && sa.sin_port == 8 && IPPROTO_UDP == 17 && SOL_SOCKET == 1 ? XDP_PASS : XDP_DROP;'));
     expect(r.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
     expect(r.spec).toBeDefined();
-    const parsed = parseSpec(JSON.parse(JSON.stringify(r.spec)));
-    if ('error' in parsed) throw new Error(parsed.error);
-    const vm = createVm(parsed);
-    if ('error' in vm) throw new Error(vm.error);
-    const run = vm.runXdp(testRunFrame(new Uint8Array(64)));
-    expect(run.fault?.message).toBeUndefined();
-    expect(run.retval).toBe(2);
+    expect(runOnce(r.spec!)).toBe(2);
   });
 
   it('hosted, as clang is: stdint.h and limits.h bring the C library\'s own first (glibc\'s __uint64_t, PATH_MAX)', () => {
@@ -208,11 +201,7 @@ describe('includes', () => {
       + 'SEC("xdp") int p(struct xdp_md *ctx) { __uint64_t a = UINT64_MAX; uint_fast16_t f = 1; return (PATH_MAX == 4096) + (INT_MAX == 2147483647) + (a == ULONG_MAX) + (sizeof(f) == 8) + (LLONG_MIN < 0); }\n';
     const r = compileWorkspace({ files: [{ path: 'p.c', text: src }], main: 'p.c', flags: ['-O2', '-target', 'bpf', '-I/usr/include/x86_64-linux-gnu'] });
     expect(r.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
-    const parsed = parseSpec(JSON.parse(JSON.stringify(r.spec)));
-    if ('error' in parsed) throw new Error(parsed.error);
-    const vm = createVm(parsed);
-    if ('error' in vm) throw new Error(vm.error);
-    expect(vm.runXdp(testRunFrame(new Uint8Array(64))).retval).toBe(4);
+    expect(runOnce(r.spec!)).toBe(4);
     // Without system headers the freestanding definitions stand alone.
     const alone = pp({ 'p.c': '#include <stdint.h>\n#include <limits.h>\nuint64_t x = UINT64_MAX; int y = INT_MAX;' }, [], 'p.c', () => undefined);
     expect(alone.errors).toEqual([]);

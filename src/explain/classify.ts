@@ -207,6 +207,21 @@ export function deepestCall(insns: readonly Insn[], funcStarts: readonly number[
   return best;
 }
 
+/** The head of the innermost loop whose body holds `pc` (a back-edge at or after it jumping to or before it). */
+function loopHeadAround(insns: readonly Insn[], pc: number): number | undefined {
+  let head: number | undefined;
+  let span = Infinity;
+  for (let p = pc; p < insns.length; p++) {
+    if (!isBackEdge(insns, p)) continue;
+    const t = p + insns[p]!.off + 1;
+    if (t <= pc && p - t < span) {
+      span = p - t;
+      head = t;
+    }
+  }
+  return head;
+}
+
 /** The last loop back-edge the path took (the loop a runaway walk was in). */
 export function lastBackEdge(insns: readonly Insn[], path: readonly number[]): number | undefined {
   for (let k = path.length - 1; k >= 0; k--) if (isBackEdge(insns, path[k]!)) return path[k];
@@ -225,6 +240,9 @@ export function classify(insns: readonly Insn[], maps: readonly MapSpec[], v: Ve
   if (!insn || v.errorPc === undefined) return { kind: insns.some((_, p) => isBackEdge(insns, p)) ? 'loop' : 'other', pc };
   // A kfunc call refused before the walk (add_kfunc_call): no state, the call itself is the pc.
   if (insn.code === 0x85 && insn.src === BPF_PSEUDO_KFUNC_CALL && !st) return { kind: 'kfunc-unavailable', pc };
+  // "infinite loop detected at insn N": the walk met a state it had seen at whichever prune point N is,
+  // anywhere in the body; the loop to show is the innermost one around N, at its head.
+  if (v.error?.startsWith('infinite loop detected')) return { pc: loopHeadAround(insns, pc) ?? pc, kind: 'loop', infinite: true };
   const c = CLASS(insn.code);
 
   // Loads and stores: what the verifier knew about the base register.

@@ -22,6 +22,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { Plugin } from 'vite';
+import { SYSTEM_INCLUDE_DIRS } from '../src/cli/system_headers';
 
 const ID = 'virtual:system-headers';
 const RESOLVED = '\0' + ID;
@@ -33,8 +34,8 @@ const ROOTS: { dir: string; prefix: string; pkg: string }[] = [
   // xdp-tools' BPF-side headers (<xdp/xdp_helpers.h>, <xdp/parsing_helpers.h>, …), as the CLI reads them.
   { dir: '/usr/include/xdp', prefix: 'xdp', pkg: 'libxdp-dev' },
 ];
-/** glibc's headers: the C library's include folders, searched in this order (as src/cli/system_headers.ts reads them). */
-const LIBC_DIRS = ['/usr/include/x86_64-linux-gnu', '/usr/include'];
+/** glibc's headers: the C library's include folders, searched in the CLI's order. */
+const LIBC_DIRS = SYSTEM_INCLUDE_DIRS;
 const LIBC_PACKAGES = [
   { pkg: 'libc6-dev', only: undefined },
   { pkg: 'libc6-dev-i386', only: new Set(['gnu/stubs-32.h']) },

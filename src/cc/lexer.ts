@@ -260,28 +260,11 @@ function lexInto(src: string, file: string, diags: DiagnosticBag, sink: TokenSin
       space = true;
       continue;
     }
-    // A prefixed character constant (L'\0', u'x', U'x', u8'x'; glibc's bits/wchar.h tests L'\0' - 1 > 0):
-    // the character's code, as an int (wchar_t is int on BPF, char16_t/char32_t unsigned and smaller).
-    const wide = c === 'L' || c === 'U' || c === 'u' ? (src[i + 1] === "'" ? 1 : c === 'u' && src[i + 1] === '8' && src[i + 2] === "'" ? 2 : 0) : 0;
-    if (wide) {
-      i += wide;
-      let cp = 0;
-      let closed = false;
-      i++;
-      if (src[i] === '\\') {
-        const [v, j] = readEscape(src, i + 1);
-        cp = v;
-        i = j;
-      } else if (i < n && src[i] !== "'" && src[i] !== '\n') {
-        cp = src.codePointAt(i)!;
-        i += String.fromCodePoint(cp).length;
-      }
-      if (src[i] === "'") { i++; closed = true; }
-      const bad = !closed ? { code: 'lex-unterminated', message: "missing terminating ' character" } : undefined;
-      push('char', src.slice(start, i), bad ? { value: BigInt(cp), bad } : { value: BigInt(cp) });
-      continue;
-    }
-    if (isIdStart(c)) {
+    // A prefixed character constant (L'\0', u'x', U'x', u8'x'; glibc's bits/wchar.h tests L'\0' - 1 > 0): lexed
+    // below as a character constant whose value is the character's code (wchar_t is int on BPF, char16_t and
+    // char32_t unsigned and smaller), not its bytes.
+    const prefix = c === 'L' || c === 'U' || c === 'u' ? (src[i + 1] === "'" ? 1 : c === 'u' && src[i + 1] === '8' && src[i + 2] === "'" ? 2 : 0) : 0;
+    if (!prefix && isIdStart(c)) {
       while (i < n && isIdChar(src[i]!)) i++;
       // Prefixed string literals (L"", u8"") are not used in BPF C; lex the prefix as an identifier.
       push('id', intern(src.slice(start, i)));
@@ -299,13 +282,14 @@ function lexInto(src: string, file: string, diags: DiagnosticBag, sink: TokenSin
       push('num', intern(src.slice(start, i)));
       continue;
     }
-    if (c === '"' || c === "'") {
-      i++;
+    if (prefix || c === '"' || c === "'") {
+      const q = prefix ? "'" : c;
+      i += prefix + 1;
       const bytes: number[] = [];
       let closed = false;
       while (i < n && src[i] !== '\n') {
         const d = src[i]!;
-        if (d === c) { i++; closed = true; break; }
+        if (d === q) { i++; closed = true; break; }
         if (d === '\\') {
           if (src[i + 1] === '\n') { i += 2; line++; lineStart = i; continue; }
           const [v, j] = readEscape(src, i + 1);
@@ -318,14 +302,15 @@ function lexInto(src: string, file: string, diags: DiagnosticBag, sink: TokenSin
         bytes.push(...utf8(ch));
         i += ch.length;
       }
-      const bad = !closed ? { code: 'lex-unterminated', message: `missing terminating ${c} character` } : undefined;
-      if (c === '"') push('str', src.slice(start, i), bad ? { bytes, bad } : { bytes });
+      const bad = !closed ? { code: 'lex-unterminated', message: `missing terminating ${q} character` } : undefined;
+      if (q === '"') push('str', src.slice(start, i), bad ? { bytes, bad } : { bytes });
       else {
         const badChar = bad ?? (bytes.length === 0 ? { code: 'lex-empty-char', message: 'empty character constant' } : undefined);
         // Multi-char constants are implementation defined; clang packs big-endian into an int.
         let v = 0n;
         for (const b of bytes.slice(-4)) v = (v << 8n) | BigInt(b);
         if (bytes.length === 1 && bytes[0]! >= 128) v = BigInt(bytes[0]! - 256); // char is signed on BPF
+        if (prefix) v = BigInt(bytes.length === 1 ? bytes[0]! : (new TextDecoder().decode(Uint8Array.from(bytes)).codePointAt(0) ?? 0));
         push('char', src.slice(start, i), badChar ? { value: v, bad: badChar } : { value: v });
       }
       continue;

@@ -344,8 +344,7 @@ export class Parser {
         this.expect('(');
         this.expect('(');
         while (!this.is(')') && this.peek().kind !== 'eof') {
-          const nameTok = this.advance();
-          const name = nameTok.text.replace(/^__(.*)__$/, '$1');
+          const name = this.advance().text.replace(/^__(.*)__$/, '$1');
           let args: Expr[] = [];
           let strArg: string | undefined;
           if (this.accept('(')) {
@@ -1507,7 +1506,7 @@ export class Parser {
 
   /** GCC's __builtin_choose_expr(const, a, b): a when the constant is not 0, else b, with the chosen one's type; the other is parsed, never evaluated. */
   private chooseExpr(): Expr {
-    const start = this.advance().span;
+    this.advance();
     this.expect('(');
     const c = this.assignExpr();
     this.expect(',');
@@ -1517,7 +1516,6 @@ export class Parser {
     this.expect(')');
     const v = this.sema.constValue(c);
     if (v === undefined) this.error("'__builtin_choose_expr' requires a constant expression", c.span);
-    void start;
     return v !== 0n ? a : b;
   }
 
@@ -1527,7 +1525,7 @@ export class Parser {
    * qualifiers dropped), else default; only the chosen one is evaluated.
    */
   private genericSelection(): Expr {
-    const start = this.advance().span;
+    this.advance();
     this.expect('(');
     const ctl = this.sema.rvalue(this.assignExpr());
     let chosen: Expr | undefined;
@@ -1546,7 +1544,6 @@ export class Parser {
     this.expect(')');
     const r = chosen ?? fallback;
     if (!r) this.error(`controlling expression type '${typeName(ctl.ty)}' not compatible with any generic association type`, ctl.span);
-    void start;
     return r;
   }
 

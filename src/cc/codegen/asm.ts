@@ -20,6 +20,7 @@
 import type { AsmInfo, Expr } from '../ast';
 import { T, isInt, sizeOf } from '../types';
 import { TEMP_ORDER, CALLEE_SAVED, type Val } from './frame';
+import { helperIdOf } from './tree';
 import { BuiltinGen } from './builtins';
 import { assemble } from '../../isa/asm';
 import * as O from '../../isa/opcodes';
@@ -33,7 +34,6 @@ type Operand = { k: 'reg'; r: number } | { k: 'imm'; v: bigint } | { k: 'map'; i
  * index; the lddw that loads it becomes the map reference clang emits.
  */
 const MAP_OPERAND_HI = 0x5a4d4150; // "PAMZ": no 64-bit constant a program writes ends up in an lddw's high half by chance
-
 
 const ASM_REG_ORDER = [...TEMP_ORDER, ...CALLEE_SAVED];
 
@@ -84,10 +84,11 @@ export abstract class AsmGen extends BuiltinGen {
       const c = kind(op.constraint);
       // A helper's pointer (`static long (*bpf_sk_fullsock)(…) = (void *) 95;`) is its id: clang folds the never
       // written static before checking "i" (the selftests' __imm(bpf_sk_fullsock)).
-      let h: Expr = a;
-      while (h.k === 'cast') h = h.e;
-      const helper = h.k === 'var' && h.sym.helperId !== undefined ? BigInt(h.sym.helperId) : undefined;
-      const imm = /[in]/.test(c) || c.includes('g') ? (this.evalStatic(a) ?? (/[in]/.test(c) ? helper : undefined)) : undefined;
+      const helper = (): bigint | undefined => {
+        const id = helperIdOf(a);
+        return id === undefined ? undefined : BigInt(id);
+      };
+      const imm = /[in]/.test(c) ? (this.evalStatic(a) ?? helper()) : c.includes('g') ? this.evalStatic(a) : undefined;
       if (imm !== undefined) return imm;
       if (/[in]/.test(c) && a.k === 'addr' && a.e.k === 'var') {
         const v = this.expr(a);

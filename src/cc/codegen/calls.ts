@@ -9,7 +9,7 @@
 import type { Expr, Stmt, Sym } from '../ast';
 import { T, isInt, isPtr, sizeOf, type Type } from '../types';
 import { CALLEE_SAVED, MAX_INLINE_DEPTH, type Val, type Home, type InlineCtx } from './frame';
-import { savedHomesUsesReg, wrapInt, writes } from './tree';
+import { helperIdOf, savedHomesUsesReg, wrapInt, writes } from './tree';
 import { AsmGen } from './asm';
 import * as O from '../../isa/opcodes';
 
@@ -22,11 +22,8 @@ export abstract class CallGen extends AsmGen {
     let helperId: number | undefined;
     if (!callee) {
       // Through a function pointer: only helper pointers (`static … (*bpf_x)(…) = (void *) ID`).
-      let f = e.fn;
-      while (f.k === 'cast') f = f.e;
-      if (f.k === 'var' && f.sym.helperId !== undefined) helperId = f.sym.helperId;
-      else if (f.k === 'num') helperId = Number(f.value);
-      else this.fail('calls through function pointers are not supported on BPF (only helper declarations)', e.span);
+      helperId = helperIdOf(e.fn);
+      if (helperId === undefined) this.fail('calls through function pointers are not supported on BPF (only helper declarations)', e.span);
     } else if (!callee.body && callee.attrs.section === '.ksyms') {
       // A kfunc (`extern ... __ksym`): BPF_PSEUDO_KFUNC_CALL, named in the spec's kfunc_relocs (the
       // kernel's BTF id is the loader's to fill in; the VM binds the name).

@@ -43,6 +43,14 @@ export function ptrAlign(e: Expr): number {
 }
 
 /** The value of a constant expression node (sema folded them to 'num'). */
+/** The helper a function pointer names (`static … (*bpf_x)(…) = (void *) ID`, or a bare number), casts aside; undefined otherwise. */
+export function helperIdOf(e: Expr): number | undefined {
+  let f = e;
+  while (f.k === 'cast') f = f.e;
+  if (f.k === 'var') return f.sym.helperId;
+  return f.k === 'num' ? Number(f.value) : undefined;
+}
+
 export function constOf(e: Expr): bigint | undefined {
   if (e.k === 'num') return e.value;
   if (e.k === 'cast' && e.ty.k === 'int') {

@@ -66,6 +66,8 @@ export interface HelperProto {
   readonly gplOnly?: boolean;
   /** Needs state the verifier does not model (references, callbacks, BTF objects). */
   readonly unmodelled?: boolean;
+  /** ARG_PTR_TO_MEM | MEM_WRITE arguments, by index: the helper may write the memory it reads (bpf_fib_lookup's params). */
+  readonly memWrite?: readonly number[];
   /** ARG_PTR_TO_FIXED_SIZE_MEM arguments' sizes (the prototype's arg_size), by argument index. */
   readonly argSizes?: readonly number[];
   /** The kernel refuses it in XDP before looking at arguments with this message. */
@@ -153,7 +155,7 @@ const PROTOS: readonly P[] = [
   { id: 54, args: ['ARG_PTR_TO_CTX', A], ret: 'RET_INTEGER', changesPktData: true },
   { id: 55, args: ['ARG_CONST_MAP_PTR', A, 'ARG_PTR_TO_UNINIT_MEM', 'ARG_CONST_SIZE'], ret: 'RET_INTEGER', mapTypes: PERF_EVENT_ARRAY },
   { id: 65, args: ['ARG_PTR_TO_CTX', A], ret: 'RET_INTEGER', changesPktData: true },
-  { id: 69, args: ['ARG_PTR_TO_CTX', 'ARG_PTR_TO_MEM', 'ARG_CONST_SIZE', A], ret: 'RET_INTEGER' },
+  { id: 69, args: ['ARG_PTR_TO_CTX', 'ARG_PTR_TO_MEM', 'ARG_CONST_SIZE', A], memWrite: [1], ret: 'RET_INTEGER' },
   { id: 80, args: [], ret: 'RET_INTEGER' },
   { id: 84, args: ['ARG_PTR_TO_CTX', 'ARG_PTR_TO_MEM', 'ARG_CONST_SIZE', A, A], ret: 'RET_PTR_TO_SOCKET_OR_NULL' },
   { id: 85, args: ['ARG_PTR_TO_CTX', 'ARG_PTR_TO_MEM', 'ARG_CONST_SIZE', A, A], ret: 'RET_PTR_TO_SOCKET_OR_NULL' },

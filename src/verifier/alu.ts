@@ -4,6 +4,7 @@
  * arithmetic, and which pointer arithmetic is allowed — with the kernel's
  * words when it is not.
  */
+import { markChainPrecision } from './precision';
 import * as O from '../isa/opcodes';
 import type { Insn } from '../isa/insn';
 import { Reject, type Env } from './env';
@@ -268,10 +269,12 @@ function adjustRegMinMaxVals(env: Env, insn: Insn): void {
         }
         env.reject(`R${insn.dst} pointer ${ALU_STR[op >> 4]} pointer prohibited`);
       }
-      // scalar OP pointer: the result is computed as pointer OP scalar.
+      // scalar OP pointer: the result is computed as pointer OP scalar; the scalar's value moves the pointer.
+      markChainPrecision(env, insn.dst);
       adjustPtrMinMaxVals(env, insn, src, copyReg(dst), true);
       return;
     } else if (isPointer(dst)) {
+      markChainPrecision(env, insn.src);
       adjustPtrMinMaxVals(env, insn, dst, copyReg(src), false);
       return;
     }

@@ -6,6 +6,8 @@
  * packet ranges from `data + N > data_end` and all its mirrors
  * (try_match_pkt_pointers), and null checks propagated by id.
  */
+import { collectLinkedRegs, markChainPrecision, pushJmpHistory } from './precision';
+import type { LinkedReg } from './state';
 import * as O from '../isa/opcodes';
 import type { Insn } from '../isa/insn';
 import type { Env } from './env';
@@ -494,8 +496,9 @@ export function checkCondJmpOp(env: Env, insn: Insn, idx: number): BranchOutcome
   const target = idx + insn.off + 1;
   const pred = isBranchTaken(dst, src, op, is32);
   if (pred >= 0) {
-    if (dst.type === 'scalar') markPrecise(dst);
-    if (srcX && src.type === 'scalar') markPrecise(src);
+    // The path goes one way because of these values: they must stay what they are in the checkpoints behind.
+    if (dst.type === 'scalar') markChainPrecision(env, insn.dst);
+    if (srcX && src.type === 'scalar') markChainPrecision(env, insn.src);
   }
   if (pred === 1) {
     env.printInsnState();
@@ -504,6 +507,14 @@ export function checkCondJmpOp(env: Env, insn: Insn, idx: number): BranchOutcome
   if (pred === 0) {
     env.printInsnState();
     return { next: idx + 1 };
+  }
+  // Scalars sharing an id learn together from this branch: backtracking must want them together too.
+  // Recorded before the copy, so both sides share it.
+  if (env.precisionTracking) {
+    const linked: LinkedReg[] = [];
+    if (srcX && src.type === 'scalar' && src.id) collectLinkedRegs(env, env.cur, src.id, linked);
+    if (dst.type === 'scalar' && dst.id) collectLinkedRegs(env, env.cur, dst.id, linked);
+    if (linked.length > 1) pushJmpHistory(env, env.cur, 0, 0, 0, linked);
   }
   const other = cloneState(env.cur);
   const thisS = env.cur;
@@ -544,9 +555,3 @@ export function checkCondJmpOp(env: Env, insn: Insn, idx: number): BranchOutcome
   return { next: idx + 1, push: { state: other, insnIdx: target } };
 }
 
-/**
- * The kernel marks precision by backtracking into parent states, not on the
- * current register (so the current line prints no "P"). Pruning here treats
- * every scalar as precise, so there is nothing to record.
- */
-function markPrecise(_r: Reg): void {}

@@ -3,6 +3,7 @@
  * (check_helper_call / check_func_arg: argument kinds, memory/size pairs,
  * map types), bpf-to-bpf calls (new frames, call depth), and exits.
  */
+import { markChainPrecision, markStackSlotPrecision } from './precision';
 import * as O from '../isa/opcodes';
 import type { Insn } from '../isa/insn';
 import { helperById, helperDisplayName, MAP_TYPE_HELPERS, type ArgKind, type HelperProto } from '../helpers/table';
@@ -135,6 +136,7 @@ function checkStackRangeInitialized(env: Env, regno: number, off: number, size: 
     const { spi, byte } = slotOf(i);
     const sl = f.stack[spi]!;
     const t = sl.types[byte]!;
+    env.live.markRead(env.cur, f.frameno, env.insnIdx, spi);
     if (t === STACK_MISC) continue;
     if (t === STACK_ZERO || (t === STACK_INVALID && env.allowPtrLeaks)) {
       if (write) sl.types[byte] = STACK_MISC;
@@ -188,6 +190,8 @@ function checkMemSizeReg(env: Env, regno: number, zeroOk: boolean, write: boolea
     env.reject(`R${regno} unbounded memory access, use 'var &= const' or 'if (var < const)'`);
   }
   checkHelperMemAccess(env, regno - 1, Number(reg.umax), write, zeroOk, m);
+  // The access was checked against this size's bounds: they must hold in the checkpoints behind.
+  markChainPrecision(env, regno);
 }
 
 /**
@@ -217,6 +221,8 @@ function constantMapKey(env: Env, key: Reg, keySize: number): bigint | null {
   for (let i = byte; i >= 0 && sl.types[i] === STACK_SPILL; i--) spill++;
   if (spill !== keySize) return null;
   if (!tnumIsConst(sl.spilled.varOff)) return null;
+  // The lookup is trusted non-null for this constant: it must stay constant behind.
+  markStackSlotPrecision(env, f.frameno, spi);
   return sl.spilled.varOff.value;
 }
 
@@ -257,6 +263,8 @@ function checkFuncArg(env: Env, arg: number, fn: HelperProto, meta: CallMeta): v
     return;
   }
   const nullOk = argMayBeNull(k) && isNullScalar(reg);
+  // A NULL passed where NULL is allowed: the zero is relied on.
+  if (nullOk) markChainPrecision(env, regno);
   if (!nullOk) {
     const compat = compatibleTypes(k);
     // A maybe-null pointer passes where the argument may be null.
@@ -300,7 +308,8 @@ function checkFuncArg(env: Env, arg: number, fn: HelperProto, meta: CallMeta): v
     case 'ARG_CONST_SIZE':
     case 'ARG_CONST_SIZE_OR_ZERO': {
       const prev = fn.args[arg - 1];
-      checkMemSizeReg(env, regno, k === 'ARG_CONST_SIZE_OR_ZERO', prev === 'ARG_PTR_TO_UNINIT_MEM', meta);
+      // MEM_WRITE memory is checked as a write: the helper may leave anything in it.
+      checkMemSizeReg(env, regno, k === 'ARG_CONST_SIZE_OR_ZERO', prev === 'ARG_PTR_TO_UNINIT_MEM' || !!fn.memWrite?.includes(arg - 1), meta);
       return;
     }
     case 'ARG_PTR_TO_LONG':
@@ -329,6 +338,7 @@ function checkFuncArg(env: Env, arg: number, fn: HelperProto, meta: CallMeta): v
     case 'ARG_CONST_ALLOC_SIZE_OR_ZERO':
       if (!tnumIsConst(reg.varOff)) env.reject(`R${regno} is not a known constant'`);
       meta.memSize = Number(reg.varOff.value);
+      markChainPrecision(env, regno);
       return;
     case 'ARG_PTR_TO_RINGBUF_MEM':
       // OBJ_RELEASE (bpf_ringbuf_submit / discard): the pointer as reserved, unmoved.
@@ -368,6 +378,13 @@ function recordFuncMap(env: Env, mapIdx: number, fn: HelperProto): void {
   if (rdonlyProg && [2, 3, 87, 88].includes(fn.id)) env.reject('write into map forbidden');
 }
 
+/** record_func_key: a tail call's constant, in-range index is relied on (the kernel patches a direct jump). */
+function recordFuncKey(env: Env, mapIdx: number, fn: HelperProto): void {
+  if (fn.id !== 12 || mapIdx < 0) return;
+  const r3 = env.regs[3]!;
+  if (r3.type === 'scalar' && tnumIsConst(r3.varOff) && r3.varOff.value < BigInt(env.maps[mapIdx]!.max_entries)) markChainPrecision(env, 3);
+}
+
 /** check_map_func_compatibility */
 function checkMapFuncCompatibility(env: Env, mapIdx: number, fn: HelperProto): void {
   if (mapIdx < 0) return;
@@ -397,6 +414,7 @@ export function checkHelperCall(env: Env, insn: Insn): void {
   const meta: CallMeta = { map: -1, rawMode: false, accessSize: 0, regno: -1, constMapKey: null, refObjId: 0, memSize: 0 };
   for (let i = 0; i < 5; i++) checkFuncArg(env, i, fn, meta);
   recordFuncMap(env, meta.map, fn);
+  recordFuncKey(env, meta.map, fn);
   if (id === 12) checkReferenceLeak(env, 'tail_call');
   if (fn.unmodelled) {
     env.reject(`helper ${helperDisplayName(id)}#${id} needs state XDP Lab does not model (references, callbacks or BTF objects)`);
@@ -501,6 +519,7 @@ export function checkFuncCall(env: Env, insn: Insn, idx: number): number {
   regs[10] = pointer('fp', { frameno });
   for (let r = 0; r <= 5; r++) caller.regs[r] = notInit();
   s.frames.push({ regs, stack: [], frameno, callsite: idx, subprogStart: target });
+  env.live.resetCallchain();
   if (env.log.level) {
     env.verbose('caller:\n');
     env.verbose(formatFrameAll(env, caller) + '\n');
@@ -516,6 +535,8 @@ const formatFrameAll = (env: Env, f: import('./state').Frame): string => formatF
 /** prepare_func_exit: return from a callee. Returns the caller's next insn. */
 export function prepareFuncExit(env: Env): number {
   const s = env.cur;
+  // The callee's reads are all recorded: carry them to its caller's chain.
+  env.live.update(s);
   const callee = curFrame(s);
   const r0 = callee.regs[0]!;
   if (r0.type === 'fp') env.reject('cannot return stack pointer to the caller');

@@ -62,6 +62,7 @@ function enterCallback(env: Env, callsite: number, target: number, ctx: ReturnTy
   regs[2] = { ...ctx };
   regs[10] = pointer('fp', { frameno });
   s.frames.push({ regs, stack: [], frameno, callsite, subprogStart: target, callback: { run, key: framesKey(s, frameno), target, ctx: { ...ctx } } });
+  env.live.resetCallchain();
   return target;
 }
 
@@ -97,6 +98,7 @@ export function callbackExit(env: Env): number {
     const val = tnumIsConst(r0.varOff) ? `${r0.smin}` : `smin=${r0.smin} smax=${r0.smax}`;
     env.reject(`At callback return the register R0 has ${val} should have been in [0, 1]`);
   }
+  env.live.update(s);
   s.frames.pop();
   const caller = curFrame(s);
   const key = framesKey(s, s.frames.length);

@@ -8,6 +8,8 @@
  * dead registers and slots.
  */
 import { kfuncAt } from './kfunc';
+/** bpf_loop's helper id (./callback.ts, which imports this module's neighbours). */
+const BPF_FUNC_loop = 181;
 import * as O from '../isa/opcodes';
 import type { Insn } from '../isa/insn';
 import { rowsForCode } from '../isa/table';
@@ -145,21 +147,34 @@ function checkCfg(env: Env): void {
     const insn = insns[t]!;
     const cls = O.BPF_CLASS(insn.code);
     const op = O.BPF_OP(insn.code);
+    // A callback's address: its runs converge by state equality (see env.precisionTracking).
+    if (isLdImm64(insn) && insn.src === BPF_PSEUDO_FUNC) env.precisionTracking = false;
     if (s.call !== null) {
       env.prunePoint[s.call] = 1;
+      env.jmpPoint[s.call] = 1;
       visit(s.call, t);
     }
     if ((cls === O.BPF_JMP || cls === O.BPF_JMP32) && op === O.BPF_CALL) {
       env.prunePoint[t + 1] = 1;
+      // A return from a subprogram (or a callback) lands here from its exit.
+      env.jmpPoint[t + 1] = 1;
+      if (insn.src === 0 && insn.imm === BPF_FUNC_loop) {
+        env.jmpPoint[t] = 1;
+        env.precisionTracking = false;
+      }
     }
     if (s.fall !== null) visit(s.fall, t);
     if (s.branch !== null) {
       env.prunePoint[s.branch] = 1;
+      env.jmpPoint[s.branch] = 1;
       visit(s.branch, t);
     }
     if ((cls === O.BPF_JMP || cls === O.BPF_JMP32) && op !== O.BPF_JA && op !== O.BPF_CALL && op !== O.BPF_EXIT) {
       env.prunePoint[t] = 1;
-      if (insn.code === BPF_JCOND_K) env.forceCheckpoint[t] = 1;
+      if (insn.code === BPF_JCOND_K) {
+        env.forceCheckpoint[t] = 1;
+        env.precisionTracking = false;
+      }
     }
   }
   for (let i = 0; i < n; i++) {
@@ -266,7 +281,10 @@ export function checkProgramShape(env: Env): void {
   resolvePseudoLdimm64(env);
   checkCfg(env);
   computeLiveRegisters(env);
-  computeStackLiveness(env.insns, env.subprogs, (t) => successors(env.insns, t), env.liveStack);
+  computeStackLiveness(env.insns, env.subprogs, (t) => successors(env.insns, t), env.liveStack, (slot) => {
+    const m = env.mapOfInsn.get(slot);
+    return m === undefined ? undefined : env.maps[m];
+  });
 }
 
 /** "Live regs before insn" block of the level-2 log (6.x). */

@@ -13,6 +13,8 @@ import { Reject, type Env } from './env';
 import { BPF_JCOND_K, BPF_PSEUDO_FUNC } from './cfg';
 import { checkMemAccess } from './mem';
 import { isStateVisited, updateBranchCounts } from './prune';
+import { pushJmpHistory } from './precision';
+import { LiveStack } from './live_stack';
 import { isPointer, knownScalar, pointer } from './reg';
 import { checkRegArg } from './regarg';
 import { cloneState, curFrame, initialState } from './state';
@@ -140,6 +142,7 @@ function checkReturnCode(env: Env): void {
 /** Run the exploration. Throws Reject (after logging) when the program is refused. */
 export function doCheck(env: Env): void {
   env.cur = initialState();
+  env.live = new LiveStack(env.insns, env.subprogs);
   const insns = env.insns;
   let doPrintState = false;
   env.insnIdx = 0;
@@ -154,6 +157,11 @@ export function doCheck(env: Env): void {
       env.reject(`BPF program is too large. Processed ${env.insnProcessed} insn`);
     }
     env.path.push(idx);
+    // Where this instruction was reached from, for the jump history (./precision.ts).
+    env.histInsn = -1;
+    env.histPrevIdx = env.prevInsnIdx;
+    env.cur.lastInsnIdx = env.prevInsnIdx;
+    env.cur.insnIdx = idx;
     let pruned = false;
     if (env.prunePoint[idx] && isStateVisited(env, idx)) {
       if (env.log.level) {
@@ -163,6 +171,7 @@ export function doCheck(env: Env): void {
       pruned = true;
     }
     if (!pruned) {
+      if (env.jmpPoint[idx]) pushJmpHistory(env, env.cur, 0, 0, 0, null);
       if (env.log.level >= 2 && doPrintState) {
         env.verbose(`\nfrom ${env.prevInsnIdx} to ${idx}:${env.formatState(true)}\n`);
         doPrintState = false;
@@ -175,6 +184,7 @@ export function doCheck(env: Env): void {
       doPrintState = false;
       env.onInsn?.(env, idx, 'before');
       env.prevInsnIdx = idx;
+      env.live.resetWrites(env.cur, idx);
       const cls = O.BPF_CLASS(insn.code);
       let next = idx + 1;
       let pathEnded = false;
@@ -307,6 +317,7 @@ export function doCheck(env: Env): void {
         default:
           env.reject(`unknown insn class ${cls}`);
       }
+      env.live.commitWrites();
       env.onInsn?.(env, idx, 'after');
       if (!pathEnded) {
         env.insnIdx = next;
@@ -316,6 +327,8 @@ export function doCheck(env: Env): void {
     // process_bpf_exit: this path is done; resume a pending one.
     env.markAllScratched();
     updateBranchCounts(env.cur);
+    // Every read below this path's checkpoints is recorded: bring the liveness up to date before they are cleaned.
+    env.live.update(env.cur);
     const p = env.pending.pop();
     if (!p) return;
     if (env.log.level === 1) env.log.reset(p.logPos);

@@ -10,6 +10,7 @@ import { disasmInsn } from '../isa/disasm';
 import { VLog, formatFrame, vlogAlignment } from './log';
 import type { Reg } from './reg';
 import type { StackLiveness } from './stack_liveness';
+import type { LiveStack } from './live_stack';
 import { curFrame, type Checkpoint, type Frame, type VState } from './state';
 
 export interface VerifyOptions {
@@ -92,6 +93,20 @@ export class Env {
   errorLine: string | undefined;
   /** Per instruction: is a prune point / force a checkpoint. */
   prunePoint: Uint8Array;
+  /** Instructions reached other than by falling through (mark_jmp_point): each visit goes into the jump history. */
+  jmpPoint: Uint8Array;
+  /**
+   * Scalar precision tracked by backtracking (./precision.ts). Off for programs whose loops converge
+   * by state equality (may_goto, callbacks), which compare every scalar as precise instead.
+   */
+  precisionTracking = true;
+  /** The instruction and state whose history entry this instruction already pushed (cur_hist_ent); -1: none yet. */
+  histInsn = -1;
+  histState: VState | null = null;
+  /** The instruction before the current one on this path (prev_insn_idx while it runs). */
+  histPrevIdx = -1;
+  /** Stack reads and writes seen so far, for cleaning completed checkpoints (./live_stack.ts); set by doCheck. */
+  live!: LiveStack;
   forceCheckpoint: Uint8Array;
   /** Static register liveness before each instruction (bit i = Ri). */
   liveRegs: Uint16Array;
@@ -132,6 +147,7 @@ export class Env {
     this.log = new VLog(opts.logLevel ?? 0, opts.logSize);
     this.prunePoint = new Uint8Array(insns.length + 1);
     this.forceCheckpoint = new Uint8Array(insns.length + 1);
+    this.jmpPoint = new Uint8Array(insns.length + 1);
     this.liveRegs = new Uint16Array(insns.length + 1);
     this.liveStack = { lo: new Int32Array(insns.length + 1).fill(-1), hi: new Int32Array(insns.length + 1).fill(-1) };
     this.bypassSpec = !opts.unprivileged;

@@ -4,6 +4,7 @@
  * the packet up to its verified range, a map value, the stack with its
  * spill/fill rules — and what the loaded register becomes.
  */
+import { INSN_F_STACK_ACCESS, markChainPrecision, pushJmpHistory } from './precision';
 import { NF_CONN_SIZE } from './kfunc';
 import type { Env } from './env';
 import type { MapSpec } from '../isa/spec';
@@ -297,13 +298,19 @@ function checkStackWriteFixedOff(env: Env, f: Frame, off: number, size: number, 
   }
   const reg = valueRegno >= 0 ? env.regs[valueRegno]! : null;
   const aligned = off % 8 === 0;
+  // Only a whole slot counts as written: a partial write leaves the rest readable.
+  if (aligned && size === 8) env.live.markWrite(f.frameno, spi);
+  // A spill: the jump history says which slot, so precision can be followed through it.
+  const spilled = (): void => pushJmpHistory(env, env.cur, INSN_F_STACK_ACCESS, spi, f.frameno, null);
   if (reg && aligned && reg.type === 'scalar' && env.bpfCapable) {
     const fits = regWidth(reg) <= 8 * size;
     if (fits) assignScalarIdBeforeMov(env, reg);
     saveRegisterState(f, spi, reg, size);
     if (!fits) sl.spilled.id = 0;
+    spilled();
   } else if (!reg && aligned && stImm !== null && env.bpfCapable) {
     saveRegisterState(f, spi, knownScalar(BigInt(stImm)), size);
+    spilled();
   } else if (reg && isPointer(reg)) {
     if (size !== 8) {
       env.verboseLinfo(env.insnIdx, '; ');
@@ -313,6 +320,7 @@ function checkStackWriteFixedOff(env: Env, f: Frame, off: number, size: number, 
       env.reject('cannot spill pointers to stack into stack frame of the caller');
     }
     saveRegisterState(f, spi, reg, size);
+    spilled();
   } else {
     let type = STACK_MISC;
     sl.spilled = pointer('not_init');
@@ -320,7 +328,11 @@ function checkStackWriteFixedOff(env: Env, f: Frame, off: number, size: number, 
     if (sl.types[7] === STACK_SPILL) {
       for (let i = 0; i < 8; i++) if (sl.types[i] !== STACK_INVALID) sl.types[i] = STACK_MISC;
     }
-    if ((reg && isNullScalar(reg)) || (!reg && stImm === 0)) type = STACK_ZERO;
+    if ((reg && isNullScalar(reg)) || (!reg && stImm === 0)) {
+      // Zero bytes are not a spill the walk can follow: the zero itself must stay zero behind.
+      if (reg) markChainPrecision(env, valueRegno);
+      type = STACK_ZERO;
+    }
     const slot = -off - 1;
     for (let i = 0; i < size; i++) sl.types[(slot - i) % 8] = type;
   }
@@ -333,6 +345,7 @@ function checkStackWriteVarOff(env: Env, f: Frame, ptrRegno: number, off: number
   const maxOff = Number(ptr.smax) + off + size;
   const reg = valueRegno >= 0 ? env.regs[valueRegno]! : null;
   const zero = (reg && isNullScalar(reg)) || (!reg && stImm === 0);
+  let zeroUsed = false;
   for (let i = minOff; i < maxOff; i++) {
     const { spi, byte } = slotOf(i);
     const sl = f.stack[spi]!;
@@ -343,7 +356,10 @@ function checkStackWriteVarOff(env: Env, f: Frame, ptrRegno: number, off: number
     const t = sl.types[byte]!;
     let nt = STACK_MISC;
     // Only a zero write over a zero byte keeps it zero.
-    if (zero && t === STACK_ZERO) nt = STACK_ZERO;
+    if (zero && t === STACK_ZERO) {
+      nt = STACK_ZERO;
+      zeroUsed = true;
+    }
     if (t === STACK_INVALID && !env.allowPtrLeaks) {
       env.reject(`uninit stack in range of var-offset write prohibited for !root; insn ${env.insnIdx}, off: ${i}`);
     }
@@ -353,6 +369,7 @@ function checkStackWriteVarOff(env: Env, f: Frame, ptrRegno: number, off: number
     for (let j = 0; j < 8; j++) if (sl.types[j] === STACK_SPILL) sl.types[j] = STACK_MISC;
     env.markStackScratched(spi);
   }
+  if (zeroUsed && reg) markChainPrecision(env, valueRegno);
 }
 
 function markRegStackRead(env: Env, f: Frame, minOff: number, maxOff: number, dst: number): void {
@@ -371,6 +388,9 @@ function checkStackReadFixedOff(env: Env, f: Frame, off: number, size: number, d
   const sl = f.stack[spi]!;
   const slot = -off - 1;
   const types = sl.types;
+  // A fill that restores the spilled register: the jump history says from which slot.
+  const filled = (): void => pushJmpHistory(env, env.cur, INSN_F_STACK_ACCESS, spi, f.frameno, null);
+  env.live.markRead(env.cur, f.frameno, env.insnIdx, spi);
   if (isSpilledReg(f, spi)) {
     let spillSize = 1;
     for (let i = 7; i > 0 && types[i - 1] === STACK_SPILL; i--) spillSize++;
@@ -385,6 +405,7 @@ function checkStackReadFixedOff(env: Env, f: Frame, off: number, size: number, d
         const r = copyReg(reg);
         if (regWidth(reg) > size * 8) r.id = 0;
         env.regs[dst] = r;
+        filled();
       } else {
         let spillCnt = 0;
         let zeroCnt = 0;
@@ -396,8 +417,10 @@ function checkStackReadFixedOff(env: Env, f: Frame, off: number, size: number, d
           else if (t === STACK_INVALID && env.allowPtrLeaks) continue;
           else env.reject(`invalid read from stack off ${off}+${i} size ${size}`);
         }
-        if (spillCnt === size && tnumIsConst(reg.varOff) && reg.varOff.value === 0n) env.regs[dst] = knownScalar(0n);
-        else if (zeroCnt === size) env.regs[dst] = knownScalar(0n);
+        if (spillCnt === size && tnumIsConst(reg.varOff) && reg.varOff.value === 0n) {
+          env.regs[dst] = knownScalar(0n);
+          filled();
+        } else if (zeroCnt === size) env.regs[dst] = knownScalar(0n);
         else {
           env.regs[dst] = knownScalar(0n);
           markUnknown(env.regs[dst]!);
@@ -405,8 +428,11 @@ function checkStackReadFixedOff(env: Env, f: Frame, off: number, size: number, d
       }
     } else if (dst >= 0) {
       env.regs[dst] = copyReg(reg);
+      filled();
     } else if (isPointer(reg) && !env.allowPtrLeaks) {
       env.reject(`leaking pointer from stack off ${off}`);
+    } else {
+      filled();
     }
   } else {
     for (let i = 0; i < size; i++) {
@@ -432,6 +458,7 @@ function checkStackReadVarOff(env: Env, f: Frame, ptrRegno: number, off: number,
     const { spi, byte } = slotOf(i);
     const sl = f.stack[spi];
     const t = sl ? sl.types[byte]! : STACK_INVALID;
+    env.live.markRead(env.cur, f.frameno, env.insnIdx, spi);
     if (t === STACK_MISC || t === STACK_ZERO || t === STACK_SPILL) continue;
     if (t === STACK_INVALID && env.allowPtrLeaks) continue;
     env.reject(`invalid variable-offset read from stack R${ptrRegno} var_off=${tnumStr(ptr.varOff)} off=${off} size=${size}`);

@@ -11,8 +11,11 @@
  *    constant, or an unknown offset from it), so loads and stores through a
  *    copy of r10 count as stack accesses;
  *  - backward: a slot is live before an instruction that reads it (a load,
- *    an atomic, a helper given a stack pointer: every slot), dead before a
- *    full 8-byte store to it, and live through everything else.
+ *    an atomic, a helper given a stack pointer: a map key or value by the
+ *    map's sizes, a fixed-size argument by its size, memory it only writes
+ *    not at all, anything else from the pointer to the frame's top), dead
+ *    before a full 8-byte store to it, and live through everything else.
+ *    (The forward pass also follows which map each register holds.)
  * Where the frame's address could leave the analysis (stored to memory,
  * passed to a bpf-to-bpf call or a kfunc, a callback that could write it
  * back), every slot of that function is live everywhere: what the verifier
@@ -20,6 +23,10 @@
  */
 import * as O from '../isa/opcodes';
 import type { Insn } from '../isa/insn';
+import { helperById } from '../helpers/table';
+
+/** The maps a program's ld_imm64 slots load (lddw slot -> key and value size), to size helpers' key and value reads. */
+export type MapAt = (slot: number) => { key_size: number; value_size: number } | undefined;
 
 /** Not a pointer into this frame. */
 const NOT = 32767;
@@ -93,12 +100,36 @@ function transfer(insn: Insn, v: Int16Array): boolean {
       for (let r = 1; r <= 5; r++) if (isFp(v[r]!)) fpArg = true;
       if (fpArg && (insn.src === O.BPF_PSEUDO_CALL || insn.src === O.BPF_PSEUDO_KFUNC_CALL)) return false;
       for (let r = 1; r <= 5; r++) v[r] = NOT;
-      // A helper given this frame's memory may hand back a pointer into it (bpf_dynptr_data on a stack buffer).
-      v[0] = fpArg ? ANY : NOT;
+      // A helper's result never points into this frame: a map lookup keyed on the stack returns a map
+      // value. (bpf_dynptr_data over a stack buffer would, and the verifier refuses dynptr helpers;
+      // kfuncs given this frame already made it escape above.)
+      v[0] = NOT;
       return true;
     }
   }
   return true;
+}
+
+/** Which map (by lddw slot) each register holds after one instruction (in place). */
+function transferMap(insn: Insn, t: number, m: Int32Array, mapAt: MapAt): void {
+  const cls = O.BPF_CLASS(insn.code);
+  if (cls === O.BPF_LD) {
+    if (ldImm64(insn)) m[insn.dst] = insn.src !== O.BPF_PSEUDO_MAP_VALUE && mapAt(t) ? t : -1;
+    else for (let r = 0; r <= 5; r++) m[r] = -1;
+    return;
+  }
+  if (cls === O.BPF_ALU || cls === O.BPF_ALU64) {
+    const copy = cls === O.BPF_ALU64 && O.BPF_OP(insn.code) === O.BPF_MOV && O.BPF_SRC(insn.code) === O.BPF_X && insn.off === 0;
+    m[insn.dst] = copy ? m[insn.src]! : -1;
+    return;
+  }
+  if (cls === O.BPF_LDX) m[insn.dst] = -1;
+  else if (cls === O.BPF_STX && O.BPF_MODE(insn.code) === O.BPF_ATOMIC) {
+    if (insn.imm === O.BPF_CMPXCHG) m[0] = -1;
+    else if (insn.imm & O.BPF_FETCH) m[insn.src] = -1;
+  } else if ((cls === O.BPF_JMP || cls === O.BPF_JMP32) && O.BPF_OP(insn.code) === O.BPF_CALL) {
+    for (let r = 0; r <= 5; r++) m[r] = -1;
+  }
 }
 
 /** Slots covering bytes [off, off + size) of the frame, added to `acc` (off < 0; bytes outside the stack are ignored). */
@@ -114,11 +145,11 @@ function addSlots(acc: Int32Array, off: number, size: number): void {
  * Fill `out` for the instructions of the functions starting at `starts`
  * (sorted; the last runs to the end of the program).
  */
-export function computeStackLiveness(insns: readonly Insn[], starts: readonly number[], succ: (t: number) => Successors, out: StackLiveness): void {
+export function computeStackLiveness(insns: readonly Insn[], starts: readonly number[], succ: (t: number) => Successors, out: StackLiveness, mapAt: MapAt = () => undefined): void {
   for (let f = 0; f < starts.length; f++) {
     const from = starts[f]!;
     const to = starts[f + 1] ?? insns.length;
-    if (!liveness(insns, from, to, succ, out)) {
+    if (!liveness(insns, from, to, succ, out, mapAt)) {
       out.lo.fill(-1, from, to);
       out.hi.fill(-1, from, to);
     }
@@ -126,19 +157,24 @@ export function computeStackLiveness(insns: readonly Insn[], starts: readonly nu
 }
 
 /** One function; false when its frame's address escapes (the caller marks every slot live). */
-function liveness(insns: readonly Insn[], from: number, to: number, succ: (t: number) => Successors, out: StackLiveness): boolean {
+function liveness(insns: readonly Insn[], from: number, to: number, succ: (t: number) => Successors, out: StackLiveness, mapAt: MapAt): boolean {
   const n = to - from;
-  // Forward: the registers' values before each instruction (11 per instruction, NOT until reached).
+  // Forward: the registers' values before each instruction (11 per instruction, NOT until reached),
+  // and the lddw slot of the map each holds (-1: none or not known).
   const vin = new Int16Array(n * 11).fill(NOT);
+  const min = new Int32Array(n * 11).fill(-1);
   const reached = new Uint8Array(n);
   vin[10] = 0;
   reached[0] = 1;
   const work: number[] = [from];
   const v = new Int16Array(11);
+  const m = new Int32Array(11);
   while (work.length > 0) {
     const t = work.pop()!;
     v.set(vin.subarray((t - from) * 11, (t - from) * 11 + 11));
+    m.set(min.subarray((t - from) * 11, (t - from) * 11 + 11));
     if (!transfer(insns[t]!, v)) return false;
+    transferMap(insns[t]!, t, m, mapAt);
     const s = succ(t);
     for (let e = 0; e < 2; e++) {
       const w = e === 0 ? s.fall : s.branch;
@@ -147,6 +183,7 @@ function liveness(insns: readonly Insn[], from: number, to: number, succ: (t: nu
       if (!reached[w - from]) {
         reached[w - from] = 1;
         vin.set(v, base);
+        min.set(m, base);
         work.push(w);
         continue;
       }
@@ -155,6 +192,10 @@ function liveness(insns: readonly Insn[], from: number, to: number, succ: (t: nu
         const a = vin[base + r]!;
         if (a !== v[r]! && a !== ANY) {
           vin[base + r] = ANY;
+          changed = true;
+        }
+        if (min[base + r] !== m[r] && min[base + r] !== -1) {
+          min[base + r] = -1;
           changed = true;
         }
       }
@@ -183,7 +224,26 @@ function liveness(insns: readonly Insn[], from: number, to: number, succ: (t: nu
       const off = base + insn.off;
       if (base !== NOT && base !== ANY && size === 8 && off % 8 === 0) addSlots(def.subarray(t * 2, t * 2 + 2), off, 8);
     } else if ((cls === O.BPF_JMP || cls === O.BPF_JMP32) && O.BPF_OP(insn.code) === O.BPF_CALL) {
-      for (let r = 1; r <= 5; r++) if (isFp(vin[t * 11 + r]!)) all(t);
+      const proto = insn.src === 0 ? helperById(insn.imm) : undefined;
+      const map = mapAt(min[t * 11 + 1]!);
+      for (let r = 1; r <= 5; r++) {
+        const base = vin[t * 11 + r]!;
+        if (!isFp(base)) continue;
+        if (base === ANY || !proto) {
+          all(t);
+          continue;
+        }
+        const acc = use.subarray(t * 2, t * 2 + 2);
+        const kind = proto.args[r - 1];
+        if (kind === 'ARG_PTR_TO_MAP_KEY' && map) addSlots(acc, base, map.key_size);
+        else if (kind === 'ARG_PTR_TO_MAP_VALUE' && map) addSlots(acc, base, map.value_size);
+        else if (kind === 'ARG_PTR_TO_FIXED_SIZE_MEM' && proto.argSizes?.[r - 1] !== undefined) addSlots(acc, base, proto.argSizes[r - 1]!);
+        else if (kind === 'ARG_PTR_TO_FIXED_SIZE_MEM_U32') addSlots(acc, base, 4);
+        // Memory the helper only writes is not read.
+        else if (kind === 'ARG_PTR_TO_UNINIT_MEM' || kind === 'ARG_PTR_TO_UNINIT_MAP_VALUE' || kind === 'ARG_PTR_TO_LONG') continue;
+        // Otherwise as much as the helper could reach: from the pointer to the top of the frame.
+        else addSlots(acc, base, -base);
+      }
     }
   }
   // Backward fixpoint over the function's edges.

@@ -31,8 +31,35 @@ export interface Frame {
   callback?: { run: number; key: string; target: number; ctx: Reg };
 }
 
+/**
+ * One entry of a path's jump history (the kernel's bpf_jmp_history_entry):
+ * an instruction reached other than by falling through from the one before
+ * (prevIdx says from where), or one that spilled/filled a stack slot (flags,
+ * frame and spi say which), or a branch that linked scalars share. Precision
+ * backtracking (./precision.ts) walks it backwards.
+ */
+export interface HistEntry {
+  readonly idx: number;
+  readonly prevIdx: number;
+  readonly flags: number;
+  readonly spi: number;
+  readonly frame: number;
+  /** Scalars sharing an id at a branch (linked_regs): frame, register or stack slot. */
+  readonly linked: readonly LinkedReg[] | null;
+}
+
+export interface LinkedReg {
+  frameno: number;
+  isReg: boolean;
+  /** Register number, or stack slot index (spi) when !isReg. */
+  regno: number;
+}
+
 export interface Checkpoint {
-  /** The state when the checkpoint was taken; dropped once evicted (only the branch count is still needed). */
+  /**
+   * The state when the checkpoint was taken. Evicted checkpoints keep it while paths below are
+   * still explored (precision backtracking marks and reads it); it is dropped after.
+   */
   state: VState | null;
   insnIdx: number;
   /** Paths still being explored below this checkpoint; 0 = complete and safe. */
@@ -41,6 +68,8 @@ export interface Checkpoint {
   hit: number;
   miss: number;
   removed: boolean;
+  /** Its dead stack slots were invalidated (clean_live_states), once its exploration was complete. */
+  cleaned: boolean;
 }
 
 export interface VState {
@@ -51,6 +80,14 @@ export interface VState {
   mayGotoDepth?: number;
   /** Acquired references not yet released (acquired_refs): id and the insn that acquired it. */
   refs?: { id: number; insn: number }[];
+  /** Jump history since the parent checkpoint (jmp_history), entries shared between copies, never changed in place. */
+  hist: HistEntry[];
+  /** First instruction of this state's stretch of path (first_insn_idx: the parent checkpoint's insn). */
+  firstInsnIdx: number;
+  /** The instruction before insnIdx on this path (last_insn_idx), -1 at the start. */
+  lastInsnIdx: number;
+  /** The instruction this state is at (insn_idx). */
+  insnIdx: number;
 }
 
 export const curFrame = (s: VState): Frame => s.frames[s.frames.length - 1]!;
@@ -71,7 +108,14 @@ export function cloneFrame(f: Frame): Frame {
 }
 
 export function cloneState(s: VState): VState {
-  const c: VState = { frames: s.frames.map(cloneFrame), parent: s.parent };
+  const c: VState = {
+    frames: s.frames.map(cloneFrame),
+    parent: s.parent,
+    hist: s.hist.slice(),
+    firstInsnIdx: s.firstInsnIdx,
+    lastInsnIdx: s.lastInsnIdx,
+    insnIdx: s.insnIdx,
+  };
   if (s.mayGotoDepth) c.mayGotoDepth = s.mayGotoDepth;
   if (s.refs?.length) c.refs = s.refs.map((r) => ({ ...r }));
   return c;
@@ -82,7 +126,7 @@ export function initialState(): VState {
   for (let i = 0; i < MAX_BPF_REG; i++) regs.push(notInit());
   regs[1] = pointer('ctx');
   regs[10] = pointer('fp', { frameno: 0 });
-  return { frames: [{ regs, stack: [], frameno: 0, callsite: -1, subprogStart: 0 }], parent: null };
+  return { frames: [{ regs, stack: [], frameno: 0, callsite: -1, subprogStart: 0 }], parent: null, hist: [], firstInsnIdx: 0, lastInsnIdx: -1, insnIdx: 0 };
 }
 
 /** Make sure stack slots down to fp-size exist (grow_stack_state). */

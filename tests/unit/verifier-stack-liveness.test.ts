@@ -1,6 +1,6 @@
 /**
  * Static stack-slot liveness (src/verifier/stack_liveness.ts): which slots
- * are live before each instruction, that pruning then ignores the dead ones
+ * are live before each instruction (helpers read what their prototypes say), that pruning then ignores the dead ones
  * (and only those), and that an escaping frame pointer falls back to every
  * slot live.
  */
@@ -55,18 +55,40 @@ exit`),
     expect(liveSlots(l, 7)).toEqual([]);
   });
 
-  it('a narrower store does not kill a slot, a helper given a stack pointer reads every slot', () => {
+  it('a narrower store does not kill a slot, a helper given a stack pointer may read from it to the frame top', () => {
     const l = liveness(
       insnsOf(`*(u32 *)(r10 -8) = 1
 r2 = r10
-r2 += -4
+r2 += -20
 r1 = 0
 call 14
 r0 = 0
 exit`),
     );
-    expect(liveSlots(l, 0)).toHaveLength(64);
+    // fp-20 up to fp-1: slots 0, 1 and 2; nothing below the pointer.
+    expect(liveSlots(l, 0)).toEqual([0, 1, 2]);
+    expect(liveSlots(l, 4)).toEqual([0, 1, 2]);
     expect(liveSlots(l, 5)).toEqual([]);
+  });
+
+  it('a map key is read for the map\'s key size; memory a helper only writes is not read', () => {
+    const insns = insnsOf(`r1 = 0 ll
+r2 = r10
+r2 += -32
+call 1
+r1 = r6
+r2 = 0
+r3 = r10
+r3 += -64
+r4 = 8
+call 189
+r0 = 0
+exit`);
+    const out = { lo: new Int32Array(insns.length + 1), hi: new Int32Array(insns.length + 1) };
+    computeStackLiveness(insns, [0], (t) => successors(insns, t), out, (slot) => (slot === 0 ? { key_size: 12, value_size: 8 } : undefined));
+    // The 12-byte key at fp-32 covers slots 3 and 2 (fp-32..fp-21); the load_bytes buffer is written, not read.
+    expect(liveSlots(out, 0)).toEqual([2, 3]);
+    expect(liveSlots(out, 5)).toEqual([]);
   });
 
   it('a frame pointer stored to memory makes every slot live everywhere', () => {

@@ -294,8 +294,8 @@ function adjustRegMinMaxVals(env: Env, insn: Insn): void {
   // Linked scalars with a constant delta (the kernel's BPF_ADD_CONST): after r1 = r0; r1 += 4,
   // r1 keeps r0's id and off = 4, so a bound learned on either later moves to the other
   // (sync_linked_regs). Only 64-bit adds and subtracts of a constant that fits s32, and only once:
-  // a second delta on the same register breaks the link. Here a non-zero off on a scalar with an
-  // id is the BPF_ADD_CONST mark; += 0 leaves the link exact, which is the same thing.
+  // a second delta on the same register breaks the link. addConst is the BPF_ADD_CONST mark (set by
+  // += 0 too: a +0 link is not a plain copy for pruning, and the kernel prints it "id=N+0").
   //
   // In 32 bits (BPF_ADD_CONST32: w1 = w0; w1 += 4) only when the base fits in 32 bits (dst has no
   // delta yet, so it is the base itself, and umax <= U32_MAX): then every link of the group is
@@ -304,7 +304,7 @@ function adjustRegMinMaxVals(env: Env, insn: Insn): void {
   let linkOff = 0;
   let keepId = false;
   let add32 = false;
-  if (env.allowPtrLeaks && (op === O.BPF_ADD || op === O.BPF_SUB) && dst.id && !dst.off) {
+  if (env.allowPtrLeaks && (op === O.BPF_ADD || op === O.BPF_SUB) && dst.id && !dst.addConst) {
     if (!alu32 && tnumIsConst(src.varOff)) {
       let v = s64(src.varOff.value);
       if (op === O.BPF_SUB) v = -v;
@@ -328,6 +328,7 @@ function adjustRegMinMaxVals(env: Env, insn: Insn): void {
   dst.id = keepId ? id : 0;
   dst.off = keepId ? linkOff : 0;
   dst.add32 = add32;
+  dst.addConst = keepId;
 }
 
 function bswap(v: bigint, bytes: number): bigint {

@@ -359,7 +359,8 @@ function syncLinkedRegs(s: VState, known: Reg): void {
       const in32 = add32 || known.add32;
       // A 32-bit link and a 64-bit one say nothing exact about each other: leave r as it is.
       if (in32 && ((add32 && known.off && !known.add32) || (known.add32 && off && !add32))) return;
-      Object.assign(r, known, { precise: r.precise || known.precise, off, add32 });
+      const addConst = r.addConst;
+      Object.assign(r, known, { precise: r.precise || known.precise, off, add32, addConst });
       // r = known + (r.off - known.off): in 64 bits for 64-bit links, else in 32 bits, zero-extended
       // (the base fits in 32 bits, so each member is zext(lo32(base) + off)).
       if (off !== known.off) {
@@ -367,6 +368,7 @@ function syncLinkedRegs(s: VState, known: Reg): void {
         r.id = known.id;
         r.off = off;
         r.add32 = add32;
+        r.addConst = addConst;
       }
     }
   });

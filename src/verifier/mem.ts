@@ -269,11 +269,19 @@ function regWidth(r: Reg): number {
 }
 
 function assignScalarIdBeforeMov(env: Env, r: Reg): void {
+  // A register already linked with a delta (BPF_ADD_CONST) loses that link: a copy of it would need two deltas.
+  if (r.type === 'scalar' && r.id && r.addConst) {
+    r.id = 0;
+    r.off = 0;
+    r.add32 = false;
+    r.addConst = false;
+  }
   if (r.type === 'scalar' && !r.id && !tnumIsConst(r.varOff)) {
     r.id = ++env.idGen;
     // A fresh link starts with no delta (off on a linked scalar is its BPF_ADD_CONST delta).
     r.off = 0;
     r.add32 = false;
+    r.addConst = false;
   }
 }
 export { assignScalarIdBeforeMov };

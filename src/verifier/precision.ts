@@ -355,6 +355,7 @@ function addLinked(out: LinkedReg[], r: Reg, id: number, frameno: number, regno:
     r.id = 0;
     r.off = 0;
     r.add32 = false;
+    r.addConst = false;
     return;
   }
   out.push({ frameno, isReg, regno });

@@ -57,7 +57,7 @@ const rangeWithin = (o: Reg, c: Reg): boolean =>
 
 function regsExact(o: Reg, c: Reg, idmap: IdMap): boolean {
   return (
-    o.type === c.type && o.off === c.off && o.add32 === c.add32 && o.range === c.range && o.map === c.map && o.frameno === c.frameno &&
+    o.type === c.type && o.off === c.off && o.add32 === c.add32 && o.addConst === c.addConst && o.range === c.range && o.map === c.map && o.frameno === c.frameno &&
     o.varOff.value === c.varOff.value && o.varOff.mask === c.varOff.mask &&
     o.umin === c.umin && o.umax === c.umax && o.smin === c.smin && o.smax === c.smax &&
     o.u32min === c.u32min && o.u32max === c.u32max && o.s32min === c.s32min && o.s32max === c.s32max &&
@@ -86,8 +86,10 @@ function regsafe(o: Reg, c: Reg, idmap: IdMap, exact: Exact): boolean {
       // A linked scalar's delta (off) is part of what the id promises.
       // (The id map makes old's links hold in cur; a cur scalar with no id gets a fresh one, so an
       // old id seen once constrains nothing, and twice fails the map.)
-      if (o.id && c.id && (o.off !== c.off || o.add32 !== c.add32)) return false;
-      return idmap.checkScalar(o.id, c.id) && rangeWithin(o, c) && tnumIn(o.varOff, c.varOff);
+      // A link with a delta (BPF_ADD_CONST) matches only one with the same delta; the flag is part of the id.
+      if (o.id && o.addConst !== (c.id !== 0 && c.addConst)) return false;
+      if (o.id && o.addConst && (o.off !== c.off || o.add32 !== c.add32)) return false;
+      return idmap.checkScalar(o.id && o.id * 2 + (o.addConst ? 1 : 0), c.id && c.id * 2 + (c.addConst ? 1 : 0)) && rangeWithin(o, c) && tnumIn(o.varOff, c.varOff);
     case 'map_value':
       return o.off === c.off && o.map === c.map && rangeWithin(o, c) && tnumIn(o.varOff, c.varOff) && idmap.check(o.id, c.id);
     case 'pkt':
@@ -159,7 +161,8 @@ export function statesEqual(env: Env, o: VState, c: VState, insnIdx: number, exa
     const cf = c.frames[f]!;
     if (of.callsite !== cf.callsite) return false;
     const top = f === o.frames.length - 1;
-    const live = top ? env.liveRegs[insnIdx]! : 0x3ff;
+    // A caller's registers matter as far as they are live at its call (clean_func_state at frame_insn_idx).
+    const live = top ? env.liveRegs[insnIdx]! : env.liveRegs[o.frames[f + 1]!.callsite]!;
     // Only the innermost frame's slots are known dead: a caller's may be read through a pointer its callee holds.
     if (!funcStatesEqual(of, cf, live, top ? env.liveStack : null, insnIdx, idmap, exact, env.allowPtrLeaks)) return false;
   }

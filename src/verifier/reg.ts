@@ -84,6 +84,8 @@ export interface Reg {
   refObjId: number;
   /** A linked scalar's delta (off) was added in 32 bits: value = zext(lo32(base) + off) (BPF_ADD_CONST32). */
   add32: boolean;
+  /** The id carries BPF_ADD_CONST: this scalar is its link's base plus `off` (0 included); never two deltas. */
+  addConst: boolean;
 }
 
 export function notInit(): Reg {
@@ -106,6 +108,7 @@ export function notInit(): Reg {
     precise: false,
     refObjId: 0,
     add32: false,
+    addConst: false,
   };
 }
 
@@ -157,6 +160,7 @@ export const copyReg = (r: Reg): Reg => ({
   precise: r.precise,
   refObjId: r.refObjId,
   add32: r.add32,
+  addConst: r.addConst,
 });
 
 export const isPointer = (r: Reg): boolean => r.type !== 'scalar' && r.type !== 'not_init';
@@ -260,7 +264,8 @@ export function formatReg(r: Reg, maps: readonly MapInfo[]): string {
   // PTR_TO_BTF_ID prints as ptr_<struct> (ptr_or_null_<struct> while it may be NULL), as the kernel's log does.
   s += t.startsWith('nf_conn') ? (t.endsWith('_or_null') ? `ptr_or_null_${t.slice(0, -8)}` : `ptr_${t}`) : t;
   const parts: string[] = [];
-  if (r.id) parts.push(`id=${r.id}`);
+  // A linked scalar with a delta (BPF_ADD_CONST) prints it after the id, signed ("id=3+1").
+  if (r.id) parts.push(t === 'scalar' && r.addConst ? `id=${r.id}${r.off >= 0 ? '+' : ''}${r.off}` : `id=${r.id}`);
   if (r.refObjId) parts.push(`ref_obj_id=${r.refObjId}`);
   if (t === 'pkt' || t === 'pkt_meta') {
     if (r.off) parts.push(`off=${snum(BigInt(r.off))}`);

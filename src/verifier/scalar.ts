@@ -31,6 +31,7 @@ import {
   s64,
   u32,
   u64,
+  type Tnum,
 } from './tnum';
 import {
   mark32Unbounded,
@@ -64,53 +65,30 @@ function updateReg64Bounds(r: Reg): void {
   r.smax = min(r.smax, s64(v.value | (v.mask & S64_MAX)));
   r.umin = max(r.umin, v.value);
   r.umax = min(r.umax, v.value | v.mask);
-  // The unsigned bounds move to the nearest values the tnum allows (so a
-  // range holding one tnum member becomes that constant, as 6.18 does).
-  if (v.mask !== 0n && r.umin <= r.umax) {
-    // Only when a bound is not itself a member (the common case costs two masks).
-    const lo = (r.umin & ~v.mask) === v.value ? r.umin - v.value : submaskAtLeast(v.mask, r.umin - v.value);
-    const hi = (r.umax & ~v.mask) === v.value ? r.umax - v.value : submaskAtMost(v.mask, r.umax - v.value);
-    if (lo !== null && hi !== null && v.value + lo <= v.value + hi) {
-      r.umin = v.value + lo;
-      r.umax = v.value + hi;
-    }
+  // Where the u64 range and the tnum share a single value, the register is that constant (the
+  // kernel's tnum_step cases); otherwise the bounds stay as they are, not rounded to tnum members.
+  if (v.mask !== 0n) {
+    const next = tnumStep(v, r.umin);
+    const uminIn = (r.umin & ~v.mask) === v.value;
+    const tmax = v.value | v.mask;
+    if (uminIn && next > r.umax) markKnown(r, r.umin);
+    else if (!uminIn && next === tmax) markKnown(r, tmax);
+    else if (!uminIn && next <= r.umax && tnumStep(v, next) > r.umax) markKnown(r, next);
   }
 }
 
-/** The smallest s ⊆ mask with s >= d (d may be negative: then 0), or null. */
-function submaskAtLeast(mask: bigint, d: bigint): bigint | null {
-  if (d <= 0n) return 0n;
-  let res = 0n;
-  for (let bit = 63n; bit >= 0n; bit--) {
-    const b = 1n << bit;
-    if (!(d & b)) continue;
-    if (mask & b) {
-      res |= b;
-      continue;
-    }
-    // d has a bit the mask cannot give: take the lowest free mask bit above it.
-    for (let k = bit + 1n; k < 64n; k++) {
-      const kb = 1n << k;
-      if (mask & kb && !(res & kb)) return (res & ~((kb << 1n) - 1n)) | kb;
-    }
-    return null;
-  }
-  return res;
-}
-
-/** The largest s ⊆ mask with s <= d, or null when d < 0. */
-function submaskAtMost(mask: bigint, d: bigint): bigint | null {
-  if (d < 0n) return null;
-  let res = 0n;
-  for (let bit = 63n; bit >= 0n; bit--) {
-    const b = 1n << bit;
-    if (mask & b) {
-      if (d & b) res |= b;
-    } else if (d & b) {
-      return res | (mask & (b - 1n));
-    }
-  }
-  return res;
+/** tnum_step: the smallest member of t above z (t's largest when there is none, its smallest when z is below it). */
+function tnumStep(t: Tnum, z: bigint): bigint {
+  const tmax = t.value | t.mask;
+  if (z >= tmax) return tmax;
+  if (z < t.value) return t.value;
+  // Increment d = z - value within the mask: non-mask positions filled with ones let the carry ripple
+  // through them, and ones below d's highest non-mask bit keep that bit from trapping it.
+  const d = z - t.value;
+  const free = d & ~t.mask & U64_MAX;
+  const carry = (1n << BigInt(free === 0n ? 0 : free.toString(2).length)) - 1n;
+  const filled = (d | carry | (~t.mask & U64_MAX)) & U64_MAX;
+  return t.value | (((filled + 1n) & U64_MAX) & t.mask);
 }
 
 export function updateRegBounds(r: Reg): void {

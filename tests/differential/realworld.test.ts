@@ -167,7 +167,12 @@ function differ(a: Outcome, b: Outcome, what: string, names: string[], mask: Mas
  * different failure, or a pass, fails the test: the list can only shrink).
  * Printed as KNOWN GAP, loudly, never counted as passing.
  */
-const KNOWN_GAPS: Record<string, { cause: RegExp; why: string }> = {};
+const KNOWN_GAPS: Record<string, { cause: RegExp; why: string }> = {
+  // Accepted by both with the same results; our verifier walks a different number of instructions.
+  'xdp-project_bpf-examples/pping/pping_kern.c': { cause: /^processed insns differ/, why: 'clang\'s build: 3,933 processed insns against the kernel\'s 4,007 (pruning differs, not yet found where)' },
+  'lab-heldout/v6_acl.c': { cause: /^processed insns differ/, why: 'our build: 11,792 processed insns against the kernel\'s 2,869 (a map-value offset loop pruned differently, not yet found where)' },
+  'tools/testing/selftests/bpf/progs/test_xdp_noinline.c': { cause: /^processed insns differ/, why: 'both builds about 1% under the kernel\'s count (4,751 / 4,789; 6,343 / 6,423)' },
+};
 
 interface Row { file: string; ours: string; clang: string; ratio: string; mode: string; verdict: string; mask: string; status: string; why: string }
 
@@ -234,6 +239,7 @@ for (const { label, dir, manifest: manifestFile } of suites) describe.skipIf(!or
 
   async function compare(row: Row, fail: (why: string) => never): Promise<void> {
     const p = manifest.find((m) => m.file === row.file)!;
+    const countDiffs: string[] = [];
     {
       const ours = buildOurs(p, dir);
       const clang = buildClang(p, dir);
@@ -277,8 +283,19 @@ for (const { label, dir, manifest: manifestFile } of suites) describe.skipIf(!or
       if (clang.unsupported.length === 0 && o) {
         row.mode = 'kernel';
         const ask = (s: ProgramSpec) => o.ask({ insns: s.insns, maps: s.maps as never, map_relocs: s.map_relocs as never, runs: hex.map((data) => ({ data })), dump_maps: true, log_level: 1 });
-        const ka = fromKernel(a, await ask(a));
-        const kb = fromKernel(b, await ask(b));
+        const ra = await ask(a);
+        const rb = await ask(b);
+        const ka = fromKernel(a, ra);
+        const kb = fromKernel(b, rb);
+        // Our verifier walks as many instructions as the kernel's on each build it accepts (the same pruning,
+        // precision and stack liveness): checked last, so a known gap here leaves the other checks in force.
+        for (const [who, s, r] of [['ours', a, ra], ['clang\'s', b, rb]] as const) {
+          if (!r.accepted) continue;
+          const parsed = parseSpec(JSON.parse(JSON.stringify(s)));
+          if ('error' in parsed) continue;
+          const v = verify(parsed as ParsedSpec, { states: false });
+          if (v.accepted && v.insnsProcessed !== r.insns_processed) countDiffs.push(`${who} build: ours ${v.insnsProcessed}, kernel ${r.insns_processed}`);
+        }
         row.verdict = `${ka.accepted ? 'acc' : 'REJ'}/${kb.accepted ? 'acc' : 'REJ'}`;
         if (p.kernel_with_clang !== 'oracle-cannot-load' && kb.accepted !== (p.kernel_with_clang === 'accepted')) fail(`the kernel ${kb.accepted ? 'accepts' : 'rejects'} clang's build, the manifest says ${p.kernel_with_clang}`);
         if (ka.accepted !== kb.accepted) fail(`kernel: ours ${ka.accepted ? 'accepted' : `rejected: ${ka.log?.trim().split('\n').slice(-2).join(' | ')}`}, clang's ${kb.accepted ? 'accepted' : 'rejected'}`);
@@ -291,6 +308,7 @@ for (const { label, dir, manifest: manifestFile } of suites) describe.skipIf(!or
           const d2 = differ(vb as Outcome, kb, 'VM vs kernel on clang\'s bytecode', names, mask);
           if (d2) fail(d2);
         }
+        if (countDiffs.length) fail(`processed insns differ: ${countDiffs.join('; ')}`);
       } else {
         row.mode = 'vm';
         row.verdict = clang.unsupported.join(', ').slice(0, 7);

@@ -156,6 +156,8 @@ function checkCfg(env: Env): void {
     }
     if ((cls === O.BPF_JMP || cls === O.BPF_JMP32) && op === O.BPF_CALL) {
       env.prunePoint[t + 1] = 1;
+      // A bpf-to-bpf call is a prune point itself, before the callee's frame is pushed (visit_func_call_insn).
+      if (insn.src === O.BPF_PSEUDO_CALL) env.prunePoint[t] = 1;
       // A return from a subprogram (or a callback) lands here from its exit.
       env.jmpPoint[t + 1] = 1;
       if (insn.src === 0 && insn.imm === BPF_FUNC_loop) {

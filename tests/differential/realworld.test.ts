@@ -169,9 +169,7 @@ function differ(a: Outcome, b: Outcome, what: string, names: string[], mask: Mas
  */
 const KNOWN_GAPS: Record<string, { cause: RegExp; why: string }> = {
   // Accepted by both with the same results; our verifier walks a different number of instructions.
-  'xdp-project_bpf-examples/pping/pping_kern.c': { cause: /^processed insns differ/, why: 'clang\'s build: 3,933 processed insns against the kernel\'s 4,007 (pruning differs, not yet found where)' },
   'lab-heldout/v6_acl.c': { cause: /^processed insns differ/, why: 'our build: 11,792 processed insns against the kernel\'s 2,869 (a map-value offset loop pruned differently, not yet found where)' },
-  'tools/testing/selftests/bpf/progs/test_xdp_noinline.c': { cause: /^processed insns differ/, why: 'both builds about 1% under the kernel\'s count (4,751 / 4,789; 6,343 / 6,423)' },
 };
 
 interface Row { file: string; ours: string; clang: string; ratio: string; mode: string; verdict: string; mask: string; status: string; why: string }

@@ -318,7 +318,7 @@ function adjustRegMinMaxVals(env: Env, insn: Insn): void {
       if (v >= S32_MIN && v <= S32_MAX) {
         keepId = true;
         linkOff = Number(v);
-        add32 = linkOff !== 0;
+        add32 = true;
       }
     }
   }

@@ -354,22 +354,23 @@ function syncLinkedRegs(s: VState, known: Reg): void {
   if (known.type !== 'scalar' || !known.id) return;
   forEachReg(s, (r) => {
     if (r !== known && r.type === 'scalar' && r.id === known.id) {
-      const off = r.off;
-      const add32 = r.add32;
+      // A 32-bit delta link and a 64-bit one say nothing exact about each other.
+      if (r.addConst && known.addConst && r.add32 !== known.add32) return;
+      if ((!r.addConst && !known.addConst) || r.off === known.off) {
+        // The same value: r becomes known, its link kind included.
+        Object.assign(r, known, { precise: r.precise || known.precise });
+        return;
+      }
+      const { off, add32, addConst } = r;
       const in32 = add32 || known.add32;
-      // A 32-bit link and a 64-bit one say nothing exact about each other: leave r as it is.
-      if (in32 && ((add32 && known.off && !known.add32) || (known.add32 && off && !add32))) return;
-      const addConst = r.addConst;
-      Object.assign(r, known, { precise: r.precise || known.precise, off, add32, addConst });
+      Object.assign(r, known, { precise: r.precise || known.precise });
       // r = known + (r.off - known.off): in 64 bits for 64-bit links, else in 32 bits, zero-extended
       // (the base fits in 32 bits, so each member is zext(lo32(base) + off)).
-      if (off !== known.off) {
-        scalarAlu(O.BPF_ADD, in32, r, knownScalar(BigInt(off) - BigInt(known.off)));
-        r.id = known.id;
-        r.off = off;
-        r.add32 = add32;
-        r.addConst = addConst;
-      }
+      scalarAlu(O.BPF_ADD, in32, r, knownScalar(BigInt(off) - BigInt(known.off)));
+      r.id = known.id;
+      r.off = off;
+      r.add32 = add32;
+      r.addConst = addConst;
     }
   });
 }

@@ -200,6 +200,8 @@ function useDef(insn: Insn): { use: number; def: number } {
     case O.BPF_ALU64: {
       const op = O.BPF_OP(insn.code);
       if (op === O.BPF_MOV) return { use: srcX ? s : 0, def: d };
+      // BPF_END's source bit says which byte order, not a register (and src_reg is 0): only dst is read.
+      if (op === O.BPF_END) return { use: d, def: d };
       return { use: d | (srcX ? s : 0), def: d };
     }
     case O.BPF_LDX:

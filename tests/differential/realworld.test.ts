@@ -167,10 +167,7 @@ function differ(a: Outcome, b: Outcome, what: string, names: string[], mask: Mas
  * different failure, or a pass, fails the test: the list can only shrink).
  * Printed as KNOWN GAP, loudly, never counted as passing.
  */
-const KNOWN_GAPS: Record<string, { cause: RegExp; why: string }> = {
-  // Accepted by both with the same results; our verifier walks a different number of instructions.
-  'lab-heldout/v6_acl.c': { cause: /^processed insns differ/, why: 'our build: 11,792 processed insns against the kernel\'s 2,869 (a map-value offset loop pruned differently, not yet found where)' },
-};
+const KNOWN_GAPS: Record<string, { cause: RegExp; why: string }> = {};
 
 interface Row { file: string; ours: string; clang: string; ratio: string; mode: string; verdict: string; mask: string; status: string; why: string }
 

@@ -112,7 +112,7 @@ export function formatFrame(
     const r = f.regs[i]!;
     if (r.type === 'not_init') continue;
     if (scratchedRegs !== null && !(scratchedRegs & (1 << i))) continue;
-    s += ` R${i}=${formatReg(r, maps)}`;
+    s += ` R${i}=${formatReg(r, maps, f.frameno)}`;
   }
   for (let spi = 0; spi < f.stack.length; spi++) {
     const sl = f.stack[spi]!;
@@ -125,7 +125,7 @@ export function formatFrame(
       let k = 7;
       while (k > 0 && sl.types[k - 1] === STACK_SPILL) k--;
       for (let j = 0; j < k; j++) prefix += SLOT_CHAR[sl.types[j]!];
-      s += `${name}=${prefix}${formatReg(sl.spilled, maps)}`;
+      s += `${name}=${prefix}${formatReg(sl.spilled, maps, f.frameno)}`;
     } else {
       s += `${name}=${sl.types.map((t) => SLOT_CHAR[t]).join('')}`;
     }

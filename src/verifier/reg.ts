@@ -253,16 +253,18 @@ export interface MapInfo {
 }
 
 /** print_reg_state: "scalar(smin=...)", "pkt(off=14,r=14)", "fp-8", "42". */
-export function formatReg(r: Reg, maps: readonly MapInfo[]): string {
+export function formatReg(r: Reg, maps: readonly MapInfo[], frameno = r.frameno): string {
   const t = r.type;
   let s = '';
   if (t === 'scalar' && r.precise) s += 'P';
+  // A stack pointer into another function's frame names it: "fp[1]-32".
+  const fp = t === 'fp' && r.frameno !== frameno ? `fp[${r.frameno}]` : 'fp';
   if ((t === 'scalar' || t === 'fp') && tnumIsConst(r.varOff)) {
     const v = s64(r.varOff.value + BigInt(t === 'fp' ? r.off : 0));
-    return s + (t === 'scalar' ? '' : 'fp') + snum(v);
+    return s + (t === 'scalar' ? '' : fp) + snum(v);
   }
   // PTR_TO_BTF_ID prints as ptr_<struct> (ptr_or_null_<struct> while it may be NULL), as the kernel's log does.
-  s += t.startsWith('nf_conn') ? (t.endsWith('_or_null') ? `ptr_or_null_${t.slice(0, -8)}` : `ptr_${t}`) : t;
+  s += t.startsWith('nf_conn') ? (t.endsWith('_or_null') ? `ptr_or_null_${t.slice(0, -8)}` : `ptr_${t}`) : t === 'fp' ? fp : t;
   const parts: string[] = [];
   // A linked scalar with a delta (BPF_ADD_CONST) prints it after the id, signed ("id=3+1").
   if (r.id) parts.push(t === 'scalar' && r.addConst ? `id=${r.id}${r.off >= 0 ? '+' : ''}${r.off}` : `id=${r.id}`);

@@ -20,6 +20,7 @@
 import * as O from '../isa/opcodes';
 import type { Env } from './env';
 import type { Reg } from './reg';
+import { formatFrame } from './log';
 import { STACK_SPILL, type HistEntry, type LinkedReg, type VState } from './state';
 
 /** insn_flags of a history entry. */
@@ -74,6 +75,24 @@ class Backtrack {
 }
 
 const bt = new Backtrack();
+
+// ---- the level-2 log lines (the kernel's "mark_precise:" trace) ----------
+
+/** fmt_reg_mask: "r0,r2". */
+const fmtRegs = (mask: number): string => {
+  const out: string[] = [];
+  for (let i = 0; i < 32; i++) if (mask & (1 << i)) out.push(`r${i}`);
+  return out.join(',');
+};
+
+/** bpf_fmt_stack_mask: "-8,-24". */
+const fmtStack = (fr: number): string => {
+  const out: string[] = [];
+  for (let i = 0; i < 64; i++) if (bt.isSlot(fr, i)) out.push(String(-(i + 1) * 8));
+  return out.join(',');
+};
+
+const logOn = (env: Env): boolean => env.log.level >= 2;
 
 /**
  * Thrown where the walk cannot follow a value (the kernel's -ENOTSUPP), and where the kernel would
@@ -131,6 +150,7 @@ function syncLinked(hist: HistEntry | null): void {
 function backtrackInsn(env: Env, idx: number, subseqIdx: number, hist: HistEntry | null): void {
   const insn = env.insns[idx]!;
   if (insn.code === 0) return;
+  if (logOn(env)) env.verbose(`mark_precise: frame${bt.frame}: regs=${fmtRegs(bt.regs[bt.frame]!)} stack=${fmtStack(bt.frame)} before ${idx}: ${env.insnText(idx)}\n`);
   const cls = O.BPF_CLASS(insn.code);
   const op = O.BPF_OP(insn.code);
   const mode = O.BPF_MODE(insn.code);
@@ -208,17 +228,25 @@ function backtrackInsn(env: Env, idx: number, subseqIdx: number, hist: HistEntry
 }
 
 /** mark_all_scalars_precise: the fallback, every scalar of every checkpoint on st's path. */
-function markAllScalarsPrecise(st: VState): void {
+function markAllScalarsPrecise(env: Env, st: VState): void {
+  const log = logOn(env);
+  if (log) env.verbose(`mark_precise: frame${st.frames.length - 1}: falling back to forcing all scalars precise\n`);
   for (let p = st.parent; p; p = p.state?.parent ?? null) {
     const s = p.state;
     if (!s) continue;
-    for (const f of s.frames) {
+    s.frames.forEach((f, fr) => {
       for (let j = 0; j < BPF_REG_FP; j++) {
         const r = f.regs[j]!;
-        if (r.type === 'scalar') r.precise = true;
+        if (r.type !== 'scalar' || r.precise) continue;
+        r.precise = true;
+        if (log) env.verbose(`force_precise: frame${fr}: forcing r${j} to be precise\n`);
       }
-      for (const sl of f.stack) if (sl.types[7] === STACK_SPILL && sl.spilled.type === 'scalar') sl.spilled.precise = true;
-    }
+      f.stack.forEach((sl, j) => {
+        if (sl.types[7] !== STACK_SPILL || sl.spilled.type !== 'scalar' || sl.spilled.precise) return;
+        sl.spilled.precise = true;
+        if (log) env.verbose(`force_precise: frame${fr}: forcing fp${-(j + 1) * 8} to be precise\n`);
+      });
+    });
   }
 }
 
@@ -245,6 +273,7 @@ function markChain(env: Env, start: VState, regno: number, preset: boolean): voi
   try {
     for (;;) {
       if (lastIdx < 0) throw new NotSupported();
+      if (logOn(env)) env.verbose(`mark_precise: frame${bt.frame}: last_idx ${lastIdx} first_idx ${firstIdx} subseq_idx ${subseqIdx} \n`);
       const cnt = { n: st.hist.length };
       for (let i = lastIdx; ; ) {
         if (skipFirst) skipFirst = false;
@@ -276,6 +305,7 @@ function markChain(env: Env, start: VState, regno: number, preset: boolean): voi
           if (!sl || sl.types[7] !== STACK_SPILL || sl.spilled.type !== 'scalar' || sl.spilled.precise) bt.clearSlot(fr, i);
           else sl.spilled.precise = true;
         }
+        if (logOn(env)) env.verbose(`mark_precise: frame${fr}: parent state regs=${fmtRegs(bt.regs[fr]!)} stack=${fmtStack(fr)}: ${formatFrame(f, env.maps, null, null)}\n`);
       }
       if (bt.empty()) return;
       subseqIdx = firstIdx;
@@ -284,13 +314,13 @@ function markChain(env: Env, start: VState, regno: number, preset: boolean): voi
     }
   } catch (e) {
     if (!(e instanceof NotSupported)) throw e;
-    markAllScalarsPrecise(start);
+    markAllScalarsPrecise(env, start);
     bt.reset(0);
     return;
   }
   // Something wanted was not found (a stack access through another register): the fallback.
   if (!bt.empty()) {
-    markAllScalarsPrecise(start);
+    markAllScalarsPrecise(env, start);
     bt.reset(0);
   }
 }
@@ -313,16 +343,23 @@ export function markStackSlotPrecision(env: Env, frameno: number, spi: number): 
 export function propagatePrecision(env: Env, old: VState, cur: VState): void {
   if (!env.precisionTracking) return;
   bt.reset(cur.frames.length - 1);
+  const log = logOn(env);
   for (let fr = old.frames.length - 1; fr >= 0; fr--) {
     const f = old.frames[fr]!;
+    const names: string[] = [];
     for (let i = 0; i < BPF_REG_FP; i++) {
       const r = f.regs[i]!;
-      if (r.type === 'scalar' && r.precise) bt.setReg(i, fr);
+      if (r.type !== 'scalar' || !r.precise) continue;
+      bt.setReg(i, fr);
+      names.push(`r${i}`);
     }
     for (let i = 0; i < f.stack.length && i < 64; i++) {
       const sl = f.stack[i]!;
-      if (sl.types[7] === STACK_SPILL && sl.spilled.type === 'scalar' && sl.spilled.precise) bt.setSlot(fr, i);
+      if (sl.types[7] !== STACK_SPILL || sl.spilled.type !== 'scalar' || !sl.spilled.precise) continue;
+      bt.setSlot(fr, i);
+      names.push(`fp${-(i + 1) * 8}`);
     }
+    if (log && names.length) env.verbose(`frame ${fr}: propagating ${names.join(',')}\n`);
   }
   markChain(env, cur, -1, true);
 }

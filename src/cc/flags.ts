@@ -29,6 +29,10 @@ export interface CcFlags {
   /** false for -O0 (clang then defines __NO_INLINE__ instead of __OPTIMIZE__). */
   optimize: boolean;
   cpuVersion?: number;
+  /** -w: no warnings at all. */
+  noWarnings?: boolean;
+  /** -Wno-NAME: the warnings (clang's names) turned off. */
+  warningsOff?: string[];
   errors: string[];
 }
 
@@ -106,6 +110,8 @@ export function parseCcFlags(flags: readonly string[]): CcFlags {
     else if (w === '-target' || w === '-o' || w === '-MF' || w === '-MT' || w === '-MQ' || w === '-x' || w === '-Xclang' || w === '-mllvm' || w === '-arch' || w === '-isysroot' || w === '--sysroot') i++;
     else if (/^(-g.*|-W.*|-w|-f.*|-m.*|-c|-S|-E|-emit-llvm|-pipe|-v|-M|-MM|-MD|-MMD|-MP|-pedantic.*|--target=.*|-target=.*|--sysroot=.*|-Qunused-arguments|-ansi|-nostdlib|-static|-shared|-save-temps.*)$/.test(w)) {
       if (w === '-ansi') { r.stdVersion = undefined; r.strictAnsi = true; }
+      else if (w === '-w') r.noWarnings = true;
+      else if (w.startsWith('-Wno-')) (r.warningsOff ??= []).push(w.slice(5));
     } else if (!w.startsWith('-')) r.errors.push(`unexpected input file '${w}' among the flags`);
     else r.errors.push(`unknown argument: '${w}'`);
   }

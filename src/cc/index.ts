@@ -80,8 +80,9 @@ export function compileWorkspace(ws: Workspace, opts: CompileOptions = {}): Comp
   const file = ws.main;
   const diags = new DiagnosticBag();
   let spec: CompileResult['spec'];
+  let pre: Prepared | undefined;
   try {
-    const pre = preprocessorFor(ws, opts, diags);
+    pre = preprocessorFor(ws, opts, diags);
     if (pre) spec = compileInner(pre, ws.main, diags, opts);
   } catch (e) {
     if (!(e instanceof CompileAbort)) {
@@ -89,8 +90,10 @@ export function compileWorkspace(ws: Workspace, opts: CompileOptions = {}): Comp
       diags.list.push({ code: 'cc-internal', severity: 'error', message: `internal compiler error: ${(e as Error)?.message ?? String(e)}`, span: { ...NO_SPAN, file } });
     }
   }
-  const errors = diags.list.some((d) => d.severity === 'error');
-  return { spec: errors ? undefined : spec, diagnostics: diags.list };
+  // Warnings as clang prints them: -w, -Wno-NAME and #pragma GCC diagnostic decide (./diag_pragmas.ts).
+  const list = pre ? pre.pp.diagPragmas.filter(diags.list, { noWarnings: !!pre.flags.noWarnings, off: new Set(pre.flags.warningsOff ?? []) }) : diags.list;
+  const errors = list.some((d) => d.severity === 'error');
+  return { spec: errors ? undefined : spec, diagnostics: list };
 }
 
 /** Preprocess a workspace's main file (clang -E, as tokens): for tests and tools. Never throws. */

@@ -16,6 +16,7 @@
  * TokenTape. run() returns every token; start() and pull() hand them out one
  * at a time (what the compiler uses, so the tokens never all exist at once).
  */
+import { DiagnosticPragmas } from './diag_pragmas';
 import { type DiagnosticBag, type Span } from './diagnostics';
 import { IncludeSearch } from './includes';
 import { fullToken, hasRareFields, lex, lexTape, makeToken, parseNumber, type Token, type TokenTape } from './lexer';
@@ -111,6 +112,8 @@ export class Preprocessor {
   private finished = false;
   private lastSpan?: Span;
   private eofToken?: Token;
+  /** `#pragma GCC diagnostic` state by place in the source (applied to the warnings after compiling). */
+  readonly diagPragmas = new DiagnosticPragmas();
 
   constructor(
     private diags: DiagnosticBag,
@@ -246,6 +249,7 @@ export class Preprocessor {
   }
 
   private pushFile(src: string, path: string, dirIndex: number, included: boolean, discard = false): void {
+    this.diagPragmas.enterFile(path);
     if (!included) {
       // The user's main file changes on every keystroke and may be big: read it from a tape
       // (no include guard to find: nothing includes it again through the cache).
@@ -406,6 +410,7 @@ export class Preprocessor {
 
   private pragma(rest: Token[], at: Token): void {
     const words = rest.map((t) => t.text);
+    if (this.diagPragmas.pragma(words, at.span)) return;
     if (words[0] === 'once') {
       this.onceFiles.add(this.currentFile()?.path ?? '');
       return;
@@ -419,7 +424,7 @@ export class Preprocessor {
     } else if (words[0] === 'nounroll') {
       this.out.push(makeToken('pragma', 'nounroll', at.span, true, false));
     }
-    // Other pragmas (GCC diagnostic, clang attribute, pack…) change nothing we model.
+    // Other pragmas (clang attribute, pack…) change nothing we model.
   }
 
   /** The file name of an #include / __has_include operand: "x.h" or <x.h>, possibly from a macro. */

@@ -81,7 +81,7 @@ const regConstValue = (r: Reg, is32: boolean): bigint => (is32 ? u32(r.varOff.va
 
 /** Pointers that can never be NULL (reg_not_null). */
 const regNotNull = (r: Reg): boolean =>
-  r.type === 'map_value' || r.type === 'xdp_sock' || r.type === 'sock' || r.type === 'sock_common' || r.type === 'ringbuf_mem' ||
+  r.type === 'map_value' || r.type === 'map_ptr' || r.type === 'xdp_sock' || r.type === 'sock' || r.type === 'sock_common' || r.type === 'ringbuf_mem' ||
   r.type === 'func' || r.type === 'nf_conn' || r.type === 'nf_conn___init';
 
 function isPktPtrBranchTaken(dst: Reg, src: Reg, op: number): number {

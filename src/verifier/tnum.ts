@@ -96,16 +96,27 @@ export function tnumXor(a: Tnum, b: Tnum): Tnum {
 }
 
 /** Long multiplication over tnums, one bit of `a` at a time. */
+/**
+ * tnum_mul: shift-and-add over a's bits. A bit of a that is surely 1 adds b; one that may be
+ * either makes the sum the union of both outcomes (tnum_union of acc and acc + b), which keeps
+ * the low bits the two share ({1,3} * 3 is (0x1; 0xa), so its bit 2 stays known 0).
+ */
 export function tnumMul(a: Tnum, b: Tnum): Tnum {
-  const accV = u64(a.value * b.value);
-  let accM: Tnum = { value: 0n, mask: 0n };
+  let acc: Tnum = { value: 0n, mask: 0n };
   while (a.value || a.mask) {
-    if (a.value & 1n) accM = tnumAdd(accM, { value: 0n, mask: b.mask });
-    else if (a.mask & 1n) accM = tnumAdd(accM, { value: 0n, mask: b.value | b.mask });
+    if (a.value & 1n) acc = tnumAdd(acc, b);
+    else if (a.mask & 1n) acc = tnumUnion(acc, tnumAdd(acc, b));
     a = tnumRshift(a, 1);
     b = tnumLshift(b, 1);
   }
-  return tnumAdd({ value: accV, mask: 0n }, accM);
+  return acc;
+}
+
+/** tnum_union: the values either tnum may hold. */
+export function tnumUnion(a: Tnum, b: Tnum): Tnum {
+  const v = a.value & b.value;
+  const mu = ((a.value ^ b.value) | a.mask | b.mask) & U64_MAX;
+  return { value: v & ~mu & U64_MAX, mask: mu };
 }
 
 export function tnumIntersect(a: Tnum, b: Tnum): Tnum {

@@ -27,8 +27,9 @@ import type { Cpu, Machine } from './machine';
 import { S as CostSteps } from './cost';
 import { K as TraceKinds } from './trace';
 import { J } from './journey';
-import { PAGE_SIZE, PageLoc as PageLocEnum } from './page_alloc';
-import { XdpBuff, XDP_ABORTED, XDP_PASS, XDP_REDIRECT, type XdpHook } from './program';
+import { PAGE_SIZE as PAGE_SIZE_, PageLoc as PageLocEnum } from './page_alloc';
+import * as xdpActions from './program';
+import { XdpBuff, type XdpHook } from './program';
 import { TxWire, wireCyclesPerByte } from './wire';
 import { XdpTxRing } from './nic/xdp_tx_ring';
 import { bpf_prog_run_xdp as runXdp, xdp_prepare_buff as prepareBuff } from './nic/xdp_run';
@@ -37,6 +38,12 @@ const S = { ...CostSteps };
 const K = { ...TraceKinds };
 const LOC_REDIRECT = PageLocEnum.REDIRECT;
 const LOC_TX = PageLocEnum.TX_RING;
+const LOC_IN_FLIGHT = PageLocEnum.IN_FLIGHT;
+// Read for every frame a devmap or veth program runs on: local copies (an imported binding is a getter call under tsx/vitest).
+const PAGE_SIZE = PAGE_SIZE_;
+const XDP_ABORTED = xdpActions.XDP_ABORTED;
+const XDP_PASS = xdpActions.XDP_PASS;
+const XDP_REDIRECT = xdpActions.XDP_REDIRECT;
 const bpf_prog_run_xdp = runXdp;
 const xdp_prepare_buff = prepareBuff;
 
@@ -212,7 +219,7 @@ export class DevmapTarget {
       for (let k = 0; k < n; k++) {
         m.charge(cpu, S.devmap_prog_flush);
         const page = q.pages[k]!;
-        m.alloc.loc[page] = PageLocEnum.IN_FLIGHT;
+        m.alloc.loc[page] = LOC_IN_FLIGHT;
         if (!this.dev_map_run_prog(cpu, prog, page, q.packets[k]!, q.datas[k]!, q.lens[k]!)) continue;
         m.alloc.loc[page] = LOC_REDIRECT;
         q.pages[kept] = page;

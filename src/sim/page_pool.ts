@@ -5,7 +5,11 @@
  * anywhere else, refilled into the cache in bulk, and the page allocator
  * behind both. Pages in the pool stay dma-mapped.
  */
-import { DmaDir, PageLoc, type PageAllocator } from './page_alloc';
+import { DmaDir as DmaDirEnum, PageLoc as PageLocEnum, type PageAllocator } from './page_alloc';
+
+// Local copies: an imported const enum is an object behind a getter when each module is transpiled alone (tsx, vitest).
+const DmaDir = { BIDIRECTIONAL: DmaDirEnum.BIDIRECTIONAL } as const;
+const PageLoc = { PAGE_CACHE: PageLocEnum.PAGE_CACHE } as const;
 
 export const PP_ALLOC_CACHE_SIZE = 128;
 export const PP_ALLOC_CACHE_REFILL = 64;

@@ -34,9 +34,10 @@ import { S as CostSteps } from '../cost';
 import { K as TraceKinds } from '../trace';
 import { J } from '../journey';
 import type { PageLoc } from '../page_alloc';
-import { XdpBuff, XDP_ABORTED, XDP_DROP, XDP_PASS, XDP_REDIRECT, type XdpHook } from '../program';
+import * as xdpActions from '../program';
+import { XdpBuff, type XdpHook } from '../program';
 import type { AfXdpSocket, AttachResult, MtuResult, NicDriver, RedirectHandler } from './driver';
-import { NAPI_BUDGET, RxRing, SlotState as SlotStateEnum, XDP_PACKET_HEADROOM as HEADROOM } from './rx_ring';
+import { NAPI_BUDGET as NAPI_BUDGET_, RxRing, SlotState as SlotStateEnum, XDP_PACKET_HEADROOM as HEADROOM } from './rx_ring';
 import {
   checkUmemChunks,
   XdpUmem,
@@ -76,6 +77,12 @@ const xdp_prepare_buff = prepareBuff;
 const napi_poll_step = pollStep;
 const napi_complete_arm = arm;
 const SlotState = { EMPTY: SlotStateEnum.EMPTY, HW: SlotStateEnum.HW, SW: SlotStateEnum.SW } as const;
+// The verdicts and the budget read for every frame: local copies too (each imported read was a getter and a megamorphic keyed load).
+const XDP_ABORTED = xdpActions.XDP_ABORTED;
+const XDP_DROP = xdpActions.XDP_DROP;
+const XDP_PASS = xdpActions.XDP_PASS;
+const XDP_REDIRECT = xdpActions.XDP_REDIRECT;
+const NAPI_BUDGET = NAPI_BUDGET_;
 /** XDP_PACKET_HEADROOM: in zero-copy mode the frame starts this far after the UMEM headroom. */
 const XDP_PACKET_HEADROOM = HEADROOM;
 /** xdpsock's BATCH_SIZE. */

@@ -19,12 +19,12 @@ import type { Cpu, Machine } from '../machine';
 import { S as CostSteps } from '../cost';
 import { K as TraceKinds } from '../trace';
 import { J } from '../journey';
-import { DmaDir, PAGE_SIZE as PAGE_SIZE_, PageLoc as PageLocEnum } from '../page_alloc';
-import { PagePool, PpSource, PP_ALLOC_CACHE_SIZE } from '../page_pool';
+import { DmaDir as DmaDirEnum, PAGE_SIZE as PAGE_SIZE_, PageLoc as PageLocEnum } from '../page_alloc';
+import { PagePool, PpSource as PpSourceEnum, PP_ALLOC_CACHE_SIZE } from '../page_pool';
 import * as xdpActions from '../program';
 import { XdpBuff, type XdpHook } from '../program';
 import { SocketQueue } from '../stack';
-import { RxRing, SlotState, XDP_PACKET_HEADROOM } from './rx_ring';
+import { RxRing, SlotState as SlotStateEnum, XDP_PACKET_HEADROOM as HEADROOM } from './rx_ring';
 import type { AttachResult, MtuResult, NicDriver, RedirectHandler, RedirectTarget } from './driver';
 import { CpumapTarget } from '../cpumap';
 import { TxWire, wireCyclesPerByte } from '../wire';
@@ -52,6 +52,11 @@ const bpf_prog_run_xdp = runXdp;
 const xdp_prepare_buff = prepareBuff;
 const napi_poll_step = pollStep;
 const napi_complete_arm = arm;
+// Imported const enums are objects behind getters when each module is transpiled alone: copies of what the per-packet path reads.
+const SlotState = { EMPTY: SlotStateEnum.EMPTY, HW: SlotStateEnum.HW } as const;
+const DmaDir = { FROM_DEVICE: DmaDirEnum.FROM_DEVICE, BIDIRECTIONAL: DmaDirEnum.BIDIRECTIONAL } as const;
+const PpSource = { SLOW: PpSourceEnum.SLOW, FAIL: PpSourceEnum.FAIL } as const;
+const XDP_PACKET_HEADROOM = HEADROOM;
 
 /** VMXNET3_DEF_RXDATA_DESC_SIZE: frames up to this size arrive in the data ring. */
 export const VMXNET3_RXDATA_DESC_SIZE = 128;

@@ -6,6 +6,7 @@
  * behind both. Pages in the pool stay dma-mapped.
  */
 import { DmaDir as DmaDirEnum, PageLoc as PageLocEnum, type PageAllocator } from './page_alloc';
+import { column } from './column';
 
 // Local copies: an imported const enum is an object behind a getter when each module is transpiled alone (tsx, vitest).
 const DmaDir = { BIDIRECTIONAL: DmaDirEnum.BIDIRECTIONAL } as const;
@@ -26,9 +27,10 @@ export const enum PpSource {
 }
 
 export class PagePool {
-  readonly cache = new Int32Array(PP_ALLOC_CACHE_SIZE);
+  // The alloc cache and the ptr_ring: plain arrays of page numbers (./column.ts says why).
+  readonly cache = column(PP_ALLOC_CACHE_SIZE, 0);
   cacheCount = 0;
-  readonly ring: Int32Array;
+  readonly ring: number[];
   ringHead = 0;
   ringTail = 0;
   /** Pages moved from the ptr_ring into the cache by the last alloc (for costing). */
@@ -46,7 +48,7 @@ export class PagePool {
     readonly owner: number,
     readonly ringSize: number,
   ) {
-    this.ring = new Int32Array(ringSize);
+    this.ring = column(ringSize, 0);
   }
 
   get ringCount(): number {
@@ -106,7 +108,7 @@ export class PagePool {
 
   /** Every page the pool holds (cache and ptr_ring). */
   held(): number[] {
-    const out = Array.from(this.cache.subarray(0, this.cacheCount));
+    const out = this.cache.slice(0, this.cacheCount);
     for (let i = this.ringHead; i < this.ringTail; i++) out.push(this.ring[i % this.ringSize]!);
     return out;
   }

@@ -17,6 +17,7 @@ import { NAPI_BUDGET, type RxRing } from './rx_ring';
 import { bpf_prog_run_xdp as runXdp, xdp_prepare_buff as prepareBuff } from './xdp_run';
 import { XdpPageDriver } from './xdp_page_driver';
 import type { DevmapTargetOptions } from '../devmap';
+import { column } from '../column';
 
 const S = { ...CostSteps };
 const K = { ...TraceKinds };
@@ -32,21 +33,21 @@ export const I40E_XDP_TX_DOORBELL_BUDGET = 8;
 
 export class I40e extends XdpPageDriver {
   readonly kind = 'i40e' as const;
-  /** Per rx ring: pages waiting to be posted again (a stack of page numbers and its depth). */
-  readonly reuse: { readonly buf: Int32Array; index: number }[];
+  /** Per rx ring: pages waiting to be posted again (a stack of page numbers in a plain array, ../column.ts, and its depth). */
+  readonly reuse: { readonly buf: number[]; index: number }[];
   /** m.cfg.pageCache (fixed for the simulation's life), read for every recycled page. */
   private readonly pageReuse: boolean;
 
   constructor(m: Machine) {
     super(m, I40E_XDP_TX_DOORBELL_BUDGET);
     this.pageReuse = m.cfg.pageCache;
-    this.reuse = this.rings.map(() => ({ buf: new Int32Array(I40E_RX_REUSE_SIZE), index: 0 }));
+    this.reuse = this.rings.map(() => ({ buf: column(I40E_RX_REUSE_SIZE, 0), index: 0 }));
     this.start();
   }
 
   cacheView(i: number): { kind: 'i40e_page_reuse'; size: number; level: number; pages: number[] } {
     const c = this.reuse[i]!;
-    return { kind: 'i40e_page_reuse', size: I40E_RX_REUSE_SIZE, level: c.index, pages: Array.from(c.buf.subarray(0, c.index)) };
+    return { kind: 'i40e_page_reuse', size: I40E_RX_REUSE_SIZE, level: c.index, pages: c.buf.slice(0, c.index) };
   }
 
   /** i40e_can_reuse_rx_page + i40e_reuse_rx_page: keep the page for the ring if there is room. */

@@ -54,6 +54,7 @@ import {
   type XskDesc,
 } from '../xsk';
 import type { XskConfig } from '../config';
+import { column } from '../column';
 import { TxWire, wireCyclesPerByte } from '../wire';
 import { XdpTxRing } from './xdp_tx_ring';
 import { bpf_prog_run_xdp as runXdp, xdp_prepare_buff as prepareBuff } from './xdp_run';
@@ -112,8 +113,8 @@ export class I40eXsk implements NicDriver, NapiDriver, RxDma, AfXdpSocket {
   rxDropped = 0;
   /** The application's own chunks (txonly's free list; l2fwd/rxdrop hold none between loops). */
   private readonly appFree: number[] = [];
-  /** The NIC rx ring's UMEM address per slot (zero-copy), or -1. */
-  private readonly slotAddr: Int32Array;
+  /** The NIC rx ring's UMEM address per slot (zero-copy), or -1: a plain array (../column.ts says why). */
+  private readonly slotAddr: number[];
   /** Copy/skb mode: the driver's own rx buffers (recycled in place). */
   private readonly slotBuf: Uint8Array[];
   /** The array slotBuf's buffers are views of. */
@@ -160,7 +161,7 @@ export class I40eXsk implements NicDriver, NapiDriver, RxDma, AfXdpSocket {
     this.cq = new XskQueue('completion', xsk.ringSize);
     // Int32: a UMEM is at most MAX_FRAME_BUFFER (2^28) bytes (resolveConfig), so every chunk address is a small integer.
     if (this.umem.size > 2 ** 31) throw new Error(`i40e: a UMEM of ${this.umem.size} bytes is over the 2^31 its rx slots hold`);
-    this.slotAddr = new Int32Array(cfg.rxRingSize).fill(-1);
+    this.slotAddr = column(cfg.rxRingSize, -1);
     // One array under all the slots' buffers: a program's xdp_buff then lies in the same array
     // packet after packet (the VM hook keeps its views per array; a new array would drop them).
     this.slotMem = new Uint8Array(xsk.mode === 'zc' ? 0 : cfg.rxRingSize * SLOT_BUF_SIZE);

@@ -153,7 +153,6 @@ export function nic_receive(m: Machine, r: RxRing, d: RxDma, frame: Uint8Array, 
   const page = d.rx_dma(r, s, frame);
   r.slotLen[s] = len;
   r.slotPkt[s] = packet;
-  r.slotTime[s] = t;
   r.slotState[s] = SLOT_SW;
   r.hw++;
   r.c.rx_packets++;

@@ -29,6 +29,7 @@ import type { AttachResult, MtuResult, NicDriver, RedirectHandler, RedirectTarge
 import { CpumapTarget } from '../cpumap';
 import { TxWire, wireCyclesPerByte } from '../wire';
 import { XdpXmit } from './xdp_xmit';
+import { column } from '../column';
 import { bpf_prog_run_xdp as runXdp, xdp_prepare_buff as prepareBuff } from './xdp_run';
 import { napi_complete_arm as arm, napi_poll_step as pollStep, type NapiDriver, type RxDma } from './napi';
 
@@ -80,7 +81,8 @@ export class Vmxnet3 implements NicDriver, NapiDriver, RxDma {
   private readonly dataRing: Uint8Array[];
   /** Per queue and slot, the last view dataRingFrame made. */
   private readonly dataRingViews: Uint8Array[][];
-  private readonly dataLen: Int32Array[];
+  /** Per queue and slot, the data ring's frame length (-1: none): plain arrays (../column.ts says why). */
+  private readonly dataLen: number[][];
   /**
    * Per queue and slot, the frame the data ring's slot holds (null: none
    * known). Only rx_dma writes the data ring and frames are never modified,
@@ -110,7 +112,7 @@ export class Vmxnet3 implements NicDriver, NapiDriver, RxDma {
     this.cpumap = cfg.redirectTarget === 'cpumap-drop' ? new CpumapTarget(m, this.rings, (r, page, pooled) => (pooled ? this.ppPut(r, page) : m.alloc.free(page))) : null;
     this.pools = this.rings.map((r) => new PagePool(m.alloc, r.index, r.size));
     this.dataRing = this.rings.map((r) => new Uint8Array(r.size * VMXNET3_RXDATA_DESC_SIZE));
-    this.dataLen = this.rings.map((r) => new Int32Array(r.size).fill(-1));
+    this.dataLen = this.rings.map((r) => column(r.size, -1));
     this.dataFrame = this.rings.map((r) => new Array<Uint8Array | null>(r.size).fill(null));
     this.dataRingViews = this.dataRing.map((d, qi) => Array.from({ length: this.rings[qi]!.size }, (_, s) => d.subarray(s * VMXNET3_RXDATA_DESC_SIZE, s * VMXNET3_RXDATA_DESC_SIZE)));
     this.sockets = cfg.stack.kind === 'socket' ? new SocketQueue(cfg.stack, cfg.hw.clockHz / cfg.stack.appPps) : null;

@@ -5,12 +5,14 @@
  * anywhere else, refilled into the cache in bulk, and the page allocator
  * behind both. Pages in the pool stay dma-mapped.
  */
-import { DmaDir as DmaDirEnum, PageLoc as PageLocEnum, type PageAllocator } from './page_alloc';
+import type { PageAllocator } from './page_alloc';
 import { column } from './column';
 
-// Local copies: an imported const enum is an object behind a getter when each module is transpiled alone (tsx, vitest).
-const DmaDir = { BIDIRECTIONAL: DmaDirEnum.BIDIRECTIONAL } as const;
-const PageLoc = { PAGE_CACHE: PageLocEnum.PAGE_CACHE } as const;
+// Numbers read per packet, as file-local const enums: the transpiler writes each use as a
+// literal (an imported binding is a getter under tsx/vitest; a module-level object is a load
+// and checks). tests/unit/sim-const-enums.test.ts holds each to its definition.
+const enum DmaDir { BIDIRECTIONAL = 3 }
+const enum PageLoc { PAGE_CACHE = 2 }
 
 export const PP_ALLOC_CACHE_SIZE = 128;
 export const PP_ALLOC_CACHE_REFILL = 64;

@@ -9,8 +9,6 @@
  * generic (skb-mode) XDP. The AF_XDP zero-copy path is ./i40e_xsk.ts.
  */
 import type { Cpu, Machine } from '../machine';
-import { S as CostSteps } from '../cost';
-import { K as TraceKinds } from '../trace';
 import { PAGE_SIZE as PAGE_SIZE_, PageLoc as PageLocEnum } from '../page_alloc';
 import { XDP_ABORTED, XDP_DROP, XDP_PASS, XDP_REDIRECT, XDP_TX, type XdpHook } from '../program';
 import { NAPI_BUDGET, type RxRing } from './rx_ring';
@@ -19,8 +17,11 @@ import { XdpPageDriver } from './xdp_page_driver';
 import type { DevmapTargetOptions } from '../devmap';
 import { column } from '../column';
 
-const S = { ...CostSteps };
-const K = { ...TraceKinds };
+// Numbers read per packet, as file-local const enums: the transpiler writes each use as a
+// literal (an imported binding is a getter under tsx/vitest; a module-level object is a load
+// and checks). tests/unit/sim-const-enums.test.ts holds each to its definition.
+const enum S { page_cache_put = 9, page_cache_get = 10, free_order0 = 15, dma_unmap = 19, skb_build = 26, xdp_redirect = 30, copy_line = 33, skb_free = 41, generic_xdp = 42, pskb_expand_head = 43 }
+const enum K { xdp_run = 6, xdp_exception = 7, xdp_drop = 8, xdp_pass = 9, xdp_redirect = 11, xdp_unknown = 12, page_cache_put = 13, page_cache_get = 14 }
 const PAGE_SIZE = PAGE_SIZE_;
 const LOC_PAGE_CACHE = PageLocEnum.PAGE_CACHE;
 const bpf_prog_run_xdp = runXdp;

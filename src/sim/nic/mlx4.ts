@@ -13,15 +13,16 @@
  * loop is the shared one (./napi.ts).
  */
 import type { Cpu, Machine } from '../machine';
-import { S as CostSteps } from '../cost';
-import { K as TraceKinds } from '../trace';
 import { PageLoc as PageLocEnum } from '../page_alloc';
 import { NAPI_BUDGET, type RxRing } from './rx_ring';
 import { XdpPageDriver } from './xdp_page_driver';
 import { column } from '../column';
 
-const S = { ...CostSteps };
-const K = { ...TraceKinds };
+// Numbers read per packet, as file-local const enums: the transpiler writes each use as a
+// literal (an imported binding is a getter under tsx/vitest; a module-level object is a load
+// and checks). tests/unit/sim-const-enums.test.ts holds each to its definition.
+const enum S { page_cache_put = 9, page_cache_get = 10 }
+const enum K { page_cache_put = 13, page_cache_get = 14 }
 const LOC_PAGE_CACHE = PageLocEnum.PAGE_CACHE;
 
 /** mlx4's page cache: 2 x the NAPI budget (MLX4_EN_CACHE_SIZE). */

@@ -16,15 +16,12 @@
  * the shared one (./napi.ts); this file has vmxnet3's hooks.
  */
 import type { Cpu, Machine } from '../machine';
-import { S as CostSteps } from '../cost';
-import { K as TraceKinds } from '../trace';
 import { J } from '../journey';
-import { DmaDir as DmaDirEnum, PAGE_SIZE as PAGE_SIZE_, PageLoc as PageLocEnum } from '../page_alloc';
+import { PAGE_SIZE as PAGE_SIZE_, PageLoc as PageLocEnum } from '../page_alloc';
 import { PagePool, PpSource as PpSourceEnum, PP_ALLOC_CACHE_SIZE } from '../page_pool';
-import * as xdpActions from '../program';
 import { XdpBuff, type XdpHook } from '../program';
 import { SocketQueue } from '../stack';
-import { RxRing, SlotState as SlotStateEnum, XDP_PACKET_HEADROOM as HEADROOM } from './rx_ring';
+import { RxRing, XDP_PACKET_HEADROOM as HEADROOM } from './rx_ring';
 import type { AttachResult, MtuResult, NicDriver, RedirectHandler, RedirectTarget } from './driver';
 import { CpumapTarget } from '../cpumap';
 import { TxWire, wireCyclesPerByte } from '../wire';
@@ -33,8 +30,8 @@ import { column } from '../column';
 import { bpf_prog_run_xdp as runXdp, xdp_prepare_buff as prepareBuff } from './xdp_run';
 import { napi_complete_arm as arm, napi_poll_step as pollStep, type NapiDriver, type RxDma } from './napi';
 
-const S = { ...CostSteps };
-const K = { ...TraceKinds };
+const enum S { dma_sync_cpu = 5, alloc_order0 = 14, dma_map = 18, rx_doorbell = 21, stack_rx = 27, stack_drop = 28, stack_deliver = 29, xdp_redirect = 30, vmx_rx_complete = 31, pkt_line_miss = 32, copy_line = 33, pp_alloc_fast = 34, pp_refill = 35, pp_alloc_slow = 36, pp_recycle_direct = 37, pp_put_ring = 38, skb_alloc = 39, build_skb = 40, skb_free = 41, generic_xdp = 42, pskb_expand_head = 43, generic_xdp_tx = 44, vmx_skb_xmit = 45, vmx_xdp_xmit = 46, vmx_tx_complete = 47, vmx_tx_line = 48, xdp_return_frame = 49 }
+const enum K { xdp_run = 6, xdp_exception = 7, xdp_drop = 8, xdp_pass = 9, xdp_tx = 10, xdp_redirect = 11, xdp_unknown = 12, page_cache_put = 13, page_cache_get = 14, page_alloc = 15, page_free = 16, rx_refill = 17, rx_doorbell = 18, skb_build = 23, stack_free = 24, oom = 25 }
 const PAGE_SIZE = PAGE_SIZE_;
 const LOC = {
   RX_RING: PageLocEnum.RX_RING,
@@ -44,18 +41,18 @@ const LOC = {
   IN_FLIGHT: PageLocEnum.IN_FLIGHT,
   REDIRECT: PageLocEnum.REDIRECT,
 } as const;
-const XDP_ABORTED = xdpActions.XDP_ABORTED;
-const XDP_DROP = xdpActions.XDP_DROP;
-const XDP_PASS = xdpActions.XDP_PASS;
-const XDP_TX = xdpActions.XDP_TX;
-const XDP_REDIRECT = xdpActions.XDP_REDIRECT;
+/** enum xdp_action (include/uapi/linux/bpf.h). */
+const enum xdp_action { XDP_ABORTED = 0, XDP_DROP = 1, XDP_PASS = 2, XDP_TX = 3, XDP_REDIRECT = 4 }
 const bpf_prog_run_xdp = runXdp;
 const xdp_prepare_buff = prepareBuff;
 const napi_poll_step = pollStep;
 const napi_complete_arm = arm;
-// Imported const enums are objects behind getters when each module is transpiled alone: copies of what the per-packet path reads.
-const SlotState = { EMPTY: SlotStateEnum.EMPTY, HW: SlotStateEnum.HW } as const;
-const DmaDir = { FROM_DEVICE: DmaDirEnum.FROM_DEVICE, BIDIRECTIONAL: DmaDirEnum.BIDIRECTIONAL } as const;
+// Numbers read per packet, as file-local const enums: the transpiler writes each use as a
+// literal (an imported binding is a getter under tsx/vitest; a module-level object is a load
+// and checks). tests/unit/sim-const-enums.test.ts holds each to its definition.
+// PpSource stays an object: pool.lastSrc has page_pool's own enum type.
+const enum SlotState { EMPTY = 0, HW = 1 }
+const enum DmaDir { FROM_DEVICE = 1, BIDIRECTIONAL = 3 }
 const PpSource = { SLOW: PpSourceEnum.SLOW, FAIL: PpSourceEnum.FAIL } as const;
 const XDP_PACKET_HEADROOM = HEADROOM;
 
@@ -356,7 +353,7 @@ export class Vmxnet3 implements NicDriver, NapiDriver, RxDma {
     let act = bpf_prog_run_xdp(m, cpu, prog, x);
     if (x.fault !== undefined) {
       this.warnOnce(-2, `program fault: ${x.fault} (treated as XDP_ABORTED)`);
-      act = XDP_ABORTED;
+      act = xdp_action.XDP_ABORTED;
     }
     if (m.trace.on) m.trace.emit(K.xdp_run, cpu.now, cpu.id, r.index, s, packet, page, act);
     return act;
@@ -369,19 +366,19 @@ export class Vmxnet3 implements NicDriver, NapiDriver, RxDma {
     const act = this.run(cpu, r, prog, page * PAGE_SIZE, data, len, s, page, packet);
     const x = this.xdp;
     switch (act) {
-      case XDP_PASS:
+      case xdp_action.XDP_PASS:
         r.c.xdp_pass++;
         if (tr.on) tr.emit(K.xdp_pass, cpu.now, cpu.id, r.index, s, packet, page, 0);
         m.charge(cpu, S.build_skb);
         this.deliverSkb(cpu, r, page, packet, true);
         return;
-      case XDP_TX:
+      case xdp_action.XDP_TX:
         r.c.xdp_tx++;
         if (tr.on) tr.emit(K.xdp_tx, cpu.now, cpu.id, r.index, s, packet, page, 0);
         m.charge(cpu, S.vmx_xdp_xmit);
         this.xmit(cpu, r, page, packet, x.data, x.dataEnd - x.data, true);
         return;
-      case XDP_REDIRECT:
+      case xdp_action.XDP_REDIRECT:
         r.c.xdp_redirect++;
         m.charge(cpu, S.xdp_redirect);
         if (tr.on) tr.emit(K.xdp_redirect, cpu.now, cpu.id, r.index, s, packet, page, x.redirectIfindex);
@@ -390,17 +387,17 @@ export class Vmxnet3 implements NicDriver, NapiDriver, RxDma {
           return;
         }
         r.c.xdp_redirect_err++;
-        if (tr.on) tr.emit(K.xdp_exception, cpu.now, cpu.id, r.index, s, packet, page, XDP_REDIRECT);
+        if (tr.on) tr.emit(K.xdp_exception, cpu.now, cpu.id, r.index, s, packet, page, xdp_action.XDP_REDIRECT);
         this.ppRecycleDirect(cpu, r, page, packet);
         return;
-      case XDP_DROP:
+      case xdp_action.XDP_DROP:
         r.c.xdp_drop++;
         if (tr.on) tr.emit(K.xdp_drop, cpu.now, cpu.id, r.index, s, packet, page, 0);
         this.ppRecycleDirect(cpu, r, page, packet);
         return;
-      case XDP_ABORTED:
+      case xdp_action.XDP_ABORTED:
         r.c.xdp_aborted++;
-        if (tr.on) tr.emit(K.xdp_exception, cpu.now, cpu.id, r.index, s, packet, page, XDP_ABORTED);
+        if (tr.on) tr.emit(K.xdp_exception, cpu.now, cpu.id, r.index, s, packet, page, xdp_action.XDP_ABORTED);
         this.ppRecycleDirect(cpu, r, page, packet);
         return;
       default:
@@ -435,19 +432,19 @@ export class Vmxnet3 implements NicDriver, NapiDriver, RxDma {
     const act = this.run(cpu, r, prog, head * PAGE_SIZE, head * PAGE_SIZE + XDP_PACKET_HEADROOM, len, s, head, packet);
     const x = this.xdp;
     switch (act) {
-      case XDP_PASS:
+      case xdp_action.XDP_PASS:
         r.c.xdp_pass++;
         if (tr.on) tr.emit(K.xdp_pass, cpu.now, cpu.id, r.index, s, packet, page, 0);
         this.deliverSkb(cpu, r, page, packet, false);
         return;
-      case XDP_TX:
+      case xdp_action.XDP_TX:
         r.c.xdp_tx++;
         if (tr.on) tr.emit(K.xdp_tx, cpu.now, cpu.id, r.index, s, packet, page, 0);
         m.charge(cpu, S.generic_xdp_tx);
         m.charge(cpu, S.vmx_skb_xmit);
         this.xmit(cpu, r, page, packet, x.data, x.dataEnd - x.data, false);
         return;
-      case XDP_REDIRECT:
+      case xdp_action.XDP_REDIRECT:
         r.c.xdp_redirect++;
         m.charge(cpu, S.xdp_redirect);
         if (tr.on) tr.emit(K.xdp_redirect, cpu.now, cpu.id, r.index, s, packet, page, x.redirectIfindex);
@@ -457,18 +454,18 @@ export class Vmxnet3 implements NicDriver, NapiDriver, RxDma {
           return;
         }
         r.c.xdp_redirect_err++;
-        if (tr.on) tr.emit(K.xdp_exception, cpu.now, cpu.id, r.index, s, packet, page, XDP_REDIRECT);
+        if (tr.on) tr.emit(K.xdp_exception, cpu.now, cpu.id, r.index, s, packet, page, xdp_action.XDP_REDIRECT);
         m.charge(cpu, S.skb_free);
         a.free(page);
         return;
       default: {
-        if (act === XDP_DROP) r.c.xdp_drop++;
-        else if (act === XDP_ABORTED) r.c.xdp_aborted++;
+        if (act === xdp_action.XDP_DROP) r.c.xdp_drop++;
+        else if (act === xdp_action.XDP_ABORTED) r.c.xdp_aborted++;
         else {
           r.c.xdp_unknown++;
           this.warnOnce(act, `Illegal XDP return value ${act}, expect packet loss`);
         }
-        if (tr.on) tr.emit(act === XDP_DROP ? K.xdp_drop : act === XDP_ABORTED ? K.xdp_exception : K.xdp_unknown, cpu.now, cpu.id, r.index, s, packet, page, act);
+        if (tr.on) tr.emit(act === xdp_action.XDP_DROP ? K.xdp_drop : act === xdp_action.XDP_ABORTED ? K.xdp_exception : K.xdp_unknown, cpu.now, cpu.id, r.index, s, packet, page, act);
         m.charge(cpu, S.skb_free);
         if (tr.on) tr.emit(K.page_free, cpu.now, cpu.id, r.index, -1, packet, page, 0);
         a.free(page);

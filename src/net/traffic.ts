@@ -58,13 +58,18 @@ export interface TrafficSpec {
 /** Most flow templates a source prebuilds; ranges beyond this repeat. */
 export const MAX_TEMPLATES = 4096;
 
+// The per-template and per-source numbers advance reads for every frame are
+// plain arrays, not typed ones: V8 checks a typed array's buffer for
+// detachment on each access once any ArrayBuffer in the process has been
+// detached (under tsx one always has); a packed array costs a map and a
+// bounds check. They hold the same numbers (hashes made u32 as before).
 interface SourceState {
   templates: Uint8Array[];
-  hashes: Uint32Array;
+  hashes: number[];
   /** Per template, its time on the wire (wireNs with the link's per-frame time), computed once: advance runs per packet. */
-  wire: Float64Array;
+  wire: number[];
   /** The same without the per-frame time (the gap inside a burst). */
-  wireBare: Float64Array;
+  wireBare: number[];
   gapNs: number;
   burst: number;
   inBurst: number;
@@ -155,14 +160,14 @@ export class TrafficGenerator {
   private readonly maxPackets: number;
   private readonly sources: SourceState[] = [];
   /** Each source's nextNs side by side (kept with it), one contiguous array instead of an object per source: the heap below orders these. */
-  private readonly srcNext: Float64Array;
+  private readonly srcNext: number[];
   /**
    * The sources as a binary min-heap on (srcNext, index): the root is the
    * one a scan of every source would pick (the earliest, the lowest index
    * on a tie). Only the picked source's time moves, so each frame costs one
    * sift-down from the root, not a scan (seed 002's pktgen has ten threads).
    */
-  private readonly heap: Int32Array;
+  private readonly heap: number[];
   private readonly rng: Rng;
 
   constructor(
@@ -193,9 +198,9 @@ export class TrafficGenerator {
       const burst = Math.max(1, s.burst ?? 1);
       const st: SourceState = {
         templates,
-        hashes: Uint32Array.from(templates.map(rssHash)),
-        wire: Float64Array.from(templates, (t) => wireNs(t.length, spec.linkGbps, spec.perFrameNs)),
-        wireBare: Float64Array.from(templates, (t) => wireNs(t.length, spec.linkGbps)),
+        hashes: templates.map((t) => rssHash(t) >>> 0),
+        wire: templates.map((t) => wireNs(t.length, spec.linkGbps, spec.perFrameNs)),
+        wireBare: templates.map((t) => wireNs(t.length, spec.linkGbps)),
         gapNs: 1e9 / rate,
         burst,
         inBurst: 0,
@@ -217,9 +222,9 @@ export class TrafficGenerator {
       const last = times[times.length - 1]!;
       this.sources.push({
         templates: recs.map((r) => r.data),
-        hashes: Uint32Array.from(recs.map((r) => rssHash(r.data))),
-        wire: Float64Array.from(recs, (r) => wireNs(r.data.length, spec.linkGbps, spec.perFrameNs)),
-        wireBare: Float64Array.from(recs, (r) => wireNs(r.data.length, spec.linkGbps)),
+        hashes: recs.map((r) => rssHash(r.data) >>> 0),
+        wire: recs.map((r) => wireNs(r.data.length, spec.linkGbps, spec.perFrameNs)),
+        wireBare: recs.map((r) => wireNs(r.data.length, spec.linkGbps)),
         gapNs: spec.pcap.ratePps ? 1e9 / spec.pcap.ratePps : last / Math.max(1, recs.length - 1),
         burst: 1,
         inBurst: 0,
@@ -232,10 +237,10 @@ export class TrafficGenerator {
       });
     }
     if (this.sources.length === 0) throw new Error('traffic: no sources and no pcap');
-    this.srcNext = Float64Array.from(this.sources, (s) => s.nextNs);
+    this.srcNext = this.sources.map((s) => s.nextNs);
     const next = this.srcNext;
     // Sorted by (time, index): a sorted array is a heap.
-    this.heap = Int32Array.from(this.sources.keys()).sort((a, b) => next[a]! - next[b]! || a - b);
+    this.heap = Array.from(this.sources.keys()).sort((a, b) => next[a]! - next[b]! || a - b);
     this.advance();
   }
 

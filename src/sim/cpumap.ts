@@ -14,12 +14,14 @@
  * (counted in the ring's redirect_done).
  */
 import type { Cpu, Machine } from './machine';
-import { S as CostSteps } from './cost';
 import { PageLoc } from './page_alloc';
 import { J } from './journey';
 import type { RxRing } from './nic/rx_ring';
 
-const S = { ...CostSteps };
+// Numbers read per packet, as file-local const enums: the transpiler writes each use as a
+// literal (an imported binding is a getter under tsx/vitest; a module-level object is a load
+// and checks). tests/unit/sim-const-enums.test.ts holds each to its definition.
+const enum S { cpumap_enqueue = 50, cpumap_flush = 51, cpumap_generic_wake = 52, xdp_do_flush = 53 }
 const LOC_REDIRECT = PageLoc.REDIRECT;
 
 /** CPU_MAP_BULK_SIZE: frames per cpumap bulk queue flush. */

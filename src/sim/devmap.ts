@@ -24,19 +24,25 @@
  * place (a bulk queue, the target's ring) or finished (`finished`, `errors`).
  */
 import type { Cpu, Machine } from './machine';
-import { S as CostSteps } from './cost';
-import { K as TraceKinds } from './trace';
 import { J } from './journey';
-import { PAGE_SIZE, PageLoc as PageLocEnum } from './page_alloc';
-import { XdpBuff, XDP_ABORTED, XDP_PASS, XDP_REDIRECT, type XdpHook } from './program';
+import { PAGE_SIZE as PAGE_SIZE_, PageLoc as PageLocEnum } from './page_alloc';
+import { XdpBuff, type XdpHook } from './program';
 import { TxWire, wireCyclesPerByte } from './wire';
 import { XdpTxRing } from './nic/xdp_tx_ring';
 import { bpf_prog_run_xdp as runXdp, xdp_prepare_buff as prepareBuff } from './nic/xdp_run';
 
-const S = { ...CostSteps };
-const K = { ...TraceKinds };
+// Numbers read per packet, as file-local const enums: the transpiler writes each use as a
+// literal (an imported binding is a getter under tsx/vitest; a module-level object is a load
+// and checks). tests/unit/sim-const-enums.test.ts holds each to its definition.
+const enum S { xdp_run = 6, tx_doorbell = 23, tx_complete = 25, skb_free = 41, xdp_return_frame = 49, devmap_enqueue = 54, devmap_xmit = 55, devmap_xmit_frame = 56, devmap_prog_enqueue = 57, devmap_prog_flush = 58, devmap_bq_prepatch = 59, veth_xdp_xmit_frame = 60, veth_poll = 61, veth_xdp_rcv_one = 62, generic_dev_xmit = 63, generic_veth_xmit = 64 }
+const enum K { xdp_exception = 7, xdp_drop = 8, tx_doorbell = 20 }
 const LOC_REDIRECT = PageLocEnum.REDIRECT;
 const LOC_TX = PageLocEnum.TX_RING;
+const LOC_IN_FLIGHT = PageLocEnum.IN_FLIGHT;
+// Read for every frame a devmap or veth program runs on: local copies (an imported binding is a getter call under tsx/vitest).
+const PAGE_SIZE = PAGE_SIZE_;
+/** enum xdp_action (include/uapi/linux/bpf.h). */
+const enum xdp_action { XDP_ABORTED = 0, XDP_DROP = 1, XDP_PASS = 2, XDP_TX = 3, XDP_REDIRECT = 4 }
 const bpf_prog_run_xdp = runXdp;
 const xdp_prepare_buff = prepareBuff;
 
@@ -149,11 +155,11 @@ export class DevmapTarget {
     // The devmap's own xdp_buff: rx_queue_index 0 (no rx queue of this device).
     xdp_prepare_buff(x, m.alloc.memory, page * PAGE_SIZE, data, len, PAGE_SIZE, 0);
     let act = bpf_prog_run_xdp(m, cpu, prog, x);
-    if (x.fault !== undefined) act = XDP_ABORTED;
-    if (act === XDP_PASS) return true;
+    if (x.fault !== undefined) act = xdp_action.XDP_ABORTED;
+    if (act === xdp_action.XDP_PASS) return true;
     // Anything else drops the frame (the kernel warns on TX/REDIRECT from a devmap program).
     const tr = m.trace;
-    if (tr.on) tr.emit(act === XDP_ABORTED || act === XDP_REDIRECT ? K.xdp_exception : K.xdp_drop, cpu.now, cpu.id, -1, -1, packet, page, act);
+    if (tr.on) tr.emit(act === xdp_action.XDP_ABORTED || act === xdp_action.XDP_REDIRECT ? K.xdp_exception : K.xdp_drop, cpu.now, cpu.id, -1, -1, packet, page, act);
     this.progDropped++;
     this.finished++;
     this.returnFrame(cpu, page, packet);
@@ -212,7 +218,7 @@ export class DevmapTarget {
       for (let k = 0; k < n; k++) {
         m.charge(cpu, S.devmap_prog_flush);
         const page = q.pages[k]!;
-        m.alloc.loc[page] = PageLocEnum.IN_FLIGHT;
+        m.alloc.loc[page] = LOC_IN_FLIGHT;
         if (!this.dev_map_run_prog(cpu, prog, page, q.packets[k]!, q.datas[k]!, q.lens[k]!)) continue;
         m.alloc.loc[page] = LOC_REDIRECT;
         q.pages[kept] = page;
@@ -325,7 +331,7 @@ export class DevmapTarget {
       const page = tx.slotPage[s]!;
       const packet = tx.slotPkt[s]!;
       m.charge(cpu, S.veth_xdp_rcv_one);
-      let act = XDP_PASS;
+      let act = xdp_action.XDP_PASS;
       if (prog) {
         // The peer's verdict is all that counts here: a fault is not told apart.
         xdp_prepare_buff(x, m.alloc.memory, page * PAGE_SIZE, tx.slotData[s]!, tx.slotLen[s]!, PAGE_SIZE, 0);

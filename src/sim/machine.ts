@@ -7,6 +7,7 @@ import { CompiledCosts } from './cost';
 import { PageAllocator } from './page_alloc';
 import { Trace } from './trace';
 import { Journey } from './journey';
+import { column } from './column';
 import type { ResolvedConfig } from './config';
 
 export const enum CpuState {
@@ -33,8 +34,8 @@ export class Cpu {
   wakeAt = Infinity;
   /** Cycles per profile symbol added as they happen: the idle stretches (chargeIdle); see `sym`. */
   readonly idleCycles: Float64Array;
-  /** How many times each cost step was charged (Machine.charge): the profile is these counts times the steps' cycles, made when read. */
-  readonly stepTimes: Float64Array;
+  /** How many times each cost step was charged (Machine.charge): the profile is these counts times the steps' cycles, made when read. A plain array (./column.ts says why). */
+  readonly stepTimes: number[];
   pollDone = 0;
   /** The last IDLE_HISTORY idle stretches (cycles), for the idle governor's prediction; no history yet predicts a long stretch (the next timer). */
   readonly idleHist = new Float64Array(IDLE_HISTORY).fill(Infinity);
@@ -46,7 +47,7 @@ export class Cpu {
     private readonly costs: CompiledCosts | null = null,
   ) {
     this.idleCycles = new Float64Array(nsyms);
-    this.stepTimes = new Float64Array(nsteps);
+    this.stepTimes = column(nsteps, 0);
   }
 
   /**
@@ -79,15 +80,15 @@ export class Machine {
   readonly cyclesPerNs: number;
   readonly idleSym: number;
   readonly pollIdleSym: number;
-  /** costs.total, held here: one load less per charge. */
-  private readonly totals: Float64Array;
+  /** costs.total, held here as a plain array (./column.ts): one load less per charge. */
+  private readonly totals: number[];
 
   constructor(readonly cfg: ResolvedConfig) {
     this.costs = new CompiledCosts(cfg.hw.costs);
     this.alloc = new PageAllocator(cfg.memoryPages);
     this.trace = new Trace(cfg.trace, cfg.keepTrace);
     this.journey = new Journey(cfg.trace && cfg.keepTrace, this.trace);
-    this.totals = this.costs.total;
+    this.totals = Array.from(this.costs.total);
     // One CPU per rx queue, plus the AF_XDP application's own CPU when a socket is configured.
     this.cpus = Array.from({ length: cfg.queues + (cfg.xsk ? 1 : 0) }, (_, i) => new Cpu(i, this.costs.symbols.length, this.costs.total.length, this.costs));
     this.cyclesPerNs = cfg.hw.clockHz / 1e9;

@@ -10,8 +10,10 @@
  * Page contents live in one ArrayBuffer: `memory.subarray(pfn * 4096, ...)`
  * is what the VM runs the program on, in place. Per page it can also say
  * which frame a driver last DMA'd into it, while those bytes are known to be
- * unchanged (dmaFrame), so re-receiving the same frame needs no copy.
+ * unchanged (dmaFrame), so re-receiving the same frame needs no copy. The
+ * per-page state is in plain arrays, not typed ones (./column.ts says why).
  */
+import { column } from './column';
 
 export const PAGE_SHIFT = 12;
 export const PAGE_SIZE = 1 << PAGE_SHIFT;
@@ -50,12 +52,14 @@ export const enum DmaDir {
 
 export class PageAllocator {
   readonly memory: Uint8Array;
-  readonly loc: Uint8Array;
-  readonly order: Int8Array;
-  readonly refcount: Int32Array;
-  readonly dma: Uint8Array;
+  /** PageLoc per page. */
+  readonly loc: number[];
+  readonly order: number[];
+  readonly refcount: number[];
+  /** DmaDir per page. */
+  readonly dma: number[];
   /** Which rx queue's ring or cache holds the page (-1 none). */
-  readonly owner: Int16Array;
+  readonly owner: number[];
   /**
    * Per page: the frame a driver DMA'd into it at memory offset dmaAt, while
    * memory there still holds exactly the frame's bytes (frames are never
@@ -65,14 +69,14 @@ export class PageAllocator {
    * user had is never taken for holding a frame.
    */
   readonly dmaFrame: (Uint8Array | null)[];
-  readonly dmaAt: Float64Array;
+  readonly dmaAt: number[];
   /** Some dmaFrame may be set (allocation skips the clearing until then). */
   dmaTagged = false;
   /** For free heads: the order of the free block, else -1. */
-  private readonly freeOrder: Int8Array;
-  private readonly next: Int32Array;
-  private readonly prev: Int32Array;
-  private readonly heads: Int32Array;
+  private readonly freeOrder: number[];
+  private readonly next: number[];
+  private readonly prev: number[];
+  private readonly heads: number[];
   freePages: number;
   allocFailures = 0;
   allocs = [0, 0, 0, 0];
@@ -81,17 +85,17 @@ export class PageAllocator {
   constructor(readonly totalPages: number) {
     if (totalPages % (1 << MAX_ORDER) !== 0) throw new Error(`page pool must be a multiple of ${1 << MAX_ORDER} pages`);
     this.memory = new Uint8Array(totalPages * PAGE_SIZE);
-    this.loc = new Uint8Array(totalPages);
-    this.order = new Int8Array(totalPages);
-    this.refcount = new Int32Array(totalPages);
-    this.dma = new Uint8Array(totalPages);
-    this.owner = new Int16Array(totalPages).fill(-1);
-    this.freeOrder = new Int8Array(totalPages).fill(-1);
-    this.next = new Int32Array(totalPages).fill(-1);
-    this.prev = new Int32Array(totalPages).fill(-1);
-    this.heads = new Int32Array(MAX_ORDER + 1).fill(-1);
+    this.loc = column(totalPages, PageLoc.FREE);
+    this.order = column(totalPages, 0);
+    this.refcount = column(totalPages, 0);
+    this.dma = column(totalPages, DmaDir.NONE);
+    this.owner = column(totalPages, -1);
+    this.freeOrder = column(totalPages, -1);
+    this.next = column(totalPages, -1);
+    this.prev = column(totalPages, -1);
+    this.heads = column(MAX_ORDER + 1, -1);
     this.dmaFrame = new Array<Uint8Array | null>(totalPages).fill(null);
-    this.dmaAt = new Float64Array(totalPages);
+    this.dmaAt = column(totalPages, 0);
     this.freePages = 0;
     // Free from the top down so the first allocations get low pfns (easier to read in the UI).
     for (let pfn = totalPages - (1 << MAX_ORDER); pfn >= 0; pfn -= 1 << MAX_ORDER) this.pushFree(pfn, MAX_ORDER);

@@ -5,7 +5,14 @@
  * anywhere else, refilled into the cache in bulk, and the page allocator
  * behind both. Pages in the pool stay dma-mapped.
  */
-import { DmaDir, PageLoc, type PageAllocator } from './page_alloc';
+import type { PageAllocator } from './page_alloc';
+import { column } from './column';
+
+// Numbers read per packet, as file-local const enums: the transpiler writes each use as a
+// literal (an imported binding is a getter under tsx/vitest; a module-level object is a load
+// and checks). tests/unit/sim-const-enums.test.ts holds each to its definition.
+const enum DmaDir { BIDIRECTIONAL = 3 }
+const enum PageLoc { PAGE_CACHE = 2 }
 
 export const PP_ALLOC_CACHE_SIZE = 128;
 export const PP_ALLOC_CACHE_REFILL = 64;
@@ -22,9 +29,10 @@ export const enum PpSource {
 }
 
 export class PagePool {
-  readonly cache = new Int32Array(PP_ALLOC_CACHE_SIZE);
+  // The alloc cache and the ptr_ring: plain arrays of page numbers (./column.ts says why).
+  readonly cache = column(PP_ALLOC_CACHE_SIZE, 0);
   cacheCount = 0;
-  readonly ring: Int32Array;
+  readonly ring: number[];
   ringHead = 0;
   ringTail = 0;
   /** Pages moved from the ptr_ring into the cache by the last alloc (for costing). */
@@ -42,7 +50,7 @@ export class PagePool {
     readonly owner: number,
     readonly ringSize: number,
   ) {
-    this.ring = new Int32Array(ringSize);
+    this.ring = column(ringSize, 0);
   }
 
   get ringCount(): number {
@@ -102,7 +110,7 @@ export class PagePool {
 
   /** Every page the pool holds (cache and ptr_ring). */
   held(): number[] {
-    const out = Array.from(this.cache.subarray(0, this.cacheCount));
+    const out = this.cache.slice(0, this.cacheCount);
     for (let i = this.ringHead; i < this.ringTail; i++) out.push(this.ring[i % this.ringSize]!);
     return out;
   }

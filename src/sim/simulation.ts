@@ -252,13 +252,16 @@ export class Simulation {
     const tr = this.traffic;
     const nic = this.nic;
     const cyclesPerNs = this.machine.cyclesPerNs;
+    // The next frame's arrival moves only when a frame is received (nothing a CPU step does touches the
+    // traffic), so it is worked out then, not again for each CPU step: the same number either way.
+    let arrival = tr.nextNs * cyclesPerNs;
     while (this.offered < stopOffered && this.steps < stopSteps) {
       if (this.steps === this.nextOpAt) this.applyPending();
-      const arrival = tr.nextNs * cyclesPerNs;
       const t = cpu.state === CpuState.IDLE ? cpu.wakeAt : cpu.now;
       if (arrival <= t) {
         if (arrival === Infinity) return;
         this.receiveNext(arrival);
+        arrival = tr.nextNs * cyclesPerNs;
       } else nic.step(cpu);
       this.steps++;
     }
@@ -275,14 +278,16 @@ export class Simulation {
     const tr = this.traffic;
     const nic = this.nic;
     const cyclesPerNs = this.machine.cyclesPerNs;
+    // As in runOneCpu: the arrival is worked out when it moves.
+    let arrival = tr.nextNs * cyclesPerNs;
     while (this.offered < stopOffered && this.steps < stopSteps) {
       if (this.steps === this.nextOpAt) this.applyPending();
-      const arrival = tr.nextNs * cyclesPerNs;
       const t0 = c0.state === CpuState.IDLE ? c0.wakeAt : c0.now;
       const t1 = c1.state === CpuState.IDLE ? c1.wakeAt : c1.now;
       if (arrival <= (t1 < t0 ? t1 : t0)) {
         if (arrival === Infinity) return;
         this.receiveNext(arrival);
+        arrival = tr.nextNs * cyclesPerNs;
       } else nic.step(t1 < t0 ? c1 : c0);
       this.steps++;
     }

@@ -28,6 +28,7 @@
  * and an unaligned base is < 2^48 so it fits a double. The per-packet code
  * passes the halves as two numbers; XskAddr records are for everyone else.
  */
+import { column } from './column';
 
 export const XDP_UMEM_UNALIGNED_CHUNK_FLAG = 1 << 0;
 export const XSK_UNALIGNED_BUF_OFFSET_SHIFT = 48;
@@ -254,10 +255,10 @@ export class XskQueue {
   /**
    * The entries as u32 words: an address is its low word then its high
    * word (a u64 in the kernel's little-endian layout); a descriptor adds
-   * len and options. Typed-array loads and stores, cheaper per packet
-   * than a DataView's.
+   * len and options. A plain array (./column.ts says why), each store
+   * made a u32 with `>>> 0` as a Uint32Array's would make it.
    */
-  readonly words: Uint32Array;
+  readonly words: number[];
   /** log2 of an entry's words (2 or 4). */
   private readonly shift: number;
   producer = 0;
@@ -272,7 +273,7 @@ export class XskQueue {
     if (!(size >= 2 && (size & (size - 1)) === 0)) throw new Error(`${name} ring size must be a power of two, got ${size}`);
     this.mask = size - 1;
     this.entrySize = name === 'rx' || name === 'tx' ? XDP_DESC_SIZE : 8;
-    this.words = new Uint32Array((size * this.entrySize) >> 2);
+    this.words = column((size * this.entrySize) >> 2, 0);
     this.shift = this.entrySize === XDP_DESC_SIZE ? 2 : 1;
   }
 
@@ -303,8 +304,8 @@ export class XskQueue {
   xskq_prod_reserve_addr(lo: number, hi: number): boolean {
     if (this.free === 0) return false;
     const o = this.at(this.producer);
-    this.words[o] = lo;
-    this.words[o + 1] = hi;
+    this.words[o] = lo >>> 0;
+    this.words[o + 1] = hi >>> 0;
     this.producer = (this.producer + 1) >>> 0;
     return true;
   }
@@ -314,10 +315,10 @@ export class XskQueue {
     if (this.free === 0) return false;
     const o = this.at(this.producer);
     const w = this.words;
-    w[o] = lo;
-    w[o + 1] = hi;
-    w[o + 2] = len;
-    w[o + 3] = options;
+    w[o] = lo >>> 0;
+    w[o + 1] = hi >>> 0;
+    w[o + 2] = len >>> 0;
+    w[o + 3] = options >>> 0;
     this.producer = (this.producer + 1) >>> 0;
     return true;
   }

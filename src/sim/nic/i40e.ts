@@ -9,17 +9,19 @@
  * generic (skb-mode) XDP. The AF_XDP zero-copy path is ./i40e_xsk.ts.
  */
 import type { Cpu, Machine } from '../machine';
-import { S as CostSteps } from '../cost';
-import { K as TraceKinds } from '../trace';
 import { PAGE_SIZE as PAGE_SIZE_, PageLoc as PageLocEnum } from '../page_alloc';
 import { XDP_ABORTED, XDP_DROP, XDP_PASS, XDP_REDIRECT, XDP_TX, type XdpHook } from '../program';
 import { NAPI_BUDGET, type RxRing } from './rx_ring';
 import { bpf_prog_run_xdp as runXdp, xdp_prepare_buff as prepareBuff } from './xdp_run';
 import { XdpPageDriver } from './xdp_page_driver';
 import type { DevmapTargetOptions } from '../devmap';
+import { column } from '../column';
 
-const S = { ...CostSteps };
-const K = { ...TraceKinds };
+// Numbers read per packet, as file-local const enums: the transpiler writes each use as a
+// literal (an imported binding is a getter under tsx/vitest; a module-level object is a load
+// and checks). tests/unit/sim-const-enums.test.ts holds each to its definition.
+const enum S { page_cache_put = 9, page_cache_get = 10, free_order0 = 15, dma_unmap = 19, skb_build = 26, xdp_redirect = 30, copy_line = 33, skb_free = 41, generic_xdp = 42, pskb_expand_head = 43 }
+const enum K { xdp_run = 6, xdp_exception = 7, xdp_drop = 8, xdp_pass = 9, xdp_redirect = 11, xdp_unknown = 12, page_cache_put = 13, page_cache_get = 14 }
 const PAGE_SIZE = PAGE_SIZE_;
 const LOC_PAGE_CACHE = PageLocEnum.PAGE_CACHE;
 const bpf_prog_run_xdp = runXdp;
@@ -32,21 +34,21 @@ export const I40E_XDP_TX_DOORBELL_BUDGET = 8;
 
 export class I40e extends XdpPageDriver {
   readonly kind = 'i40e' as const;
-  /** Per rx ring: pages waiting to be posted again (a stack of page numbers and its depth). */
-  readonly reuse: { readonly buf: Int32Array; index: number }[];
+  /** Per rx ring: pages waiting to be posted again (a stack of page numbers in a plain array, ../column.ts, and its depth). */
+  readonly reuse: { readonly buf: number[]; index: number }[];
   /** m.cfg.pageCache (fixed for the simulation's life), read for every recycled page. */
   private readonly pageReuse: boolean;
 
   constructor(m: Machine) {
     super(m, I40E_XDP_TX_DOORBELL_BUDGET);
     this.pageReuse = m.cfg.pageCache;
-    this.reuse = this.rings.map(() => ({ buf: new Int32Array(I40E_RX_REUSE_SIZE), index: 0 }));
+    this.reuse = this.rings.map(() => ({ buf: column(I40E_RX_REUSE_SIZE, 0), index: 0 }));
     this.start();
   }
 
   cacheView(i: number): { kind: 'i40e_page_reuse'; size: number; level: number; pages: number[] } {
     const c = this.reuse[i]!;
-    return { kind: 'i40e_page_reuse', size: I40E_RX_REUSE_SIZE, level: c.index, pages: Array.from(c.buf.subarray(0, c.index)) };
+    return { kind: 'i40e_page_reuse', size: I40E_RX_REUSE_SIZE, level: c.index, pages: c.buf.slice(0, c.index) };
   }
 
   /** i40e_can_reuse_rx_page + i40e_reuse_rx_page: keep the page for the ring if there is room. */

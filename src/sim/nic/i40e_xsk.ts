@@ -30,13 +30,11 @@
  * reuse) and are not modelled as allocator pages.
  */
 import { Cpu, CpuState as CpuStateEnum, type Machine } from '../machine';
-import { S as CostSteps } from '../cost';
-import { K as TraceKinds } from '../trace';
 import { J } from '../journey';
 import type { PageLoc } from '../page_alloc';
-import { XdpBuff, XDP_ABORTED, XDP_DROP, XDP_PASS, XDP_REDIRECT, type XdpHook } from '../program';
+import { XdpBuff, type XdpHook } from '../program';
 import type { AfXdpSocket, AttachResult, MtuResult, NicDriver, RedirectHandler } from './driver';
-import { NAPI_BUDGET, RxRing, SlotState as SlotStateEnum, XDP_PACKET_HEADROOM as HEADROOM } from './rx_ring';
+import { NAPI_BUDGET as NAPI_BUDGET_, RxRing, XDP_PACKET_HEADROOM as HEADROOM } from './rx_ring';
 import {
   checkUmemChunks,
   XdpUmem,
@@ -53,15 +51,19 @@ import {
   type XskDesc,
 } from '../xsk';
 import type { XskConfig } from '../config';
+import { column } from '../column';
 import { TxWire, wireCyclesPerByte } from '../wire';
 import { XdpTxRing } from './xdp_tx_ring';
 import { bpf_prog_run_xdp as runXdp, xdp_prepare_buff as prepareBuff } from './xdp_run';
 import { napi_complete_arm as arm, napi_poll_step as pollStep, type NapiDriver, type RxDma } from './napi';
 
-const S = { ...CostSteps };
+// Numbers read per packet, as file-local const enums: the transpiler writes each use as a
+// literal (an imported binding is a getter under tsx/vitest; a module-level object is a load
+// and checks). tests/unit/sim-const-enums.test.ts holds each to its definition.
+const enum S { rx_cqe = 4, page_cache_get = 10, rx_doorbell = 21, tx_doorbell = 23, tx_cq_poll = 24, tx_complete = 25, skb_build = 26, xdp_redirect = 30, copy_line = 33, skb_free = 41, generic_xdp = 42, pskb_expand_head = 43, xdp_do_flush = 53, rx_cqe_zc = 65, xsk_rcv_zc = 66, xsk_rcv_copy = 67, xsk_unaligned_addr = 68, xsk_fill_get = 69, xsk_xmit_zc = 70, xsk_skb_tx_complete = 71, xsk_generic_xmit = 72, xsk_sendto = 73, xsk_app_batch = 74, xsk_app_pkt = 75, xsk_app_recycle = 76, xsk_app_spin = 77 }
 /** The driver's own rx buffer per slot in copy and skb mode. */
 const SLOT_BUF_SIZE = 2048;
-const K = { ...TraceKinds };
+const enum K { xdp_run = 6, xdp_exception = 7, xdp_redirect = 11 }
 const CpuState = { IDLE: CpuStateEnum.IDLE, POLL_BEGIN: CpuStateEnum.POLL_BEGIN, POLL_RX: CpuStateEnum.POLL_RX, POLL_END: CpuStateEnum.POLL_END } as const;
 const bpf_prog_run_xdp = runXdp;
 // Module-local copies of the per-packet ring helpers (an imported binding is a getter call under tsx/vitest).
@@ -75,7 +77,11 @@ const xsk_umem_encode_addr = encodeAddr;
 const xdp_prepare_buff = prepareBuff;
 const napi_poll_step = pollStep;
 const napi_complete_arm = arm;
-const SlotState = { EMPTY: SlotStateEnum.EMPTY, HW: SlotStateEnum.HW, SW: SlotStateEnum.SW } as const;
+const enum SlotState { EMPTY = 0, HW = 1 }
+/** enum xdp_action (include/uapi/linux/bpf.h). */
+const enum xdp_action { XDP_ABORTED = 0, XDP_DROP = 1, XDP_PASS = 2, XDP_TX = 3, XDP_REDIRECT = 4 }
+// The budget, read for every frame: a local copy too (each imported read was a getter and a megamorphic keyed load).
+const NAPI_BUDGET = NAPI_BUDGET_;
 /** XDP_PACKET_HEADROOM: in zero-copy mode the frame starts this far after the UMEM headroom. */
 const XDP_PACKET_HEADROOM = HEADROOM;
 /** xdpsock's BATCH_SIZE. */
@@ -105,8 +111,8 @@ export class I40eXsk implements NicDriver, NapiDriver, RxDma, AfXdpSocket {
   rxDropped = 0;
   /** The application's own chunks (txonly's free list; l2fwd/rxdrop hold none between loops). */
   private readonly appFree: number[] = [];
-  /** The NIC rx ring's UMEM address per slot (zero-copy), or -1. */
-  private readonly slotAddr: Int32Array;
+  /** The NIC rx ring's UMEM address per slot (zero-copy), or -1: a plain array (../column.ts says why). */
+  private readonly slotAddr: number[];
   /** Copy/skb mode: the driver's own rx buffers (recycled in place). */
   private readonly slotBuf: Uint8Array[];
   /** The array slotBuf's buffers are views of. */
@@ -153,7 +159,7 @@ export class I40eXsk implements NicDriver, NapiDriver, RxDma, AfXdpSocket {
     this.cq = new XskQueue('completion', xsk.ringSize);
     // Int32: a UMEM is at most MAX_FRAME_BUFFER (2^28) bytes (resolveConfig), so every chunk address is a small integer.
     if (this.umem.size > 2 ** 31) throw new Error(`i40e: a UMEM of ${this.umem.size} bytes is over the 2^31 its rx slots hold`);
-    this.slotAddr = new Int32Array(cfg.rxRingSize).fill(-1);
+    this.slotAddr = column(cfg.rxRingSize, -1);
     // One array under all the slots' buffers: a program's xdp_buff then lies in the same array
     // packet after packet (the VM hook keeps its views per array; a new array would drop them).
     this.slotMem = new Uint8Array(xsk.mode === 'zc' ? 0 : cfg.rxRingSize * SLOT_BUF_SIZE);
@@ -326,7 +332,7 @@ export class I40eXsk implements NicDriver, NapiDriver, RxDma, AfXdpSocket {
     }
     const x = this.xdp;
     const prog = this.prog_;
-    let act = XDP_PASS;
+    let act = xdp_action.XDP_PASS;
     if (prog) {
       // Copy mode: the slot's buffer within slotMem, unless a chunk is larger than the buffer (then the
       // buffer alone, so the program's frame ends where the buffer does).
@@ -334,15 +340,15 @@ export class I40eXsk implements NicDriver, NapiDriver, RxDma, AfXdpSocket {
       const hardStart = zc ? chunk + this.umem.headroom : own ? 0 : s * SLOT_BUF_SIZE;
       xdp_prepare_buff(x, zc ? this.umem.data : own ? this.slotBuf[s]! : this.slotMem, hardStart, hardStart + XDP_PACKET_HEADROOM, len, this.umem.chunkSize, 0);
       act = bpf_prog_run_xdp(m, cpu, prog, x);
-      if (x.fault !== undefined) act = XDP_ABORTED;
+      if (x.fault !== undefined) act = xdp_action.XDP_ABORTED;
     }
     if (tr.on) tr.emit(K.xdp_run, cpu.now, cpu.id, 0, s, packet, -1, act);
-    if (act !== XDP_REDIRECT) {
+    if (act !== xdp_action.XDP_REDIRECT) {
       // Not the xdpsock program's verdict: drop (PASS would need the stack, which this model leaves out).
-      if (act === XDP_DROP || act === XDP_ABORTED || act === XDP_PASS) {
-        if (act === XDP_PASS) this.warnOnce('XDP_PASS with an AF_XDP socket bound: the stack is not modelled here, frames dropped');
-        r.c[act === XDP_DROP ? 'xdp_drop' : act === XDP_ABORTED ? 'xdp_aborted' : 'xdp_pass']++;
-        if (act === XDP_PASS) {
+      if (act === xdp_action.XDP_DROP || act === xdp_action.XDP_ABORTED || act === xdp_action.XDP_PASS) {
+        if (act === xdp_action.XDP_PASS) this.warnOnce('XDP_PASS with an AF_XDP socket bound: the stack is not modelled here, frames dropped');
+        r.c[act === xdp_action.XDP_DROP ? 'xdp_drop' : act === xdp_action.XDP_ABORTED ? 'xdp_aborted' : 'xdp_pass']++;
+        if (act === xdp_action.XDP_PASS) {
           r.c.stack_rx++;
           r.c.stack_dropped++;
         }
@@ -362,7 +368,7 @@ export class I40eXsk implements NicDriver, NapiDriver, RxDma, AfXdpSocket {
     if (toDevice || !this.xsk_rcv(cpu, zc ? chunk : -1, s, len, packet)) {
       r.c.xdp_redirect_err++;
       if (!toDevice) this.rxDropped++; // the socket's rx_dropped: its rx ring was full or the fill ring empty
-      if (tr.on) tr.emit(K.xdp_exception, cpu.now, cpu.id, 0, s, packet, -1, XDP_REDIRECT);
+      if (tr.on) tr.emit(K.xdp_exception, cpu.now, cpu.id, 0, s, packet, -1, xdp_action.XDP_REDIRECT);
       if (zc) this.i40e_reuse_rx_buffer_zc(chunk);
     }
     if (generic) m.charge(cpu, S.skb_free);

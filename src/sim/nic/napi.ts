@@ -11,15 +11,15 @@
  * per call (the simulation interleaves CPUs and the wire step by step).
  */
 import { CpuState as CpuStateEnum, type Cpu, type Machine } from '../machine';
-import { S as CostSteps } from '../cost';
-import { K as TraceKinds } from '../trace';
 import { NAPI_BUDGET as NAPI_BUDGET_, SlotState as SlotStateEnum, type RxRing } from './rx_ring';
 
-// Module-local copies of imported constants: on the per-packet path a
-// cross-module binding is a getter call when the module is transpiled on
-// its own (tsx, vitest); a local object or const is a plain load.
-const S = { ...CostSteps };
-const K = { ...TraceKinds };
+// Numbers read per packet, as file-local const enums: the transpiler writes each use as a
+// literal (an imported binding is a getter under tsx/vitest; a module-level object is a load
+// and checks). tests/unit/sim-const-enums.test.ts holds each to its definition.
+// Functions and the rest: module-local copies (a cross-module binding is a getter call when the
+// module is transpiled on its own, tsx and vitest; a local const is a plain load).
+const enum S { irq = 0, idle_wake = 1, napi_poll = 2, napi_complete = 3 }
+const enum K { nic_rx = 0, rx_missed = 1, irq = 2, napi_poll = 3, napi_complete = 4 }
 const NAPI_BUDGET = NAPI_BUDGET_;
 const SLOT_SW = SlotStateEnum.SW;
 const ST = { IDLE: CpuStateEnum.IDLE, POLL_BEGIN: CpuStateEnum.POLL_BEGIN, POLL_RX: CpuStateEnum.POLL_RX, POLL_END: CpuStateEnum.POLL_END } as const;
@@ -153,7 +153,6 @@ export function nic_receive(m: Machine, r: RxRing, d: RxDma, frame: Uint8Array, 
   const page = d.rx_dma(r, s, frame);
   r.slotLen[s] = len;
   r.slotPkt[s] = packet;
-  r.slotTime[s] = t;
   r.slotState[s] = SLOT_SW;
   r.hw++;
   r.c.rx_packets++;

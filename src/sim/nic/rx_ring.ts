@@ -14,6 +14,7 @@
 import type { Cpu } from '../machine';
 import type { XdpHook } from '../program';
 import { XdpTxRing } from './xdp_tx_ring';
+import { column } from '../column';
 
 /** NAPI weight (NAPI_POLL_WEIGHT): completions one poll may process. */
 export const NAPI_BUDGET = 64;
@@ -78,14 +79,14 @@ export function newRingCounters(): RingCounters {
 
 export class RxRing {
   readonly mask: number;
-  readonly slotPage: Int32Array;
+  // Plain arrays, not typed ones: ../column.ts says why.
+  readonly slotPage: number[];
   /** Offset of the buffer within its page (fragments): the frame starts at +headroom. */
-  readonly slotOff: Int32Array;
-  readonly slotLen: Int32Array;
-  readonly slotPkt: Float64Array;
-  readonly slotState: Uint8Array;
-  /** Cycle at which the NIC wrote the frame. */
-  readonly slotTime: Float64Array;
+  readonly slotOff: number[];
+  readonly slotLen: number[];
+  readonly slotPkt: number[];
+  /** SlotState per slot. */
+  readonly slotState: number[];
   /** Next completion to process. */
   cons = 0;
   /** Next posted slot the NIC will fill. */
@@ -114,12 +115,11 @@ export class RxRing {
     readonly cpu: Cpu,
   ) {
     this.mask = size - 1;
-    this.slotPage = new Int32Array(size).fill(-1);
-    this.slotOff = new Int32Array(size);
-    this.slotLen = new Int32Array(size);
-    this.slotPkt = new Float64Array(size).fill(-1);
-    this.slotState = new Uint8Array(size);
-    this.slotTime = new Float64Array(size);
+    this.slotPage = column(size, -1);
+    this.slotOff = column(size, 0);
+    this.slotLen = column(size, 0);
+    this.slotPkt = column(size, -1);
+    this.slotState = column(size, SlotState.EMPTY);
     this.tx = new XdpTxRing(txSize);
   }
 

@@ -16,24 +16,22 @@
  * the shared one (./napi.ts); this file has vmxnet3's hooks.
  */
 import type { Cpu, Machine } from '../machine';
-import { S as CostSteps } from '../cost';
-import { K as TraceKinds } from '../trace';
 import { J } from '../journey';
-import { DmaDir, PAGE_SIZE as PAGE_SIZE_, PageLoc as PageLocEnum } from '../page_alloc';
-import { PagePool, PpSource, PP_ALLOC_CACHE_SIZE } from '../page_pool';
-import * as xdpActions from '../program';
+import { PAGE_SIZE as PAGE_SIZE_, PageLoc as PageLocEnum } from '../page_alloc';
+import { PagePool, PpSource as PpSourceEnum, PP_ALLOC_CACHE_SIZE } from '../page_pool';
 import { XdpBuff, type XdpHook } from '../program';
 import { SocketQueue } from '../stack';
-import { RxRing, SlotState, XDP_PACKET_HEADROOM } from './rx_ring';
+import { RxRing, XDP_PACKET_HEADROOM as HEADROOM } from './rx_ring';
 import type { AttachResult, MtuResult, NicDriver, RedirectHandler, RedirectTarget } from './driver';
 import { CpumapTarget } from '../cpumap';
 import { TxWire, wireCyclesPerByte } from '../wire';
 import { XdpXmit } from './xdp_xmit';
+import { column } from '../column';
 import { bpf_prog_run_xdp as runXdp, xdp_prepare_buff as prepareBuff } from './xdp_run';
 import { napi_complete_arm as arm, napi_poll_step as pollStep, type NapiDriver, type RxDma } from './napi';
 
-const S = { ...CostSteps };
-const K = { ...TraceKinds };
+const enum S { dma_sync_cpu = 5, alloc_order0 = 14, dma_map = 18, rx_doorbell = 21, stack_rx = 27, stack_drop = 28, stack_deliver = 29, xdp_redirect = 30, vmx_rx_complete = 31, pkt_line_miss = 32, copy_line = 33, pp_alloc_fast = 34, pp_refill = 35, pp_alloc_slow = 36, pp_recycle_direct = 37, pp_put_ring = 38, skb_alloc = 39, build_skb = 40, skb_free = 41, generic_xdp = 42, pskb_expand_head = 43, generic_xdp_tx = 44, vmx_skb_xmit = 45, vmx_xdp_xmit = 46, vmx_tx_complete = 47, vmx_tx_line = 48, xdp_return_frame = 49 }
+const enum K { xdp_run = 6, xdp_exception = 7, xdp_drop = 8, xdp_pass = 9, xdp_tx = 10, xdp_redirect = 11, xdp_unknown = 12, page_cache_put = 13, page_cache_get = 14, page_alloc = 15, page_free = 16, rx_refill = 17, rx_doorbell = 18, skb_build = 23, stack_free = 24, oom = 25 }
 const PAGE_SIZE = PAGE_SIZE_;
 const LOC = {
   RX_RING: PageLocEnum.RX_RING,
@@ -43,15 +41,20 @@ const LOC = {
   IN_FLIGHT: PageLocEnum.IN_FLIGHT,
   REDIRECT: PageLocEnum.REDIRECT,
 } as const;
-const XDP_ABORTED = xdpActions.XDP_ABORTED;
-const XDP_DROP = xdpActions.XDP_DROP;
-const XDP_PASS = xdpActions.XDP_PASS;
-const XDP_TX = xdpActions.XDP_TX;
-const XDP_REDIRECT = xdpActions.XDP_REDIRECT;
+/** enum xdp_action (include/uapi/linux/bpf.h). */
+const enum xdp_action { XDP_ABORTED = 0, XDP_DROP = 1, XDP_PASS = 2, XDP_TX = 3, XDP_REDIRECT = 4 }
 const bpf_prog_run_xdp = runXdp;
 const xdp_prepare_buff = prepareBuff;
 const napi_poll_step = pollStep;
 const napi_complete_arm = arm;
+// Numbers read per packet, as file-local const enums: the transpiler writes each use as a
+// literal (an imported binding is a getter under tsx/vitest; a module-level object is a load
+// and checks). tests/unit/sim-const-enums.test.ts holds each to its definition.
+// PpSource stays an object: pool.lastSrc has page_pool's own enum type.
+const enum SlotState { EMPTY = 0, HW = 1 }
+const enum DmaDir { FROM_DEVICE = 1, BIDIRECTIONAL = 3 }
+const PpSource = { SLOW: PpSourceEnum.SLOW, FAIL: PpSourceEnum.FAIL } as const;
+const XDP_PACKET_HEADROOM = HEADROOM;
 
 /** VMXNET3_DEF_RXDATA_DESC_SIZE: frames up to this size arrive in the data ring. */
 export const VMXNET3_RXDATA_DESC_SIZE = 128;
@@ -75,7 +78,8 @@ export class Vmxnet3 implements NicDriver, NapiDriver, RxDma {
   private readonly dataRing: Uint8Array[];
   /** Per queue and slot, the last view dataRingFrame made. */
   private readonly dataRingViews: Uint8Array[][];
-  private readonly dataLen: Int32Array[];
+  /** Per queue and slot, the data ring's frame length (-1: none): plain arrays (../column.ts says why). */
+  private readonly dataLen: number[][];
   /**
    * Per queue and slot, the frame the data ring's slot holds (null: none
    * known). Only rx_dma writes the data ring and frames are never modified,
@@ -105,7 +109,7 @@ export class Vmxnet3 implements NicDriver, NapiDriver, RxDma {
     this.cpumap = cfg.redirectTarget === 'cpumap-drop' ? new CpumapTarget(m, this.rings, (r, page, pooled) => (pooled ? this.ppPut(r, page) : m.alloc.free(page))) : null;
     this.pools = this.rings.map((r) => new PagePool(m.alloc, r.index, r.size));
     this.dataRing = this.rings.map((r) => new Uint8Array(r.size * VMXNET3_RXDATA_DESC_SIZE));
-    this.dataLen = this.rings.map((r) => new Int32Array(r.size).fill(-1));
+    this.dataLen = this.rings.map((r) => column(r.size, -1));
     this.dataFrame = this.rings.map((r) => new Array<Uint8Array | null>(r.size).fill(null));
     this.dataRingViews = this.dataRing.map((d, qi) => Array.from({ length: this.rings[qi]!.size }, (_, s) => d.subarray(s * VMXNET3_RXDATA_DESC_SIZE, s * VMXNET3_RXDATA_DESC_SIZE)));
     this.sockets = cfg.stack.kind === 'socket' ? new SocketQueue(cfg.stack, cfg.hw.clockHz / cfg.stack.appPps) : null;
@@ -349,7 +353,7 @@ export class Vmxnet3 implements NicDriver, NapiDriver, RxDma {
     let act = bpf_prog_run_xdp(m, cpu, prog, x);
     if (x.fault !== undefined) {
       this.warnOnce(-2, `program fault: ${x.fault} (treated as XDP_ABORTED)`);
-      act = XDP_ABORTED;
+      act = xdp_action.XDP_ABORTED;
     }
     if (m.trace.on) m.trace.emit(K.xdp_run, cpu.now, cpu.id, r.index, s, packet, page, act);
     return act;
@@ -362,19 +366,19 @@ export class Vmxnet3 implements NicDriver, NapiDriver, RxDma {
     const act = this.run(cpu, r, prog, page * PAGE_SIZE, data, len, s, page, packet);
     const x = this.xdp;
     switch (act) {
-      case XDP_PASS:
+      case xdp_action.XDP_PASS:
         r.c.xdp_pass++;
         if (tr.on) tr.emit(K.xdp_pass, cpu.now, cpu.id, r.index, s, packet, page, 0);
         m.charge(cpu, S.build_skb);
         this.deliverSkb(cpu, r, page, packet, true);
         return;
-      case XDP_TX:
+      case xdp_action.XDP_TX:
         r.c.xdp_tx++;
         if (tr.on) tr.emit(K.xdp_tx, cpu.now, cpu.id, r.index, s, packet, page, 0);
         m.charge(cpu, S.vmx_xdp_xmit);
         this.xmit(cpu, r, page, packet, x.data, x.dataEnd - x.data, true);
         return;
-      case XDP_REDIRECT:
+      case xdp_action.XDP_REDIRECT:
         r.c.xdp_redirect++;
         m.charge(cpu, S.xdp_redirect);
         if (tr.on) tr.emit(K.xdp_redirect, cpu.now, cpu.id, r.index, s, packet, page, x.redirectIfindex);
@@ -383,17 +387,17 @@ export class Vmxnet3 implements NicDriver, NapiDriver, RxDma {
           return;
         }
         r.c.xdp_redirect_err++;
-        if (tr.on) tr.emit(K.xdp_exception, cpu.now, cpu.id, r.index, s, packet, page, XDP_REDIRECT);
+        if (tr.on) tr.emit(K.xdp_exception, cpu.now, cpu.id, r.index, s, packet, page, xdp_action.XDP_REDIRECT);
         this.ppRecycleDirect(cpu, r, page, packet);
         return;
-      case XDP_DROP:
+      case xdp_action.XDP_DROP:
         r.c.xdp_drop++;
         if (tr.on) tr.emit(K.xdp_drop, cpu.now, cpu.id, r.index, s, packet, page, 0);
         this.ppRecycleDirect(cpu, r, page, packet);
         return;
-      case XDP_ABORTED:
+      case xdp_action.XDP_ABORTED:
         r.c.xdp_aborted++;
-        if (tr.on) tr.emit(K.xdp_exception, cpu.now, cpu.id, r.index, s, packet, page, XDP_ABORTED);
+        if (tr.on) tr.emit(K.xdp_exception, cpu.now, cpu.id, r.index, s, packet, page, xdp_action.XDP_ABORTED);
         this.ppRecycleDirect(cpu, r, page, packet);
         return;
       default:
@@ -428,19 +432,19 @@ export class Vmxnet3 implements NicDriver, NapiDriver, RxDma {
     const act = this.run(cpu, r, prog, head * PAGE_SIZE, head * PAGE_SIZE + XDP_PACKET_HEADROOM, len, s, head, packet);
     const x = this.xdp;
     switch (act) {
-      case XDP_PASS:
+      case xdp_action.XDP_PASS:
         r.c.xdp_pass++;
         if (tr.on) tr.emit(K.xdp_pass, cpu.now, cpu.id, r.index, s, packet, page, 0);
         this.deliverSkb(cpu, r, page, packet, false);
         return;
-      case XDP_TX:
+      case xdp_action.XDP_TX:
         r.c.xdp_tx++;
         if (tr.on) tr.emit(K.xdp_tx, cpu.now, cpu.id, r.index, s, packet, page, 0);
         m.charge(cpu, S.generic_xdp_tx);
         m.charge(cpu, S.vmx_skb_xmit);
         this.xmit(cpu, r, page, packet, x.data, x.dataEnd - x.data, false);
         return;
-      case XDP_REDIRECT:
+      case xdp_action.XDP_REDIRECT:
         r.c.xdp_redirect++;
         m.charge(cpu, S.xdp_redirect);
         if (tr.on) tr.emit(K.xdp_redirect, cpu.now, cpu.id, r.index, s, packet, page, x.redirectIfindex);
@@ -450,18 +454,18 @@ export class Vmxnet3 implements NicDriver, NapiDriver, RxDma {
           return;
         }
         r.c.xdp_redirect_err++;
-        if (tr.on) tr.emit(K.xdp_exception, cpu.now, cpu.id, r.index, s, packet, page, XDP_REDIRECT);
+        if (tr.on) tr.emit(K.xdp_exception, cpu.now, cpu.id, r.index, s, packet, page, xdp_action.XDP_REDIRECT);
         m.charge(cpu, S.skb_free);
         a.free(page);
         return;
       default: {
-        if (act === XDP_DROP) r.c.xdp_drop++;
-        else if (act === XDP_ABORTED) r.c.xdp_aborted++;
+        if (act === xdp_action.XDP_DROP) r.c.xdp_drop++;
+        else if (act === xdp_action.XDP_ABORTED) r.c.xdp_aborted++;
         else {
           r.c.xdp_unknown++;
           this.warnOnce(act, `Illegal XDP return value ${act}, expect packet loss`);
         }
-        if (tr.on) tr.emit(act === XDP_DROP ? K.xdp_drop : act === XDP_ABORTED ? K.xdp_exception : K.xdp_unknown, cpu.now, cpu.id, r.index, s, packet, page, act);
+        if (tr.on) tr.emit(act === xdp_action.XDP_DROP ? K.xdp_drop : act === xdp_action.XDP_ABORTED ? K.xdp_exception : K.xdp_unknown, cpu.now, cpu.id, r.index, s, packet, page, act);
         m.charge(cpu, S.skb_free);
         if (tr.on) tr.emit(K.page_free, cpu.now, cpu.id, r.index, -1, packet, page, 0);
         a.free(page);

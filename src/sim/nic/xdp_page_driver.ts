@@ -17,43 +17,31 @@
  * nothing here computes a rate.
  */
 import type { Cpu, Machine } from '../machine';
-import { S as CostSteps } from '../cost';
-import { K as TraceKinds } from '../trace';
-import { DmaDir as DmaDirEnum, PAGE_SIZE as PAGE_SIZE_, PageLoc as PageLocEnum } from '../page_alloc';
-import * as xdpActions from '../program';
+import { PAGE_SIZE as PAGE_SIZE_, PageLoc as PageLocEnum } from '../page_alloc';
 import { XdpBuff, type XdpHook } from '../program';
 import { SocketQueue } from '../stack';
 import type { AttachResult, MtuResult, NicDriver, RedirectHandler, RedirectTarget } from './driver';
 import { DevmapTarget, type DevmapTargetOptions } from '../devmap';
 import { TxWire, wireCyclesPerByte } from '../wire';
 import { XdpXmit } from './xdp_xmit';
-import { RxRing, SlotState as SlotStateEnum, XDP_PACKET_HEADROOM as HEADROOM } from './rx_ring';
+import { RxRing, XDP_PACKET_HEADROOM as HEADROOM } from './rx_ring';
 import { bpf_prog_run_xdp as runXdp, xdp_prepare_buff as prepareBuff } from './xdp_run';
 import { napi_complete_arm as arm, napi_poll_step as pollStep, type NapiDriver, type RxDma } from './napi';
 
-// Module-local copies of imported constants: on the per-packet path a
-// cross-module binding is a getter call when the module is transpiled on
-// its own (tsx, vitest); a local object or const is a plain load.
-const S = { ...CostSteps };
-const K = { ...TraceKinds };
+// Numbers read per packet, as file-local const enums: the transpiler writes each use as a
+// literal (an imported binding is a getter under tsx/vitest; a module-level object is a load
+// and checks). tests/unit/sim-const-enums.test.ts holds each to its definition.
+// Functions and the rest: module-local copies (a cross-module binding is a getter call when the
+// module is transpiled on its own, tsx and vitest; a local const is a plain load).
+const enum S { rx_cqe = 4, dma_sync_cpu = 5, rx_alloc_frag = 11, rx_alloc_page = 12, order0_page_miss = 13, alloc_order0 = 14, free_order0 = 15, alloc_order3 = 16, free_order3 = 17, dma_map = 18, dma_unmap = 19, rx_frag_free = 20, rx_doorbell = 21, tx_post = 22, tx_complete = 25, skb_build = 26, stack_rx = 27, stack_drop = 28, stack_deliver = 29, xdp_redirect = 30, pkt_line_miss = 32, xdp_do_flush = 53 }
+const enum K { dma_sync = 5, xdp_run = 6, xdp_exception = 7, xdp_drop = 8, xdp_pass = 9, xdp_tx = 10, xdp_redirect = 11, xdp_unknown = 12, page_alloc = 15, page_free = 16, rx_refill = 17, rx_doorbell = 18, skb_build = 23, stack_free = 24, oom = 25 }
 const PAGE_SIZE = PAGE_SIZE_;
-const PageLoc = {
-  FREE: PageLocEnum.FREE,
-  RX_RING: PageLocEnum.RX_RING,
-  PAGE_CACHE: PageLocEnum.PAGE_CACHE,
-  TX_RING: PageLocEnum.TX_RING,
-  STACK: PageLocEnum.STACK,
-  IN_FLIGHT: PageLocEnum.IN_FLIGHT,
-  FRAGS: PageLocEnum.FRAGS,
-} as const;
-const DmaDir = { NONE: DmaDirEnum.NONE, FROM_DEVICE: DmaDirEnum.FROM_DEVICE, BIDIRECTIONAL: DmaDirEnum.BIDIRECTIONAL } as const;
-const SlotState = { EMPTY: SlotStateEnum.EMPTY, HW: SlotStateEnum.HW, SW: SlotStateEnum.SW } as const;
+const enum PageLoc { RX_RING = 1, TX_RING = 3, STACK = 4, IN_FLIGHT = 5, FRAGS = 6 }
+const enum DmaDir { NONE = 0, FROM_DEVICE = 1, BIDIRECTIONAL = 3 }
+const enum SlotState { EMPTY = 0, HW = 1 }
 const XDP_PACKET_HEADROOM = HEADROOM;
-const XDP_ABORTED = xdpActions.XDP_ABORTED;
-const XDP_DROP = xdpActions.XDP_DROP;
-const XDP_PASS = xdpActions.XDP_PASS;
-const XDP_TX = xdpActions.XDP_TX;
-const XDP_REDIRECT = xdpActions.XDP_REDIRECT;
+/** enum xdp_action (include/uapi/linux/bpf.h). */
+const enum xdp_action { XDP_ABORTED = 0, XDP_DROP = 1, XDP_PASS = 2, XDP_TX = 3, XDP_REDIRECT = 4 }
 const bpf_prog_run_xdp = runXdp;
 const xdp_prepare_buff = prepareBuff;
 const napi_poll_step = pollStep;
@@ -202,13 +190,13 @@ export abstract class XdpPageDriver implements NicDriver, NapiDriver, RxDma {
 
   forEachPageRef(visit: (page: number, loc: PageLocEnum, what: string) => void): void {
     for (const r of this.rings) {
-      for (let i = r.cons; i < r.prod; i++) visit(r.slotPage[i & r.mask]!, PageLoc.RX_RING, `rx ring ${r.index} slot ${i & r.mask}`);
+      for (let i = r.cons; i < r.prod; i++) visit(r.slotPage[i & r.mask]!, PageLocEnum.RX_RING, `rx ring ${r.index} slot ${i & r.mask}`);
       this.rx_recycle_pages(r, visit);
-      r.tx.forEachPage((page, s) => visit(page, PageLoc.TX_RING, `xdp tx ring ${r.index} slot ${s}`));
-      if (this.frags[r.index]!.page >= 0) visit(this.frags[r.index]!.page, PageLoc.FRAGS, `ring ${r.index} fragment allocator`);
+      r.tx.forEachPage((page, s) => visit(page, PageLocEnum.TX_RING, `xdp tx ring ${r.index} slot ${s}`));
+      if (this.frags[r.index]!.page >= 0) visit(this.frags[r.index]!.page, PageLocEnum.FRAGS, `ring ${r.index} fragment allocator`);
     }
     this.devmap?.forEachPageRef(visit);
-    if (this.sockets) for (const p of this.sockets.held()) visit(p, PageLoc.STACK, 'socket receive queue');
+    if (this.sockets) for (const p of this.sockets.held()) visit(p, PageLocEnum.STACK, 'socket receive queue');
   }
 
   // ---------------------------------------------------------------- control
@@ -406,23 +394,23 @@ export abstract class XdpPageDriver implements NicDriver, NapiDriver, RxDma {
     let act = bpf_prog_run_xdp(m, cpu, prog, x);
     if (x.fault !== undefined) {
       this.warnOnce(-2, `program fault: ${x.fault} (treated as XDP_ABORTED)`);
-      act = XDP_ABORTED;
+      act = xdp_action.XDP_ABORTED;
     }
     if (tr.on) tr.emit(K.xdp_run, cpu.now, cpu.id, r.index, s, packet, page, act);
     // Before patch 07 (fragments) the driver knew only DROP and PASS.
-    if (act === XDP_TX && this.mode === 'frags') act = 0x100 | XDP_TX;
+    if (act === xdp_action.XDP_TX && this.mode === 'frags') act = 0x100 | xdp_action.XDP_TX;
     switch (act) {
-      case XDP_PASS:
+      case xdp_action.XDP_PASS:
         r.c.xdp_pass++;
         if (tr.on) tr.emit(K.xdp_pass, cpu.now, cpu.id, r.index, s, packet, page, 0);
         this.deliverSkb(cpu, r, page, packet, x.data, x.dataEnd - x.data);
         return;
-      case XDP_TX:
+      case xdp_action.XDP_TX:
         r.c.xdp_tx++;
         if (tr.on) tr.emit(K.xdp_tx, cpu.now, cpu.id, r.index, s, packet, page, 0);
         this.xmit_frame(cpu, r, page, packet, x.data, x.dataEnd - x.data);
         return;
-      case XDP_REDIRECT:
+      case xdp_action.XDP_REDIRECT:
         r.c.xdp_redirect++;
         m.charge(cpu, S.xdp_redirect);
         if (tr.on) tr.emit(K.xdp_redirect, cpu.now, cpu.id, r.index, s, packet, page, x.redirectIfindex);
@@ -439,15 +427,15 @@ export abstract class XdpPageDriver implements NicDriver, NapiDriver, RxDma {
         }
         // xdp_do_redirect failed (no target): the driver drops, trace_xdp_exception fires.
         r.c.xdp_redirect_err++;
-        if (tr.on) tr.emit(K.xdp_exception, cpu.now, cpu.id, r.index, s, packet, page, XDP_REDIRECT);
+        if (tr.on) tr.emit(K.xdp_exception, cpu.now, cpu.id, r.index, s, packet, page, xdp_action.XDP_REDIRECT);
         this.dropBuffer(cpu, r, page, packet);
         return;
-      case XDP_ABORTED:
+      case xdp_action.XDP_ABORTED:
         r.c.xdp_aborted++;
-        if (tr.on) tr.emit(K.xdp_exception, cpu.now, cpu.id, r.index, s, packet, page, XDP_ABORTED);
+        if (tr.on) tr.emit(K.xdp_exception, cpu.now, cpu.id, r.index, s, packet, page, xdp_action.XDP_ABORTED);
         this.dropBuffer(cpu, r, page, packet);
         return;
-      case XDP_DROP:
+      case xdp_action.XDP_DROP:
         r.c.xdp_drop++;
         if (tr.on) tr.emit(K.xdp_drop, cpu.now, cpu.id, r.index, s, packet, page, 0);
         this.dropBuffer(cpu, r, page, packet);

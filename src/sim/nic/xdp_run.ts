@@ -6,10 +6,12 @@
  * does with the verdict, and with a VM fault, stays with the driver.
  */
 import type { Cpu, Machine } from '../machine';
-import { S as CostSteps } from '../cost';
 import type { XdpBuff, XdpHook } from '../program';
 
-const S = { ...CostSteps };
+// Numbers read per packet, as file-local const enums: the transpiler writes each use as a
+// literal (an imported binding is a getter under tsx/vitest; a module-level object is a load
+// and checks). tests/unit/sim-const-enums.test.ts holds each to its definition.
+const enum S { xdp_run = 6, xdp_insn = 7, map_lookup = 8 }
 
 /** xdp_init_buff + xdp_prepare_buff: `len` bytes at `data`, in a buffer of `frameSz` bytes from `hardStart`, no metadata. */
 export function xdp_prepare_buff(x: XdpBuff, mem: Uint8Array, hardStart: number, data: number, len: number, frameSz: number, rxQueueIndex: number): void {

@@ -14,16 +14,18 @@
  */
 import type { Cpu, Machine } from '../machine';
 import type { TxWire } from '../wire';
+import { column } from '../column';
 
 export class XdpTxRing {
   readonly mask: number;
-  readonly slotPage: Int32Array;
+  // Plain arrays, not typed ones (../column.ts says why), as the rx ring's.
+  readonly slotPage: number[];
   /** Where the frame's data starts (an offset into the page memory, or a UMEM address). */
-  readonly slotData: Float64Array;
-  readonly slotLen: Int32Array;
-  readonly slotPkt: Float64Array;
+  readonly slotData: number[];
+  readonly slotLen: number[];
+  readonly slotPkt: number[];
   /** When the NIC finishes sending (Infinity until the doorbell is rung). */
-  readonly slotDone: Float64Array;
+  readonly slotDone: number[];
   /** Descriptors written. */
   prod = 0;
   /** Descriptors the NIC has been told about (doorbell). */
@@ -32,11 +34,11 @@ export class XdpTxRing {
   cons = 0;
   constructor(readonly size: number) {
     this.mask = size - 1;
-    this.slotPage = new Int32Array(size).fill(-1);
-    this.slotData = new Float64Array(size);
-    this.slotLen = new Int32Array(size);
-    this.slotPkt = new Float64Array(size).fill(-1);
-    this.slotDone = new Float64Array(size).fill(Infinity);
+    this.slotPage = column(size, -1);
+    this.slotData = column(size, 0);
+    this.slotLen = column(size, 0);
+    this.slotPkt = column(size, -1);
+    this.slotDone = column(size, Infinity);
   }
 
   /** Every descriptor is in use (written and not yet completed). */

@@ -6,16 +6,17 @@
  * driver's (its `complete` callback).
  */
 import type { Cpu, Machine } from '../machine';
-import { S as CostSteps } from '../cost';
-import { K as TraceKinds } from '../trace';
 import { J } from '../journey';
 import { PageLoc } from '../page_alloc';
 import type { TxWire } from '../wire';
 import type { RxRing } from './rx_ring';
 
-// Module-local copies (a cross-module binding is a getter call under tsx/vitest).
-const S = { ...CostSteps };
-const K = { ...TraceKinds };
+// Numbers read per packet, as file-local const enums: the transpiler writes each use as a
+// literal (an imported binding is a getter under tsx/vitest; a module-level object is a load
+// and checks). tests/unit/sim-const-enums.test.ts holds each to its definition.
+// The rest: module-local copies (a cross-module binding is a getter call under tsx/vitest).
+const enum S { tx_doorbell = 23, tx_cq_poll = 24 }
+const enum K { tx_post = 19, tx_doorbell = 20, tx_done = 21, tx_dropped = 22 }
 const LOC_TX = PageLoc.TX_RING;
 
 export interface XdpXmitOptions {

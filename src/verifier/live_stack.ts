@@ -73,11 +73,23 @@ export class LiveStack {
   private readonly writeLo = new Int32Array(MAX_FRAMES);
   private readonly writeHi = new Int32Array(MAX_FRAMES);
 
+  /** Each instruction's fall-through and branch successors (-1: none), found once: the fixpoint revisits them often. */
+  private readonly fall: Int32Array;
+  private readonly branch: Int32Array;
+
   constructor(
     private readonly insns: readonly Insn[],
     /** First instruction of each function, sorted. */
     private readonly subprogs: readonly number[],
-  ) {}
+  ) {
+    this.fall = new Int32Array(insns.length);
+    this.branch = new Int32Array(insns.length);
+    for (let t = 0; t < insns.length; t++) {
+      const s = successors(insns, t);
+      this.fall[t] = s.fall ?? -1;
+      this.branch[t] = s.branch ?? -1;
+    }
+  }
 
   /** The function [start, end) containing insn. */
   private bounds(insn: number): [number, number] {
@@ -210,14 +222,15 @@ export class LiveStack {
   }
 
   private updateInsn(inst: Instance, m: FrameMasks, i: number): boolean {
-    const s = successors(this.insns, inst.start + i);
+    const t = inst.start + i;
     let aLo = 0;
     let aHi = 0;
     let wLo = -1;
     let wHi = -1;
     let cnt = 0;
-    for (const w of [s.fall, s.branch]) {
-      if (w === null) continue;
+    for (let e = 0; e < 2; e++) {
+      const w = e === 0 ? this.fall[t]! : this.branch[t]!;
+      if (w < 0) continue;
       const j = w - inst.start;
       if (j < 0 || j >= inst.end - inst.start) continue;
       cnt++;

@@ -5,22 +5,11 @@
  * `export … from` of each .ts file, resolved to a file, then a DFS that
  * reports the first cycle it finds with its path.
  */
-import { readdirSync, readFileSync, statSync, existsSync } from 'node:fs';
+import { readFileSync, existsSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { ROOT, tsFiles } from './source-files';
 
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-
-function tsFiles(dir: string): string[] {
-  const out: string[] = [];
-  for (const name of readdirSync(dir)) {
-    const p = join(dir, name);
-    if (statSync(p).isDirectory()) out.push(...tsFiles(p));
-    else if (/\.tsx?$/.test(name) && !name.endsWith('.test.ts')) out.push(p);
-  }
-  return out;
-}
 
 /** Relative module specifiers of a file's static imports and re-exports. */
 function importsOf(text: string): string[] {

@@ -10,25 +10,14 @@
  * program.ts's XDP_* (xdp_action), and the exported const enums of
  * page_alloc.ts, rx_ring.ts, machine.ts and page_pool.ts.
  */
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { dirname, join, relative, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { ROOT, tsFiles } from './source-files';
 import { COST_STEPS } from '../../src/sim/cost';
 import { TRACE_KINDS } from '../../src/sim/trace';
 import { XDP_ABORTED, XDP_DROP, XDP_PASS, XDP_REDIRECT, XDP_TX } from '../../src/sim/program';
 
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-
-function tsFiles(dir: string): string[] {
-  const out: string[] = [];
-  for (const name of readdirSync(dir)) {
-    const p = join(dir, name);
-    if (statSync(p).isDirectory()) out.push(...tsFiles(p));
-    else if (name.endsWith('.ts')) out.push(p);
-  }
-  return out;
-}
 
 /** Every `[export] const enum NAME { … }` in a source text: name → members (implicit values counted as TypeScript counts them). */
 function constEnums(text: string, exported: boolean): Map<string, Map<string, number>> {

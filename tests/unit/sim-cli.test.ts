@@ -101,3 +101,27 @@ describe('xdp-lab bench --json', () => {
     expect(r).toEqual({ code: 2, out: '', err: "xdp-lab bench: unknown section 'nosuch' (sections: vm, cc, ccmem, verifier, sim, seeds, realworld, browser)\n" });
   });
 });
+
+describe('bench sim: a target scenario in its own process', () => {
+  it('the child (bundled as the bench runs it) reports the scenario\'s rates as one JSON line', async () => {
+    const { bundleChild, runChild } = await import('../../src/cli/bench/child');
+    const { mkdtempSync, rmSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const path = await import('node:path');
+    const dir = mkdtempSync(path.join(tmpdir(), 'xdp-lab-simchild-'));
+    try {
+      const child = await bundleChild(path.resolve('src/cli/bench/sim_child.ts'), dir);
+      expect(child.bundled).toBe(true);
+      const r = runChild<{ wall: number; cpu: number; offeredCpu: number }>(child, ['seed000-xdp2-tx', '0.02', '1']);
+      if (typeof r === 'string') throw new Error(r);
+      // XDP_TX at 20 Mpps offered: the NIC drops what the CPU cannot take, so the wire offers more than the driver finishes.
+      expect(r.cpu).toBeGreaterThan(1e5);
+      expect(r.wall).toBeGreaterThan(1e5);
+      expect(r.offeredCpu).toBeGreaterThan(r.cpu);
+      const bad = runChild(child, ['no-such-scenario', '0.02', '1']);
+      expect(bad).toMatch(/^the child process failed \(1\): .*no scenario no-such-scenario/s);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
+});

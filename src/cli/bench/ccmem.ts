@@ -19,13 +19,13 @@
  * Each figure is printed as a multiple of the source's bytes (target: a
  * small multiple, the same at both sizes).
  */
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { CliIO } from '../io';
 import type { BenchOpts } from './types';
+import { bundleChild, runChild } from './child';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 
@@ -113,46 +113,22 @@ export interface ChildResult {
   phase?: string;
 }
 
-/** Bundle the child to plain JavaScript (undefined when esbuild is not installed: run it through tsx). */
-async function bundleChild(dir: string): Promise<string | undefined> {
-  try {
-    const esbuild = (await import('esbuild')) as { build(o: Record<string, unknown>): Promise<unknown> };
-    const out = path.join(dir, 'ccmem_child.mjs');
-    await esbuild.build({ entryPoints: [path.join(here, 'ccmem_child.ts')], bundle: true, platform: 'node', format: 'esm', outfile: out, logLevel: 'silent' });
-    return out;
-  } catch {
-    return undefined;
-  }
-}
-
-function runChild(child: { file: string; bundled: boolean }, src: string, mode: 'peak' | 'heap'): ChildResult | string {
-  const args = [...(child.bundled ? [] : ['--import', 'tsx']), '--expose-gc', child.file, src, mode];
-  const r = spawnSync(process.execPath, args, { encoding: 'utf8', maxBuffer: 1 << 20 });
-  const line = r.stdout.trim().split('\n').pop() ?? '';
-  try {
-    return JSON.parse(line) as ChildResult;
-  } catch {
-    return `the child process failed (${r.status}): ${(r.stderr || line).slice(0, 200)}`;
-  }
-}
-
 const MB = 1 << 20;
 
 export async function bench(io: CliIO, opts: BenchOpts): Promise<void> {
   const sizes = opts.quick ? [250_000, 1_000_000] : [1_000_000, 4_000_000];
   const tmp = mkdtempSync(path.join(tmpdir(), 'xdp-lab-ccmem-'));
   try {
-    const bundled = await bundleChild(tmp);
-    const child = { file: bundled ?? path.join(here, 'ccmem_child.ts'), bundled: !!bundled };
-    io.out(`  (child: ${bundled ? 'bundled with esbuild, plain node' : 'through tsx'}; figures over a baseline process that has compiled a tiny program)\n`);
+    const child = await bundleChild(path.join(here, 'ccmem_child.ts'), tmp);
+    io.out(`  (child: ${child.bundled ? 'bundled with esbuild, plain node' : 'through tsx'}; figures over a baseline process that has compiled a tiny program)\n`);
     for (const [name, gen] of SHAPES) {
       const rows: { bytes: number; peak: ChildResult; heap: ChildResult }[] = [];
       for (const bytes of sizes) {
         const file = path.join(tmp, 'big.c');
         const src = gen(bytes);
         writeFileSync(file, src);
-        const peak = runChild(child, file, 'peak');
-        const heap = runChild(child, file, 'heap');
+        const peak = runChild<ChildResult>(child, [file, 'peak'], ['--expose-gc']);
+        const heap = runChild<ChildResult>(child, [file, 'heap'], ['--expose-gc']);
         if (typeof peak === 'string' || typeof heap === 'string') {
           io.out(`  ${name}: ${typeof peak === 'string' ? peak : heap}\n`);
           continue;

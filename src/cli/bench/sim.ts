@@ -11,7 +11,10 @@
  * machine is shared); each measured for at least 0.3 s of CPU (time-based,
  * best of 3), then a target block: the issue-16 scenarios against their
  * targets (mlx4 xdp1 drop >= 10 M/s; XDP_TX, devmap, cpumap, AF_XDP >= 5 M/s),
- * per CPU second and per wall second, 'met' or 'not met'. A packet counts
+ * per CPU second and per wall second, 'met' or 'not met', each scenario
+ * measured in fresh processes from the bundle (sim_child.ts: what one
+ * simulation in the app's worker runs), the best of three, with the figure
+ * from the bench's own process beside it. A packet counts
  * when the driver is done with it (the strict reading); next to it, the
  * frames the wire offered per CPU second, which is more where the NIC drops
  * some for want of a buffer (XDP_TX, devmap, AF_XDP run past their CPU).
@@ -23,8 +26,16 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import type { CliIO } from '../io';
 import type { BenchOpts } from './types';
-import { findScenario, nativePrograms, SCENARIOS, Simulation, type ProgramResolver, type Scenario } from '../../sim';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { findScenario, nativePrograms, SCENARIOS, Simulation, type ProgramResolver } from '../../sim';
 import { examplePrograms } from '../../engine/programs';
+import { bundleChild, runChild } from './child';
+import { scenarioRate, type ScenarioRate } from './sim_rate';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
 
 export async function bench(io: CliIO, opts: BenchOpts): Promise<void> {
   const s = findScenario('seed000-xdp1-drop')!;
@@ -52,7 +63,8 @@ export async function bench(io: CliIO, opts: BenchOpts): Promise<void> {
     const ratio = i === 0 ? '(target >= 2.00 M/s)' : `(${(best[i]! / best[0]!).toFixed(2)} x native, tracing off)`;
     io.out(`  ${r[0].padEnd(42)} ${(best[i]! / 1e6).toFixed(2).padStart(6)} M/s   ${ratio}\n`);
   });
-  scenarios(io, opts);
+  const vmRates = scenarios(io, opts);
+  await targets(io, opts, vmRates);
   memory(io, opts);
 }
 
@@ -83,39 +95,6 @@ function memory(io: CliIO, opts: BenchOpts): void {
   io.out(`  memory, VM xdp1 tracing off: heap after GC ${at1e5.toFixed(1)} MB at 1e5 packets, ${atFar.toFixed(1)} MB at ${far === 1e7 ? '1e7' : '1e6'} (${(atFar - at1e5 >= 0 ? '+' : '') + (atFar - at1e5).toFixed(2)} MB)\n`);
 }
 
-/** Packets per wall second and per second of this process's CPU time, of one scenario's setup, tracing off (its own programs from `programs`).
- * Time-based: after the warm-up it runs 20,000-packet slices until at least `cpuS` seconds of CPU have gone by
- * (a fixed 20k-packet window was too short for steady state: JIT tier-up, ring and page-cache churn, GC),
- * and keeps the best of `rounds` such windows on the same warmed simulation. */
-function scenarioRate(s: Scenario, programs: ProgramResolver, cpuS: number, rounds: number): { wall: number; cpu: number; offeredCpu: number } {
-  const cfg = s.config();
-  const devmapProgram = cfg.devmapProg ? programs('xdp_redirect_map_egress') : undefined;
-  const vethPeerProgram = cfg.redirectTarget === 'devmap-veth' && (cfg.redirectTargetXdp ?? true) ? programs('xdp_drop') : undefined;
-  const sim = new Simulation({ ...cfg, devmapProgram, vethPeerProgram, trace: false, keepTrace: false }, s.program ? programs(s.program) : null);
-  sim.run({ packets: Math.min(s.warmup, 20_000) });
-  let wall = 0;
-  let cpu = 0;
-  let offeredCpu = 0;
-  for (let round = 0; round < rounds; round++) {
-    const done0 = sim.nic.packetsDone;
-    const offered0 = sim.offered;
-    const c0 = process.cpuUsage();
-    const t0 = performance.now();
-    let used = 0;
-    do {
-      sim.run({ packets: 20_000 });
-      const c = process.cpuUsage(c0);
-      used = (c.user + c.system) / 1e6;
-    } while (used < cpuS);
-    const wallMs = performance.now() - t0;
-    const done = sim.nic.packetsDone - done0;
-    wall = Math.max(wall, (done / wallMs) * 1000);
-    cpu = Math.max(cpu, done / used);
-    offeredCpu = Math.max(offeredCpu, (sim.offered - offered0) / used);
-  }
-  return { wall, cpu, offeredCpu };
-}
-
 /** The issue-16 targets: simulated packets per second with the VM running the programs, tracing off. */
 const TARGETS: { label: string; scenario: string; target: number }[] = [
   { label: 'mlx4 xdp1 drop', scenario: 'seed000-xdp1-drop', target: 10e6 },
@@ -125,14 +104,14 @@ const TARGETS: { label: string; scenario: string; target: number }[] = [
   { label: 'AF_XDP l2fwd zero-copy', scenario: 'seed001-l2fwd-zc', target: 5e6 },
 ];
 
-function scenarios(io: CliIO, opts: BenchOpts): void {
+function scenarios(io: CliIO, opts: BenchOpts): Map<string, ScenarioRate> {
   const quick = opts.quick;
   const cpuS = quick ? 0.05 : 0.3;
   const rounds = quick ? 1 : 3;
   io.out(`  every named scenario, tracing off: simulated packets per wall second, each measured for >= ${cpuS} s of CPU after warm-up, best of ${rounds};\n`);
   io.out(`  'cpu': per second of this process's CPU time, steadier than wall time on a shared machine\n`);
   io.out(`  ${'scenario'.padEnd(42)} ${'VM'.padStart(8)} ${'native'.padStart(8)}   VM / native   ${'VM cpu'.padStart(8)} ${'nat cpu'.padStart(8)}   VM / native (cpu)\n`);
-  const vmRates = new Map<string, { wall: number; cpu: number; offeredCpu: number }>();
+  const vmRates = new Map<string, ScenarioRate>();
   for (const s of SCENARIOS) {
     const vm = scenarioRate(s, examplePrograms, cpuS, rounds);
     const native = scenarioRate(s, nativePrograms, cpuS, rounds);
@@ -141,23 +120,56 @@ function scenarios(io: CliIO, opts: BenchOpts): void {
     opts.figure(`${s.name}.vm_pps_cpu`, vm.cpu);
     opts.figure(`${s.name}.native_pps_wall`, native.wall);
     opts.figure(`${s.name}.native_pps_cpu`, native.cpu);
-    const m = (v: number) => `${(v / 1e6).toFixed(2).padStart(6)} M`;
-    io.out(`  ${s.name.padEnd(42)} ${m(vm.wall)} ${m(native.wall)}   ${(vm.wall / native.wall).toFixed(2).padStart(11)}   ${m(vm.cpu)} ${m(native.cpu)}   ${(vm.cpu / native.cpu).toFixed(2)}\n`);
+    io.out(`  ${s.name.padEnd(42)} ${mpps(vm.wall)} ${mpps(native.wall)}   ${(vm.wall / native.wall).toFixed(2).padStart(11)}   ${mpps(vm.cpu)} ${mpps(native.cpu)}   ${(vm.cpu / native.cpu).toFixed(2)}\n`);
   }
-  io.out(`  targets (issue 16), VM programs, tracing off: packets the driver finished per CPU second and per wall second (the verdict);\n`);
-  io.out(`  'wire': frames the NIC was offered per CPU second, those it dropped for want of a buffer (rx_missed) included\n`);
-  for (const t of TARGETS) {
-    const r = vmRates.get(t.scenario);
-    if (!r) {
-      io.out(`  ${t.label.padEnd(32)} scenario ${t.scenario} missing\n`);
-      continue;
+  return vmRates;
+}
+
+const mpps = (v: number): string => `${(v / 1e6).toFixed(2).padStart(6)} M`;
+
+/**
+ * The issue-16 targets. Each is measured in fresh processes (sim_child.ts,
+ * the best of several: a process's JIT state and the machine's noise vary
+ * between processes), as the app's worker runs one simulation from the
+ * bundle; the figure from this process, after every other scenario ran
+ * through the same driver code, is printed beside it (its call sites have
+ * seen every driver: slower, and not what a user runs).
+ */
+async function targets(io: CliIO, opts: BenchOpts, inProcess: Map<string, ScenarioRate>): Promise<void> {
+  const quick = opts.quick;
+  const procs = quick ? 1 : 3;
+  const cpuS = quick ? 0.05 : 0.3;
+  const rounds = quick ? 1 : 3;
+  const tmp = mkdtempSync(path.join(tmpdir(), 'xdp-lab-bench-sim-'));
+  try {
+    const child = await bundleChild(path.join(here, 'sim_child.ts'), tmp);
+    io.out(`  targets (issue 16), VM programs, tracing off: packets the driver finished per CPU second (the verdict) and per wall second,\n`);
+    io.out(`  each scenario in ${procs} fresh process${procs > 1 ? 'es' : ''} (${child.bundled ? 'the bundle, as the app runs it' : 'through tsx: esbuild missing'}), the best; 'in-bench': this process, after every scenario;\n`);
+    io.out(`  'wire': frames the NIC was offered per CPU second, those it dropped for want of a buffer (rx_missed) included\n`);
+    for (const t of TARGETS) {
+      let best: ScenarioRate | undefined;
+      let failure = '';
+      for (let i = 0; i < procs; i++) {
+        const r = runChild<ScenarioRate>(child, [t.scenario, String(cpuS), String(rounds)]);
+        if (typeof r === 'string') failure = r;
+        else best = best ? { wall: Math.max(best.wall, r.wall), cpu: Math.max(best.cpu, r.cpu), offeredCpu: Math.max(best.offeredCpu, r.offeredCpu) } : r;
+      }
+      if (!best) {
+        io.out(`  ${t.label.padEnd(32)} ${t.scenario}: ${failure}\n`);
+        opts.figure(`target.${t.scenario}.met`, false);
+        continue;
+      }
+      const here_ = inProcess.get(t.scenario);
+      const verdict = (v: number) => (v >= t.target ? 'met' : 'not met');
+      opts.figure(`target.${t.scenario}.pps_cpu`, best.cpu);
+      opts.figure(`target.${t.scenario}.pps_wall`, best.wall);
+      opts.figure(`target.${t.scenario}.offered_pps_cpu`, best.offeredCpu);
+      opts.figure(`target.${t.scenario}.in_bench_pps_cpu`, here_?.cpu ?? null);
+      opts.figure(`target.${t.scenario}.target`, t.target);
+      opts.figure(`target.${t.scenario}.met`, best.cpu >= t.target);
+      io.out(`  ${t.label.padEnd(32)} ${t.scenario.padEnd(28)} >= ${(t.target / 1e6).toFixed(0).padStart(2)} M:  cpu ${mpps(best.cpu)} ${verdict(best.cpu).padEnd(7)}  wall ${mpps(best.wall)} ${verdict(best.wall).padEnd(7)}  wire ${mpps(best.offeredCpu)}  in-bench ${here_ ? mpps(here_.cpu) : '     -'}\n`);
     }
-    const verdict = (v: number) => (v >= t.target ? 'met' : 'not met');
-    opts.figure(`target.${t.scenario}.pps_cpu`, r.cpu);
-    opts.figure(`target.${t.scenario}.offered_pps_cpu`, r.offeredCpu);
-    opts.figure(`target.${t.scenario}.target`, t.target);
-    opts.figure(`target.${t.scenario}.met`, r.cpu >= t.target);
-    const m = (v: number) => `${(v / 1e6).toFixed(2).padStart(6)} M`;
-    io.out(`  ${t.label.padEnd(32)} ${t.scenario.padEnd(28)} >= ${(t.target / 1e6).toFixed(0).padStart(2)} M:  cpu ${m(r.cpu)} ${verdict(r.cpu).padEnd(7)}  wall ${m(r.wall)} ${verdict(r.wall).padEnd(7)}  wire ${m(r.offeredCpu)}\n`);
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
   }
 }

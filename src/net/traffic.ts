@@ -169,6 +169,10 @@ export class TrafficGenerator {
    */
   private readonly heap: number[];
   private readonly rng: Rng;
+  /** The only source, when there is one flow source with one template (advanceOne); null otherwise. */
+  private readonly one: SourceState | null;
+  /** Several flow sources, each with one template (advanceSingles). */
+  private readonly singles: boolean;
 
   constructor(
     readonly spec: TrafficSpec,
@@ -241,6 +245,14 @@ export class TrafficGenerator {
     const next = this.srcNext;
     // Sorted by (time, index): a sorted array is a heap.
     this.heap = Array.from(this.sources.keys()).sort((a, b) => next[a]! - next[b]! || a - b);
+    const only = this.sources.length === 1 ? this.sources[0]! : undefined;
+    this.one = only && !only.times && only.templates.length === 1 ? only : null;
+    this.singles = this.sources.every((s) => !s.times && s.templates.length === 1);
+    if (this.one) {
+      this.nextFrame = this.one.templates[0]!;
+      this.nextHash = this.one.hashes[0]!;
+      this.nextSource = 0;
+    }
     this.advance();
   }
 
@@ -251,6 +263,14 @@ export class TrafficGenerator {
 
   /** Compute the next frame: the earliest source, serialized onto the wire. */
   advance(): void {
+    if (this.one !== null) {
+      this.advanceOne(this.one);
+      return;
+    }
+    if (this.singles) {
+      this.advanceSingles();
+      return;
+    }
     if (this.produced >= this.maxPackets) {
       this.nextNs = Infinity;
       return;
@@ -298,6 +318,65 @@ export class TrafficGenerator {
       s.inBurst = 0;
       // Bursts keep the source's average rate: the burst starts are gap*burst apart.
       s.nextNs = bestNs + s.gapNs * s.burst - (s.burst - 1) * s.wireBare[idx]!;
+    }
+    next[best] = s.nextNs;
+    this.siftDown();
+  }
+
+  /**
+   * advance() for one flow source sending one frame (AF_XDP's and cpumap's
+   * pktgen, say): no heap to keep and no template to pick, the frame, its
+   * hash and its source set once; the same times as the general step.
+   */
+  private advanceOne(s: SourceState): void {
+    if (this.produced >= this.maxPackets) {
+      this.nextNs = Infinity;
+      return;
+    }
+    const bestNs = s.nextNs;
+    const t = bestNs > this.wireFreeNs ? bestNs : this.wireFreeNs;
+    this.wireFreeNs = t + s.wire[0]!;
+    this.nextNs = t;
+    this.produced++;
+    s.inBurst++;
+    if (s.inBurst < s.burst) s.nextNs = bestNs + s.wireBare[0]!;
+    else {
+      s.inBurst = 0;
+      s.nextNs = bestNs + s.gapNs * s.burst - (s.burst - 1) * s.wireBare[0]!;
+    }
+  }
+
+  /**
+   * advance() for flow sources that each send one frame (pktgen threads, one
+   * flow each: seeds 000 and 002): the heap as in the general step, no
+   * template to pick or flow to move on.
+   */
+  private advanceSingles(): void {
+    if (this.produced >= this.maxPackets) {
+      this.nextNs = Infinity;
+      return;
+    }
+    const next = this.srcNext;
+    const best = this.heap[0]!;
+    const bestNs = next[best]!;
+    if (bestNs === Infinity) {
+      this.nextNs = Infinity;
+      return;
+    }
+    const s = this.sources[best]!;
+    const t = bestNs > this.wireFreeNs ? bestNs : this.wireFreeNs;
+    this.wireFreeNs = t + s.wire[0]!;
+    this.nextNs = t;
+    const frame = s.templates[0]!;
+    if (this.nextFrame !== frame) this.nextFrame = frame;
+    this.nextHash = s.hashes[0]!;
+    this.nextSource = best;
+    this.produced++;
+    s.inBurst++;
+    if (s.inBurst < s.burst) s.nextNs = bestNs + s.wireBare[0]!;
+    else {
+      s.inBurst = 0;
+      s.nextNs = bestNs + s.gapNs * s.burst - (s.burst - 1) * s.wireBare[0]!;
     }
     next[best] = s.nextNs;
     this.siftDown();

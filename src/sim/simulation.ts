@@ -14,7 +14,7 @@ import { TrafficGenerator } from '../net/traffic';
 import { profileFrom, type ProfileEntry } from './cost';
 import { resolveConfig, type ResolvedConfig, type SimConfig } from './config';
 import { CPU_STATE_NAMES, CpuState as CpuStateEnum, Machine, type Cpu } from './machine';
-import { newRingCounters, SLOT_STATE_NAMES, type RingCounters } from './nic/rx_ring';
+import { newRingCounters, SLOT_STATE_NAMES, type RingCounters, type RxRing } from './nic/rx_ring';
 import { Mlx4En } from './nic/mlx4';
 import { I40e } from './nic/i40e';
 import type { NicDriver, RedirectHandler } from './nic/driver';
@@ -252,6 +252,8 @@ export class Simulation {
     const tr = this.traffic;
     const nic = this.nic;
     const cyclesPerNs = this.machine.cyclesPerNs;
+    const m = this.machine;
+    const ring = nic.rings[0]!;
     // The next frame's arrival moves only when a frame is received (nothing a CPU step does touches the
     // traffic), so it is worked out then, not again for each CPU step: the same number either way.
     let arrival = tr.nextNs * cyclesPerNs;
@@ -260,7 +262,7 @@ export class Simulation {
       const t = cpu.state === CpuState.IDLE ? cpu.wakeAt : cpu.now;
       if (arrival <= t) {
         if (arrival === Infinity) return;
-        this.receiveNext(arrival);
+        this.receiveNext(m, ring, arrival);
         arrival = tr.nextNs * cyclesPerNs;
       } else nic.step(cpu);
       this.steps++;
@@ -278,6 +280,8 @@ export class Simulation {
     const tr = this.traffic;
     const nic = this.nic;
     const cyclesPerNs = this.machine.cyclesPerNs;
+    const m = this.machine;
+    const ring = nic.rings[0]!;
     // As in runOneCpu: the arrival is worked out when it moves.
     let arrival = tr.nextNs * cyclesPerNs;
     while (this.offered < stopOffered && this.steps < stopSteps) {
@@ -286,7 +290,7 @@ export class Simulation {
       const t1 = c1.state === CpuState.IDLE ? c1.wakeAt : c1.now;
       if (arrival <= (t1 < t0 ? t1 : t0)) {
         if (arrival === Infinity) return;
-        this.receiveNext(arrival);
+        this.receiveNext(m, ring, arrival);
         arrival = tr.nextNs * cyclesPerNs;
       } else nic.step(t1 < t0 ? c1 : c0);
       this.steps++;
@@ -294,9 +298,9 @@ export class Simulation {
   }
 
   /** The traffic's next frame reaches queue 0 at `arrival` (cycles): the fast run loops' wire event. */
-  private receiveNext(arrival: number): void {
+  private receiveNext(m: Machine, ring: RxRing, arrival: number): void {
     const tr = this.traffic;
-    nic_receive(this.machine, this.nic.rings[0]!, this.nic, tr.nextFrame, tr.produced - 1, arrival);
+    nic_receive(m, ring, this.nic, tr.nextFrame, tr.produced - 1, arrival);
     this.offered++;
     this.lastArrival = arrival;
     tr.advance();

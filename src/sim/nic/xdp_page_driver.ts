@@ -71,6 +71,8 @@ export abstract class XdpPageDriver implements NicDriver, NapiDriver, RxDma {
   bufCap = FRAG_SZ0;
   readonly sockets: SocketQueue | null;
   protected readonly xdp = new XdpBuff();
+  /** Generic (skb) XDP: the configuration's, read once (a string compare per packet otherwise). */
+  private readonly genericXdp: boolean;
   /** Warnings shown once (bpf_warn_invalid_xdp_action semantics). */
   readonly warnings: string[] = [];
   private warnedActions = new Set<number>();
@@ -96,6 +98,7 @@ export abstract class XdpPageDriver implements NicDriver, NapiDriver, RxDma {
     doorbellBudget: number,
   ) {
     const cfg = m.cfg;
+    this.genericXdp = cfg.xdpMode === 'generic';
     this.mtu = cfg.mtu;
     this.rings = m.cpus.map((cpu, i) => new RxRing(i, cfg.rxRingSize, cfg.txRingSize, cpu));
     this.frags = this.rings.map(() => ({ page: -1, off: 0 }));
@@ -385,7 +388,7 @@ export abstract class XdpPageDriver implements NicDriver, NapiDriver, RxDma {
       this.deliverSkb(cpu, r, page, packet, base + this.headroom, len);
       return;
     }
-    if (m.cfg.xdpMode === 'generic' && this.do_xdp_generic) {
+    if (this.genericXdp && this.do_xdp_generic) {
       this.do_xdp_generic(cpu, r, prog, page, packet, base, len, s);
       return;
     }

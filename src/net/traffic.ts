@@ -142,6 +142,19 @@ function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
   return true;
 }
 
+/**
+ * A flow source's next frame after the one it offered at `at` (`bare`: that
+ * frame's time on the wire without the per-frame time): back to back within
+ * a burst, then the pause that keeps the source's average rate (the burst
+ * starts are gap*burst apart).
+ */
+function burstNext(s: SourceState, at: number, bare: number): number {
+  s.inBurst++;
+  if (s.inBurst < s.burst) return at + bare;
+  s.inBurst = 0;
+  return at + s.gapNs * s.burst - (s.burst - 1) * bare;
+}
+
 /** Offered rate of a source when it does not say (line rate for its first size). */
 export function sourceRate(s: FlowSourceSpec, linkGbps: number): number {
   return s.ratePps ?? lineRatePps(linkGbps, s.sizes?.[0] ?? s.frameLen ?? ETH_ZLEN);
@@ -171,7 +184,7 @@ export class TrafficGenerator {
   private readonly rng: Rng;
   /** The only source, when there is one flow source with one template (advanceOne); null otherwise. */
   private readonly one: SourceState | null;
-  /** Several flow sources, each with one template (advanceSingles). */
+  /** Several flow sources, each with one template (advance's shortcut). */
   private readonly singles: boolean;
 
   constructor(
@@ -263,16 +276,12 @@ export class TrafficGenerator {
 
   /** Compute the next frame: the earliest source, serialized onto the wire. */
   advance(): void {
-    if (this.one !== null) {
-      this.advanceOne(this.one);
-      return;
-    }
-    if (this.singles) {
-      this.advanceSingles();
-      return;
-    }
     if (this.produced >= this.maxPackets) {
       this.nextNs = Infinity;
+      return;
+    }
+    if (this.one !== null) {
+      this.advanceOne(this.one);
       return;
     }
     const next = this.srcNext;
@@ -283,16 +292,15 @@ export class TrafficGenerator {
       return;
     }
     const s = this.sources[best]!;
+    // Sources of one frame each (pktgen threads, one flow each: seeds 000 and 002): no template to pick, no flow to move on.
+    if (this.singles) {
+      this.send(s, best, 0, bestNs);
+      next[best] = s.nextNs = burstNext(s, bestNs, s.wireBare[0]!);
+      this.siftDown();
+      return;
+    }
     const idx = s.random ? this.rng.below(s.templates.length) : s.flow;
-    const frame = s.templates[idx]!;
-    const t = Math.max(bestNs, this.wireFreeNs);
-    this.wireFreeNs = t + s.wire[idx]!;
-    this.nextNs = t;
-    // A pointer store only on a change (one template: never): an unchanged one still pays V8's write barrier.
-    if (this.nextFrame !== frame) this.nextFrame = frame;
-    this.nextHash = s.hashes[idx]!;
-    this.nextSource = best;
-    this.produced++;
+    this.send(s, best, idx, bestNs);
     // Schedule this source's following packet.
     if (s.times) {
       s.flow++;
@@ -312,15 +320,21 @@ export class TrafficGenerator {
       return;
     }
     s.flow = s.flow + 1 >= s.templates.length ? 0 : s.flow + 1;
-    s.inBurst++;
-    if (s.inBurst < s.burst) s.nextNs = bestNs + s.wireBare[idx]!;
-    else {
-      s.inBurst = 0;
-      // Bursts keep the source's average rate: the burst starts are gap*burst apart.
-      s.nextNs = bestNs + s.gapNs * s.burst - (s.burst - 1) * s.wireBare[idx]!;
-    }
-    next[best] = s.nextNs;
+    next[best] = s.nextNs = burstNext(s, bestNs, s.wireBare[idx]!);
     this.siftDown();
+  }
+
+  /** The next frame is source `best`'s template idx, ready at bestNs: onto the wire when it is free. */
+  private send(s: SourceState, best: number, idx: number, bestNs: number): void {
+    const t = bestNs > this.wireFreeNs ? bestNs : this.wireFreeNs;
+    this.wireFreeNs = t + s.wire[idx]!;
+    this.nextNs = t;
+    const frame = s.templates[idx]!;
+    // A pointer store only on a change (one template: never): an unchanged one still pays V8's write barrier.
+    if (this.nextFrame !== frame) this.nextFrame = frame;
+    this.nextHash = s.hashes[idx]!;
+    this.nextSource = best;
+    this.produced++;
   }
 
   /**
@@ -329,57 +343,12 @@ export class TrafficGenerator {
    * hash and its source set once; the same times as the general step.
    */
   private advanceOne(s: SourceState): void {
-    if (this.produced >= this.maxPackets) {
-      this.nextNs = Infinity;
-      return;
-    }
     const bestNs = s.nextNs;
     const t = bestNs > this.wireFreeNs ? bestNs : this.wireFreeNs;
     this.wireFreeNs = t + s.wire[0]!;
     this.nextNs = t;
     this.produced++;
-    s.inBurst++;
-    if (s.inBurst < s.burst) s.nextNs = bestNs + s.wireBare[0]!;
-    else {
-      s.inBurst = 0;
-      s.nextNs = bestNs + s.gapNs * s.burst - (s.burst - 1) * s.wireBare[0]!;
-    }
-  }
-
-  /**
-   * advance() for flow sources that each send one frame (pktgen threads, one
-   * flow each: seeds 000 and 002): the heap as in the general step, no
-   * template to pick or flow to move on.
-   */
-  private advanceSingles(): void {
-    if (this.produced >= this.maxPackets) {
-      this.nextNs = Infinity;
-      return;
-    }
-    const next = this.srcNext;
-    const best = this.heap[0]!;
-    const bestNs = next[best]!;
-    if (bestNs === Infinity) {
-      this.nextNs = Infinity;
-      return;
-    }
-    const s = this.sources[best]!;
-    const t = bestNs > this.wireFreeNs ? bestNs : this.wireFreeNs;
-    this.wireFreeNs = t + s.wire[0]!;
-    this.nextNs = t;
-    const frame = s.templates[0]!;
-    if (this.nextFrame !== frame) this.nextFrame = frame;
-    this.nextHash = s.hashes[0]!;
-    this.nextSource = best;
-    this.produced++;
-    s.inBurst++;
-    if (s.inBurst < s.burst) s.nextNs = bestNs + s.wireBare[0]!;
-    else {
-      s.inBurst = 0;
-      s.nextNs = bestNs + s.gapNs * s.burst - (s.burst - 1) * s.wireBare[0]!;
-    }
-    next[best] = s.nextNs;
-    this.siftDown();
+    s.nextNs = burstNext(s, bestNs, s.wireBare[0]!);
   }
 
   /** The root's time moved later: move it down to its place (heap order: time, then index). */

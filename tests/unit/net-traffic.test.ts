@@ -73,7 +73,7 @@ describe('traffic generator', () => {
 });
 
 describe('advance: the one-template fast paths', () => {
-  // advanceOne (one source, one frame) and advanceSingles (several sources, one frame each) against the general
+  // advanceOne (one source, one frame) and the shortcut for several sources of one frame each against the general
   // step: a generator forced onto the general path by a second template that is never the only one picked is not
   // the same traffic, so the reference is computed here from the spec: arrival times by the rules advance states.
   const reference = (spec: TrafficSpec, seed: number, n: number): number[] => {

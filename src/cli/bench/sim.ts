@@ -159,15 +159,15 @@ async function targets(io: CliIO, opts: BenchOpts, inProcess: Map<string, Scenar
         opts.figure(`target.${t.scenario}.met`, false);
         continue;
       }
-      const here_ = inProcess.get(t.scenario);
+      const inBench = inProcess.get(t.scenario);
       const verdict = (v: number) => (v >= t.target ? 'met' : 'not met');
       opts.figure(`target.${t.scenario}.pps_cpu`, best.cpu);
       opts.figure(`target.${t.scenario}.pps_wall`, best.wall);
       opts.figure(`target.${t.scenario}.offered_pps_cpu`, best.offeredCpu);
-      opts.figure(`target.${t.scenario}.in_bench_pps_cpu`, here_?.cpu ?? null);
+      opts.figure(`target.${t.scenario}.in_bench_pps_cpu`, inBench?.cpu ?? null);
       opts.figure(`target.${t.scenario}.target`, t.target);
       opts.figure(`target.${t.scenario}.met`, best.cpu >= t.target);
-      io.out(`  ${t.label.padEnd(32)} ${t.scenario.padEnd(28)} >= ${(t.target / 1e6).toFixed(0).padStart(2)} M:  cpu ${mpps(best.cpu)} ${verdict(best.cpu).padEnd(7)}  wall ${mpps(best.wall)} ${verdict(best.wall).padEnd(7)}  wire ${mpps(best.offeredCpu)}  in-bench ${here_ ? mpps(here_.cpu) : '     -'}\n`);
+      io.out(`  ${t.label.padEnd(32)} ${t.scenario.padEnd(28)} >= ${(t.target / 1e6).toFixed(0).padStart(2)} M:  cpu ${mpps(best.cpu)} ${verdict(best.cpu).padEnd(7)}  wall ${mpps(best.wall)} ${verdict(best.wall).padEnd(7)}  wire ${mpps(best.offeredCpu)}  in-bench ${inBench ? mpps(inBench.cpu) : '     -'}\n`);
     }
   } finally {
     rmSync(tmp, { recursive: true, force: true });

@@ -6,9 +6,10 @@ import { defineConfig } from 'vite';
 import react from '@vitejs/plugin-react';
 import { systemHeaders } from './scripts/vite-system-headers';
 import { csp } from './scripts/vite-csp';
+import { preloadFirstScreen } from './scripts/vite-preload';
 
 export default defineConfig({
-  plugins: [react(), systemHeaders(), csp()],
+  plugins: [react(), systemHeaders(), csp(), preloadFirstScreen()],
   worker: { format: 'es', plugins: () => [systemHeaders()] },
   server: { host: '127.0.0.1', port: 5173, strictPort: true },
   preview: { host: '127.0.0.1', port: 4173, strictPort: true },

@@ -4,7 +4,9 @@
  *   npm run bench:browser            # builds, serves on :4174, measures in chromium
  *
  * Prints: time from navigation to a running default example (first
- * simulated packet on screen), frames per second and the longest
+ * simulated packet on screen) and to the editor with the first build
+ * shown, least and median over several fresh pages (XDP_LAB_BENCH_STARTS,
+ * default 5) in one browser that has settled after launch, frames per second and the longest
  * main-thread task during 10 s of full-speed simulation; then the editing
  * loop: with the simulation still at full speed, real keystrokes into
  * Monaco (change a constant, introduce a verifier error, fix it — in xdp1
@@ -36,6 +38,52 @@ async function waitForServer(url: string): Promise<void> {
   throw new Error(`preview server did not start on ${url}`);
 }
 
+/** Fresh pages whose start is measured (min and median reported: the machine is shared and noisy). */
+const STARTS = Math.max(1, Number(process.env.XDP_LAB_BENCH_STARTS ?? 5));
+/** How long the browser settles after launch before the first navigation. */
+const SETTLE_MS = Number(process.env.XDP_LAB_BENCH_SETTLE_MS ?? 4000);
+
+/** One start, in ms from navigation; null when it did not happen within 12 s. */
+interface Start {
+  simShownMs: number | null;
+  firstBuildMs: number | null;
+  runningMs: number | null;
+}
+
+async function measureStart(page: Page, url: string): Promise<Start> {
+  // tsx compiles this file with keepNames; functions sent to the page reference its __name helper.
+  await page.addInitScript('globalThis.__name = (f) => f;');
+  // Long tasks are observed from the very start of the page.
+  await page.addInitScript(() => {
+    const w = window as unknown as { __bench: { longTasks: number[] } };
+    w.__bench = { longTasks: [] };
+    try {
+      new PerformanceObserver((l) => { for (const e of l.getEntries()) w.__bench.longTasks.push(e.duration); }).observe({ type: 'longtask', buffered: true });
+    } catch { /* longtask unsupported */ }
+  });
+  const t0 = Date.now();
+  await page.goto(url);
+  type S = { sim: { packets: number } | null; build: unknown; running: boolean; speed: unknown };
+  // "Shown" means on screen: the editor is up and the build status is the worker's answer.
+  const state = () => page.evaluate(() => {
+    const shown = !!document.querySelector('.monaco-editor') && document.querySelector('[data-testid=build-status]')?.textContent !== 'starting…';
+    return shown ? ((window as unknown as { __xdpLab?: { state(): unknown } }).__xdpLab?.state() as S | undefined) : undefined;
+  });
+  const r: Start = { simShownMs: null, firstBuildMs: null, runningMs: null };
+  for (let i = 0; i < 600; i++) {
+    // The simulation view on screen with packets counted (the editor may still be loading).
+    if (r.simShownMs === null && Number(await page.evaluate(() => document.querySelector('[data-testid=sim-clock]')?.getAttribute('data-packets') ?? 0)) > 0) r.simShownMs = Date.now() - t0;
+    const s = await state();
+    if (s?.build && r.firstBuildMs === null) r.firstBuildMs = Date.now() - t0;
+    if (s?.sim && s.sim.packets > 0) {
+      r.runningMs = Date.now() - t0;
+      break;
+    }
+    await new Promise((res) => setTimeout(res, 20));
+  }
+  return r;
+}
+
 /** The figures, for XDP_LAB_BENCH_JSON_OUT. */
 const FIGURES: Record<string, number | string | null> = {};
 
@@ -50,44 +98,29 @@ async function main(): Promise<void> {
   try {
     await waitForServer(url);
     const browser = await chromium.launch({ executablePath: exe, args: ARGS });
-    const page = await (await browser.newContext({ viewport: { width: 1280, height: 720 } })).newPage();
-    // tsx compiles this file with keepNames; functions sent to the page reference its __name helper.
-    await page.addInitScript('globalThis.__name = (f) => f;');
-    // Long tasks are observed from the very start of the page.
-    await page.addInitScript(() => {
-      const w = window as unknown as { __bench: { longTasks: number[] } };
-      w.__bench = { longTasks: [] };
-      try {
-        new PerformanceObserver((l) => { for (const e of l.getEntries()) w.__bench.longTasks.push(e.duration); }).observe({ type: 'longtask', buffered: true });
-      } catch { /* longtask unsupported */ }
-    });
-    const t0 = Date.now();
-    await page.goto(url);
-    type S = { sim: { packets: number } | null; build: unknown; running: boolean; speed: unknown };
-    // "Shown" means on screen: the editor is up and the build status is the worker's answer.
-    const state = () => page.evaluate(() => {
-      const shown = !!document.querySelector('.monaco-editor') && document.querySelector('[data-testid=build-status]')?.textContent !== 'starting…';
-      return shown ? ((window as unknown as { __xdpLab?: { state(): unknown } }).__xdpLab?.state() as S | undefined) : undefined;
-    });
-    let firstBuildMs: number | null = null;
-    let runningMs: number | null = null;
-    /** The simulation view on screen with packets counted (the editor may still be loading). */
-    let simShownMs: number | null = null;
-    for (let i = 0; i < 600; i++) {
-      if (simShownMs === null && Number(await page.evaluate(() => document.querySelector('[data-testid=sim-clock]')?.getAttribute('data-packets') ?? 0)) > 0) simShownMs = Date.now() - t0;
-      const s = await state();
-      if (s?.build && firstBuildMs === null) firstBuildMs = Date.now() - t0;
-      if (s?.sim && s.sim.packets > 0) {
-        runningMs = Date.now() - t0;
-        break;
-      }
-      await new Promise((r) => setTimeout(r, 20));
+    // Chromium's own start keeps a core busy for seconds after launch (its
+    // top-chrome WebUI renderer compiles the omnibox popup's modules, ~4 s
+    // of CPU here); a learner's browser is already up when they open the
+    // page. So each start is measured in a browser that has settled.
+    await (await browser.newPage()).waitForTimeout(SETTLE_MS);
+    const starts: Start[] = [];
+    let page!: Page;
+    for (let i = 0; i < STARTS; i++) {
+      if (page) await page.context().close();
+      page = await (await browser.newContext({ viewport: { width: 1280, height: 720 } })).newPage();
+      starts.push(await measureStart(page, url));
     }
-    console.log('XDP Lab browser benchmark (chromium, 1280×720)');
-    console.log(`  navigation → simulation on screen, running: ${simShownMs ?? 'n/a'} ms`);
-    console.log(`  navigation → editor and first build shown: ${firstBuildMs ?? 'n/a'} ms`);
-    console.log(`  navigation → default example running (editor up): ${runningMs !== null ? `${runningMs} ms` : 'n/a (not running within 12 s)'}`);
-    Object.assign(FIGURES, { sim_shown_ms: simShownMs, editor_ready_ms: firstBuildMs, running_ms: runningMs });
+    const col = (k: keyof Start) => starts.map((s) => s[k]).filter((v): v is number => v !== null);
+    const fmt = (k: keyof Start) => {
+      const v = col(k);
+      return v.length ? `min ${Math.min(...v)} ms, median ${median(v)} ms` : 'n/a';
+    };
+    console.log(`XDP Lab browser benchmark (chromium, 1280×720; ${STARTS} fresh pages in one settled browser, ${SETTLE_MS} ms after launch)`);
+    console.log(`  navigation → simulation on screen, running: ${fmt('simShownMs')}  [${col('simShownMs').join(', ')}]`);
+    console.log(`  navigation → editor and first build shown:  ${fmt('firstBuildMs')}  [${col('firstBuildMs').join(', ')}]`);
+    console.log(`  navigation → default example running (editor up): ${fmt('runningMs')}`);
+    const least = (k: keyof Start) => (col(k).length === STARTS ? Math.min(...col(k)) : null);
+    Object.assign(FIGURES, { sim_shown_ms: least('simShownMs'), editor_ready_ms: least('firstBuildMs'), running_ms: least('runningMs'), sim_shown_median_ms: col('simShownMs').length ? median(col('simShownMs')) : null, editor_ready_median_ms: col('firstBuildMs').length ? median(col('firstBuildMs')) : null, starts: STARTS });
     await page.waitForTimeout(500); // let startup settle: measure the steady state
     await page.evaluate(async () => {
       const lab = (window as unknown as { __xdpLab: { setSpeed(s: unknown): Promise<void> } }).__xdpLab;

@@ -3,13 +3,12 @@
  * editor on the left (the lessons panel above it when open), the simulation
  * above the analysis panes on the right.
  */
-import { lazy, Suspense } from 'react';
+import { lazy, Suspense, useEffect, useState } from 'react';
 import { Header } from './Header';
 import { Panes } from './panes/Panes';
 import { SimView } from './viz/SimView';
 import { Notice } from './Notice';
 import { Splitter } from './Splitter';
-import { LessonsPane } from './lessons/LessonsPane';
 import { ExplainBar } from './explain/ExplainBar';
 import { ShortcutsDialog } from './ShortcutsDialog';
 import { useApp } from '../store';
@@ -20,6 +19,39 @@ import { useApp } from '../store';
  * arrives. Until then the program is shown read-only, as it is.
  */
 const Editor = lazy(() => import('./editor/Editor').then((m) => ({ default: m.Editor })));
+
+/** The lessons and the graded exercises (their catalog builds packets, their grader is the whole engine) load when first opened. */
+const LessonsPane = lazy(() => import('./lessons/LessonsPane').then((m) => ({ default: m.LessonsPane })));
+
+/** The editor mounts by this time after the app, even when the simulation has drawn nothing yet. */
+const EDITOR_AT_LATEST_MS = 1500;
+
+/**
+ * Whether the editor may mount: once the simulation's first picture is on
+ * screen (a frame after it reached the store), or at EDITOR_AT_LATEST_MS.
+ * Running Monaco's module takes the UI thread for about half a second on
+ * the 2-core test machine; mounted at once, it ran before the first
+ * snapshot could be drawn. The chunk is fetched and compiled from the
+ * start all the same (scripts/vite-preload.ts).
+ */
+function useEditorMayMount(): boolean {
+  const simInStore = useApp((s) => s.sim !== null);
+  const [may, setMay] = useState(false);
+  useEffect(() => {
+    const t = setTimeout(() => setMay(true), EDITOR_AT_LATEST_MS);
+    return () => clearTimeout(t);
+  }, []);
+  useEffect(() => {
+    if (!simInStore || may) return;
+    let t: ReturnType<typeof setTimeout> | undefined;
+    const f = requestAnimationFrame(() => (t = setTimeout(() => setMay(true), 0)));
+    return () => {
+      cancelAnimationFrame(f);
+      if (t !== undefined) clearTimeout(t);
+    };
+  }, [simInStore, may]);
+  return may;
+}
 
 function EditorLoading() {
   const source = useApp((s) => s.source);
@@ -33,17 +65,26 @@ function EditorLoading() {
 
 export function App() {
   const lessonsOpen = useApp((s) => s.lessonsOpen);
+  const editorMayMount = useEditorMayMount();
   return (
     <div className="app" data-testid="app">
       <Header />
       <Notice />
       <main className="workspace" id="workspace">
         <section className={`editor-pane${lessonsOpen ? ' with-lessons' : ''}`} aria-label="Program editor">
-          {lessonsOpen && <LessonsPane />}
+          {lessonsOpen && (
+            <Suspense fallback={<p className="muted">loading the lessons…</p>}>
+              <LessonsPane />
+            </Suspense>
+          )}
           <ExplainBar />
-          <Suspense fallback={<EditorLoading />}>
-            <Editor />
-          </Suspense>
+          {editorMayMount ? (
+            <Suspense fallback={<EditorLoading />}>
+              <Editor />
+            </Suspense>
+          ) : (
+            <EditorLoading />
+          )}
         </section>
         <Splitter target="workspace" orientation="vertical" />
         <section className="right" id="right" aria-label="Simulation and analysis">

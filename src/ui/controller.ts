@@ -10,6 +10,7 @@ import { appendConsole, mainText, mergeFromWorker, setApp, useApp } from '../sto
 import { singleFileWorkspace, type Workspace } from '../cc/workspace';
 import type { BuildResult, SimSettings } from '../engine';
 import { DEFAULT_SETTINGS } from '../engine/simTypes';
+import { EXAMPLES } from '../examples';
 
 let client: EngineClient | null = null;
 /** Compiles and verifies, separately from the simulation, so a slow build can be stopped alone. */
@@ -51,6 +52,11 @@ let uiPainted: Promise<void> = Promise.resolve();
 export async function startEngine(settings: SimSettings | null = null, painted: Promise<void> = Promise.resolve()): Promise<void> {
   bootSettings = settings;
   uiPainted = painted;
+  // The default example when nothing was restored: it is known here, so the first build waits for no answer from the engine.
+  if (useApp.getState().workspace.files.length === 0) {
+    const first = EXAMPLES[0]!;
+    setApp({ ...workspacePatch(singleFileWorkspace(first.source)), exampleName: first.id });
+  }
   client = new EngineClient(() => new EngineWorker({ name: 'xdp-lab-engine' }));
   buildClient = new EngineClient(() => new EngineWorker({ name: 'xdp-lab-build' }), BUILD_TIMEOUT_MS);
   buildClient.onRestart = (reason) => {
@@ -70,33 +76,38 @@ export async function startEngine(settings: SimSettings | null = null, painted: 
     inFlight = false;
     void helloAndBuild();
   };
-  await helloAndBuild();
+  // Everything for the first start is sent now, before either worker has
+  // loaded (a worker holds its messages until its script has run): the
+  // build worker loads the system headers and compiles as soon as it can,
+  // and no step waits for a round trip through this thread, which is busy
+  // loading the UI meanwhile. The engine gets hello and the settings before
+  // the build's attach, which can only follow the build's answer.
+  const started = helloAndBuild();
+  void build(useApp.getState().workspace);
+  await started;
 }
 
 let firstStart = true;
 
+/** Greet a new engine worker (at start, after a restart), apply the settings, and start the traffic; after a restart, rebuild and re-attach. */
 async function helloAndBuild(): Promise<void> {
   const wasRunning = useApp.getState().running;
+  const restarted = !firstStart;
+  firstStart = false;
   const c = engine();
-  await c.ready();
-  const hello = await c.call('hello');
-  const st = useApp.getState();
-  const patch: Parameters<typeof setApp>[0] = { engineStatus: 'ready', engineJit: hello.jit, examples: hello.examples };
-  if (st.workspace.files.length === 0 && hello.examples.length) {
-    Object.assign(patch, workspacePatch(singleFileWorkspace(hello.examples[0]!.source)));
-    patch.exampleName = hello.examples[0]!.name;
-  }
-  setApp(patch);
+  const hello = c.call('hello');
   const settings = useApp.getState().sim?.settings ?? bootSettings;
-  if (settings) await c.call('simConfigure', settings);
-  requestBuild(0);
+  const configured = settings ? c.call('simConfigure', settings) : null;
+  if (restarted) requestBuild(0);
+  const h = await hello;
+  setApp({ engineStatus: 'ready', engineJit: h.jit, examples: h.examples });
+  if (configured) await configured;
   // The default example opens with traffic running (after a restart: as it was).
-  if (firstStart || wasRunning) {
+  if (!restarted || wasRunning) {
     await uiPainted;
     const r = await c.call('setRun', true, useApp.getState().speed);
     setApp({ running: r.running });
   }
-  firstStart = false;
 }
 
 /**
@@ -164,7 +175,6 @@ async function build(ws: Workspace): Promise<void> {
   setApp({ building: true });
   try {
     const b = buildClient!;
-    await b.ready();
     markMilestone('requested', source, -1);
     const { result, attach } = await b.call('check', ws);
     markMilestone('answered', source, result.seq);

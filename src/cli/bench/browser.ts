@@ -25,7 +25,7 @@ export async function bench(io: CliIO, opts: BenchOpts): Promise<void> {
   const tmp = mkdtempSync(path.join(tmpdir(), 'xdp-lab-bench-browser-'));
   const jsonOut = path.join(tmp, 'figures.json');
   try {
-    const env = { ...process.env, XDP_LAB_BENCH_JSON_OUT: jsonOut, ...(opts.quick ? { XDP_LAB_BENCH_EDIT_REPS: '2', XDP_LAB_BENCH_SECONDS: '5' } : {}) };
+    const env = { ...process.env, XDP_LAB_BENCH_JSON_OUT: jsonOut, ...(opts.quick ? { XDP_LAB_BENCH_EDIT_REPS: '2', XDP_LAB_BENCH_SECONDS: '5', XDP_LAB_BENCH_STARTS: '2' } : {}) };
     const code = await new Promise<number>((resolve) => {
       const child = spawn(process.execPath, [path.join(ROOT, 'node_modules/tsx/dist/cli.mjs'), path.join(ROOT, 'e2e/bench/browser.ts')], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
       child.stdout.on('data', (b: Buffer) => io.out(b.toString().replace(/^(?=.)/gm, '  ')));
@@ -46,7 +46,8 @@ export async function bench(io: CliIO, opts: BenchOpts): Promise<void> {
     const f = (k: string): number | null => (typeof figures[k] === 'number' ? (figures[k] as number) : null);
     const sim = f('sim_shown_ms');
     const ed = f('editor_ready_ms');
-    io.out(`  targets (issue 16): simulation on screen ${sim ?? '-'} ms (<= 1000: ${met(sim !== null && sim <= 1000)}), editor ready ${ed ?? '-'} ms (<= 1500: ${met(ed !== null && ed <= 1500)}), ${(f('fps') ?? 0).toFixed(1)} fps (60: ${met((f('fps') ?? 0) >= 59)}), longest task ${f('longest_task_ms') ?? '-'} ms (<= 50: ${met((f('longest_task_ms') ?? Infinity) <= 50)})\n`);
+    // The least of several fresh pages (e2e/bench/browser.ts), as every timing in the bench: the machine is shared.
+    io.out(`  targets (issue 16, least of ${f('starts') ?? 1} starts): simulation on screen ${sim ?? '-'} ms (<= 1000: ${met(sim !== null && sim <= 1000)}), editor ready ${ed ?? '-'} ms (<= 1500: ${met(ed !== null && ed <= 1500)}), ${(f('fps') ?? 0).toFixed(1)} fps (60: ${met((f('fps') ?? 0) >= 59)}), longest task ${f('longest_task_ms') ?? '-'} ms (<= 50: ${met((f('longest_task_ms') ?? Infinity) <= 50)})\n`);
   } finally {
     rmSync(tmp, { recursive: true, force: true });
   }

@@ -6,7 +6,8 @@
  * localStorage.
  */
 import { useState } from 'react';
-import { EXERCISES, exerciseById, type Exercise, type GradeResult } from '../../lessons/exercises';
+import { EXERCISES, exerciseById } from '../../lessons/exercises/catalog';
+import type { Exercise, GradeResult } from '../../lessons/exercises';
 import { setSource } from '../controller';
 import { useApp } from '../../store';
 import { gradeInWorker } from './teachClient';

@@ -5,7 +5,8 @@
  * highlighted in the editor, and the fix as code with "Apply fix" (undoable).
  */
 import { useEffect, useState } from 'react';
-import { applyFix, type Explanation } from '../../explain';
+import { applyFix } from '../../explain/source';
+import type { Explanation } from '../../explain';
 import { setSource } from '../controller';
 import { useApp } from '../../store';
 import { explainInWorker } from '../exercises/teachClient';

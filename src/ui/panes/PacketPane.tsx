@@ -11,7 +11,7 @@ import { engine } from '../controller';
 import { setRunning } from '../simControl';
 import { mergeFromWorker, setApp, useApp } from '../../store';
 import type { PacketDetail } from '../../engine';
-import { memoryAt, type MemoryAt } from '../../engine/inspect';
+import { memoryAt, type MemoryAt } from '../../engine/memoryAt';
 import type { DecodedPacket } from '../../net/decode';
 import { XdpDumpBar } from './XdpDumpBar';
 

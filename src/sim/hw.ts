@@ -88,8 +88,15 @@ export const SEED2016_E5: HardwareProfile = {
   // Known gap (tests/sim/published.test.ts): before the cache the model has no intel_idle (patch 07 "Before"
   // 3.21%). Its idle stretches are short and regular (~0.35 us after busy periods of ~7 us), so the prediction is
   // always short (get_typical_interval's spread test, with its 20 us stddev clause, accepts them too). The real run
-  // did most of its work in ksoftirqd/0 (busy periods beyond softirq's 10 restarts of a 300-packet budget), whose
-  // long, uneven idle intervals this model's smooth costs do not produce.
+  // did most of its work in ksoftirqd/0: busy periods past __do_softirq's MAX_SOFTIRQ_RESTART (10) rounds. With one
+  // NAPI on the CPU each net_rx_action round is one poll of 64 (a NAPI that used its weight goes on the repoll list
+  // and the round ends), so the hand-off comes after 640 packets, not 10 x netdev_budget. Tried (2026-12, not kept):
+  // the model's busy periods reach at most 3 full polls (5-9 with process_rx_cq raised to 33-36%, idle then down to
+  // 1.7-0.3%), so a ksoftirqd hand-off never fires; the era's poll_idle spinning until need_resched (interrupts
+  // served inside it) with the hand-off as the only need_resched makes poll_idle absorbing (page-cache run: poll_idle
+  // 45%, intel_idle 0); a C1 exit latency on intel_idle wakes (1-2 us, with or without menu_update's exit-latency
+  // deduction) makes the before-cache run bistable, all poll_idle or all intel_idle (9-12%), never a mix. A mix
+  // needs idle intervals that vary, which the smooth costs and pktgen's even bursts do not give.
   pollIdleNs: 780,
   txLatencyNs: 500,
   costs: {

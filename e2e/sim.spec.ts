@@ -11,6 +11,10 @@ test('the rings run, and stepping goes one event forward, one back, one packet, 
   await expect.poll(() => lab.sim.counter('counters', 'rx_packets')).toBeGreaterThan(first + 100);
   await expect(lab.sim.ring('rx0')).toBeVisible();
   await expect(lab.sim.ring('tx0')).toBeVisible();
+  // The rate chart's axes: time along the bottom, packets per second up the side, each with labelled ticks.
+  const chart = page.getByTestId('pps-chart');
+  await expect.poll(() => chart.locator('.axes > g:first-child .tick text').allTextContents()).toContainEqual(expect.stringMatching(/\d+(\.\d+)? ?(ns|µs|us|ms|s)$/));
+  await expect.poll(() => chart.locator('.axes > g:last-child .tick text').allTextContents()).toContainEqual(expect.stringMatching(/^\d+(\.\d+)?[kMG]?$/));
   await lab.screenshot(testInfo, 'simulation-running');
   await lab.sim.pause();
   await lab.sim.reset.click();

@@ -115,9 +115,15 @@ class GridPainter {
   }
 }
 
-/** Whether the element is on screen (an element scrolled out of the simulation view is not redrawn). */
+/**
+ * Whether the element is on screen (an element scrolled out of the
+ * simulation view is not redrawn). Unknown until the observer's first
+ * report, one frame after mounting: the grid below the fold is then never
+ * painted at all while the simulation first appears (a first paint of 4096
+ * cells, in code not yet optimised, cost ~60 ms of that frame).
+ */
 function useOnScreen(ref: RefObject<Element | null>): boolean {
-  const [visible, setVisible] = useState(true);
+  const [visible, setVisible] = useState(typeof IntersectionObserver !== 'function');
   useEffect(() => {
     const el = ref.current;
     if (!el || typeof IntersectionObserver !== 'function') return;
@@ -128,8 +134,9 @@ function useOnScreen(ref: RefObject<Element | null>): boolean {
   return visible;
 }
 
+/** The element's width; 0 until the first measurement (nothing is painted at a guessed width and then again at the real one). */
 function useWidth(ref: RefObject<Element | null>): number {
-  const [width, setWidth] = useState(480);
+  const [width, setWidth] = useState(typeof ResizeObserver === 'function' ? 0 : 480);
   useEffect(() => {
     const el = ref.current;
     if (!el || typeof ResizeObserver !== 'function') return;
@@ -149,7 +156,8 @@ const PageGrid = memo(function PageGrid({ view, colors, onHover }: { view: PageM
   const visible = useOnScreen(box);
   const width = useWidth(box);
   const n = view.pages.length;
-  const layout = layoutFor(n, width);
+  // Unmeasured: an empty canvas (a guessed width would lay out a grid hundreds of rows tall for a frame).
+  const layout = width > 0 ? layoutFor(n, width) : { cols: 8, rows: 0, cell: 1, width: 0, height: 0 };
   const motion = useRef<{ prev: Uint8Array | null; heat: Uint8Array }>({ prev: null, heat: new Uint8Array(0) });
   const painter = useRef<GridPainter | null>(null);
 
@@ -160,7 +168,7 @@ const PageGrid = memo(function PageGrid({ view, colors, onHover }: { view: PageM
 
   useEffect(() => {
     const c = canvas.current;
-    if (!c || !visible) return;
+    if (!c || !visible || width === 0) return;
     const m = motion.current;
     if (m.heat.length !== n) {
       m.heat = new Uint8Array(n);
@@ -170,7 +178,7 @@ const PageGrid = memo(function PageGrid({ view, colors, onHover }: { view: PageM
     m.prev = view.pages;
     painter.current ??= new GridPainter();
     painter.current.paint(c, layout, view.pages, m.heat, colors);
-  }, [view, colors, visible, n, layout.width, layout.height, layout.cols, layout.cell]);
+  }, [view, colors, visible, width, n, layout.width, layout.height, layout.cols, layout.cell]);
 
   const pageAt = (e: MouseEvent<HTMLCanvasElement>): number | null => {
     const r = e.currentTarget.getBoundingClientRect();

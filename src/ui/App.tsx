@@ -31,8 +31,8 @@ const EDITOR_AT_LATEST_MS = 1500;
  * screen (a frame after it reached the store), or at EDITOR_AT_LATEST_MS.
  * Running Monaco's module takes the UI thread for about half a second on
  * the 2-core test machine; mounted at once, it ran before the first
- * snapshot could be drawn. The chunk is fetched and compiled from the
- * start all the same (scripts/vite-preload.ts).
+ * snapshot could be drawn. Its chunk is not preloaded either: compiling it
+ * at the start took the second core from the workers.
  */
 function useEditorMayMount(): boolean {
   const simInStore = useApp((s) => s.sim !== null);
@@ -78,13 +78,7 @@ export function App() {
             </Suspense>
           )}
           <ExplainBar />
-          {editorMayMount ? (
-            <Suspense fallback={<EditorLoading />}>
-              <Editor />
-            </Suspense>
-          ) : (
-            <EditorLoading />
-          )}
+          <Suspense fallback={<EditorLoading />}>{editorMayMount ? <Editor /> : <EditorLoading />}</Suspense>
         </section>
         <Splitter target="workspace" orientation="vertical" />
         <section className="right" id="right" aria-label="Simulation and analysis">

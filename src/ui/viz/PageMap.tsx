@@ -168,7 +168,7 @@ const PageGrid = memo(function PageGrid({ view, colors, onHover }: { view: PageM
 
   useEffect(() => {
     const c = canvas.current;
-    if (!c || !visible || width === 0) return;
+    if (!c || !visible || layout.width === 0) return;
     const m = motion.current;
     if (m.heat.length !== n) {
       m.heat = new Uint8Array(n);
@@ -178,7 +178,7 @@ const PageGrid = memo(function PageGrid({ view, colors, onHover }: { view: PageM
     m.prev = view.pages;
     painter.current ??= new GridPainter();
     painter.current.paint(c, layout, view.pages, m.heat, colors);
-  }, [view, colors, visible, width, n, layout.width, layout.height, layout.cols, layout.cell]);
+  }, [view, colors, visible, n, layout.width, layout.height, layout.cols, layout.cell]);
 
   const pageAt = (e: MouseEvent<HTMLCanvasElement>): number | null => {
     const r = e.currentTarget.getBoundingClientRect();

@@ -11,6 +11,8 @@ import type { EngineApi, EngineEvent, Speed } from '../engine/api';
 export interface HostApi {
   /** Start or pause the free-running simulation, at `speed`. */
   setRun(running: boolean, speed: Speed): { running: boolean; speed: Speed };
+  /** Let a full-speed run take at most `share` of the wall clock for at most `forMs` (share 1: all of it again). */
+  setRunShare(share: number, forMs: number): void;
 }
 
 export type WorkerApi = EngineApi & HostApi;

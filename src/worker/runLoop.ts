@@ -31,6 +31,9 @@ export class RunLoop {
   private carry = 0;
   /** Events per SLICE_MS at full speed, learned as we go. */
   private chunk = 200;
+  /** The fraction of wall time a full-speed run may take (1: all of it), and until when (host clock) a lower one holds. */
+  private share = 1;
+  private shareUntil = -Infinity;
 
   constructor(private readonly engine: EngineApi, private readonly host: LoopHost) {}
 
@@ -48,6 +51,20 @@ export class RunLoop {
     }
     this.host.post({ type: 'run', running: this.running, speed: this.speed });
     return { running: this.running, speed: this.speed };
+  }
+
+  /**
+   * Let a full-speed run take at most `share` of the wall clock, for at
+   * most `forMs` from now (then all of it again). While the app starts, the
+   * editor's 3 MB compile and the first build need the machine's cores more
+   * than the simulation needs to be at full speed: on two cores a loop that
+   * never sleeps holds one of them from the first snapshot on. The UI lifts
+   * it (share 1) once the editor is up; the deadline covers an editor that
+   * never comes.
+   */
+  setShare(share: number, forMs: number): void {
+    this.share = Math.min(1, Math.max(0.05, share));
+    this.shareUntil = this.share < 1 ? this.host.now() + forMs : -Infinity;
   }
 
   private kick(): void {
@@ -95,7 +112,14 @@ export class RunLoop {
       }
     }
     if (ranAny) this.maybePost(false);
-    this.host.schedule(() => this.tick(), this.speed === 'max' ? 0 : Math.max(4, Math.min(100, 1000 / this.speed)));
+    this.host.schedule(() => this.tick(), this.speed === 'max' ? this.restAfter(start) : Math.max(4, Math.min(100, 1000 / this.speed)));
+  }
+
+  /** How long a full-speed slice that began at `start` rests before the next, to keep to the share (0 at a share of 1). */
+  private restAfter(start: number): number {
+    const now = this.host.now();
+    if (this.share >= 1 || now >= this.shareUntil) return 0;
+    return ((now - start) * (1 - this.share)) / this.share;
   }
 
   private finish(): void {

@@ -30,6 +30,7 @@ const CHANGES_MACHINE = new Set(['build', 'attach', 'simStep', 'simStepBack', 's
 const api: WorkerApi = {
   ...engine,
   setRun: (running, speed) => loop.set(running, speed),
+  setRunShare: (share, forMs) => loop.setShare(share, forMs),
 };
 
 function handle(msg: ToWorker): void {

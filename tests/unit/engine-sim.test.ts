@@ -165,6 +165,30 @@ describe('worker run loop', () => {
     expect(h.posted.length).toBe(n + 1);
   });
 
+  it('a full-speed run keeps to its share of the wall clock, until lifted or until the deadline', () => {
+    const events = (setup: (h: ReturnType<typeof harness>) => void, ms = 1000) => {
+      const h = harness();
+      setup(h);
+      h.loop.set(true, 'max');
+      h.run(ms);
+      return h;
+    };
+    const full = events(() => {}).sim.events;
+    const quarter = events((h) => h.loop.setShare(0.25, 10_000)).sim.events;
+    expect(quarter / full).toBeGreaterThan(0.2);
+    expect(quarter / full).toBeLessThan(0.32);
+    // The deadline halfway: about a quarter for the first half, all of it for the second.
+    const deadline = events((h) => h.loop.setShare(0.25, 500)).sim.events;
+    expect(deadline / full).toBeGreaterThan(0.55);
+    expect(deadline / full).toBeLessThan(0.7);
+    // Lifted at 500 ms (what the UI does once the editor is up): the same.
+    const h = events((x) => x.loop.setShare(0.25, 10_000), 500);
+    h.loop.setShare(1, 0);
+    h.run(500);
+    expect(h.sim.events / full).toBeGreaterThan(0.55);
+    expect(h.sim.events / full).toBeLessThan(0.7);
+  });
+
   it('pauses, and stops with a reason when the traffic runs out', () => {
     const h = harness(50);
     h.loop.set(true, 'max');

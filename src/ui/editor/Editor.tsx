@@ -9,7 +9,7 @@
 import { useEffect, useRef } from 'react';
 import { monaco } from './monaco';
 import { registerHeaderCompletion } from './completion';
-import { markMilestone, setFileText } from '../controller';
+import { editorUp, markMilestone, setFileText } from '../controller';
 import { defineMonacoThemes, monacoTheme } from '../theme';
 import { setApp, useApp } from '../../store';
 import { bindTabFocusMode } from '../tabFocus';
@@ -84,6 +84,7 @@ export function Editor() {
       ariaLabel: 'XDP program source (C)',
     });
     ed.current = e;
+    editorUp();
     const unbindTab = bindTabFocusMode(e);
     decos.current = e.createDecorationsCollection();
     // For e2e tests: the C line currently linked to the selected instruction.

@@ -22,6 +22,10 @@ function editor(m: MonacoNs) {
 
 /** Highlight the path (lighter) and the failing line (scrolled into view when it is a new one); empty lists clear it. */
 export async function highlight(path: number[], errorLine: number | null): Promise<void> {
+  // Nothing highlighted yet and nothing to highlight: no reason to load Monaco. The explanation's bar mounts
+  // with the app and clears on every accepted build; loading the editor's 3 MB here started its compile
+  // during the simulation's first frames, ahead of the editor's own deferred load (App's useEditorMayMount).
+  if (collection === null && path.length === 0 && errorLine === null) return;
   const m = await load();
   const e = editor(m);
   if (!e) return;

@@ -96,3 +96,27 @@ test('the divider between the simulation and the panes resizes by keyboard and b
   await page.reload();
   await expect(page.getByTestId('splitter')).toHaveAttribute('aria-valuenow', String(v));
 });
+
+// The first screen's order of work (src/ui/App.tsx, src/ui/controller.ts): the simulation is drawn first;
+// only then are Monaco's chunk fetched and the first build asked for, and both still come.
+test('the simulation is drawn before the editor loads and before the first build starts', async ({ page }) => {
+  await page.addInitScript(() => {
+    const w = window as unknown as { __simShownAt?: number };
+    new MutationObserver(() => {
+      if (w.__simShownAt === undefined && Number(document.querySelector('[data-testid=sim-clock]')?.getAttribute('data-packets') ?? 0) > 0) w.__simShownAt = performance.now();
+    }).observe(document, { subtree: true, childList: true, attributes: true });
+  });
+  const lab = new LabPage(page);
+  await lab.open('/', { fullSpeed: true });
+  await expect(lab.buildStatus).not.toHaveText('starting…');
+  const t = await page.evaluate(() => {
+    const w = window as unknown as { __simShownAt?: number; __xdpLab: { timeline?: { kind: string; t: number }[] } };
+    const monaco = performance.getEntriesByType('resource').find((e) => /\/assets\/monaco-[^/]*\.js$/.test(e.name));
+    return { sim: w.__simShownAt ?? null, monaco: monaco?.startTime ?? null, build: w.__xdpLab.timeline?.find((m) => m.kind === 'requested')?.t ?? null };
+  });
+  expect(t.sim).not.toBeNull();
+  expect(t.monaco).not.toBeNull();
+  expect(t.build).not.toBeNull();
+  expect(t.monaco!).toBeGreaterThan(t.sim!);
+  expect(t.build!).toBeGreaterThan(t.sim!);
+});

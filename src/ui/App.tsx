@@ -23,8 +23,12 @@ const Editor = lazy(() => import('./editor/Editor').then((m) => ({ default: m.Ed
 /** The lessons and the graded exercises (their catalog builds packets, their grader is the whole engine) load when first opened. */
 const LessonsPane = lazy(() => import('./lessons/LessonsPane').then((m) => ({ default: m.LessonsPane })));
 
-/** The editor mounts by this time after the app, even when the simulation has drawn nothing yet. */
-const EDITOR_AT_LATEST_MS = 1500;
+/**
+ * The editor mounts by this time after the app, even when the simulation has drawn nothing yet (an
+ * engine that failed to start). Well past the simulation's ~0.6 s here, so a slow machine still draws
+ * the simulation first.
+ */
+const EDITOR_AT_LATEST_MS = 3000;
 
 /**
  * Whether the editor may mount: once the simulation's first picture is on

@@ -92,7 +92,7 @@ let firstStart = true;
 let anyBuild = false;
 
 /** The first build starts by this time after the engine, even when the simulation has drawn nothing. */
-export const FIRST_BUILD_AT_LATEST_MS = 1500;
+export const FIRST_BUILD_AT_LATEST_MS = 3000;
 
 /**
  * Start the first build once the simulation's first picture is on screen

@@ -12,6 +12,7 @@ import { Splitter } from './Splitter';
 import { ExplainBar } from './explain/ExplainBar';
 import { ShortcutsDialog } from './ShortcutsDialog';
 import { useApp } from '../store';
+import { simDrawn } from './controller';
 
 /**
  * Monaco is most of the app's code (about 3 MB): it loads in its own chunk,
@@ -24,36 +25,22 @@ const Editor = lazy(() => import('./editor/Editor').then((m) => ({ default: m.Ed
 const LessonsPane = lazy(() => import('./lessons/LessonsPane').then((m) => ({ default: m.LessonsPane })));
 
 /**
- * The editor mounts by this time after the app, even when the simulation has drawn nothing yet (an
- * engine that failed to start). Well past the simulation's ~0.6 s here, so a slow machine still draws
- * the simulation first.
- */
-const EDITOR_AT_LATEST_MS = 3000;
-
-/**
  * Whether the editor may mount: once the simulation's first picture is on
- * screen (a frame after it reached the store), or at EDITOR_AT_LATEST_MS.
+ * screen (simDrawn in the controller, which also times the first build).
  * Running Monaco's module takes the UI thread for about half a second on
  * the 2-core test machine; mounted at once, it ran before the first
  * snapshot could be drawn. Its chunk is not preloaded either: compiling it
  * at the start took the second core from the workers.
  */
 function useEditorMayMount(): boolean {
-  const simInStore = useApp((s) => s.sim !== null);
   const [may, setMay] = useState(false);
   useEffect(() => {
-    const t = setTimeout(() => setMay(true), EDITOR_AT_LATEST_MS);
-    return () => clearTimeout(t);
-  }, []);
-  useEffect(() => {
-    if (!simInStore || may) return;
-    let t: ReturnType<typeof setTimeout> | undefined;
-    const f = requestAnimationFrame(() => (t = setTimeout(() => setMay(true), 0)));
+    let live = true;
+    void simDrawn().then(() => live && setMay(true));
     return () => {
-      cancelAnimationFrame(f);
-      if (t !== undefined) clearTimeout(t);
+      live = false;
     };
-  }, [simInStore, may]);
+  }, []);
   return may;
 }
 

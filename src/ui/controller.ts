@@ -88,41 +88,50 @@ export async function startEngine(settings: SimSettings | null = null, painted: 
 
 let firstStart = true;
 
-/** Whether any build has been asked for yet (the first, or one the user's edit started). */
-let anyBuild = false;
+/** The simulation's first picture resolves by this time after the engine's start even when nothing was drawn (an engine that failed to start). */
+export const SIM_DRAWN_AT_LATEST_MS = 3000;
 
-/** The first build starts by this time after the engine, even when the simulation has drawn nothing. */
-export const FIRST_BUILD_AT_LATEST_MS = 3000;
+let simDrawnP: Promise<void> | null = null;
 
 /**
- * Start the first build once the simulation's first picture is on screen
- * (a frame after a snapshot with packets reached the store), or at
- * FIRST_BUILD_AT_LATEST_MS. A cold build (the system headers, compile and
- * verify by a worker whose code has not warmed up) takes ~0.6 s of CPU:
- * sent at once, it ran beside the engine's start and the UI's on two
- * cores. Its result is needed only with the editor, which
- * is mounted after that same picture. Side by side (5 settled starts
- * each), deferring it brought the simulation on screen from 834 to 622 ms
- * and the editor with the build from 1950 to 1824 ms (medians). Preloading
- * Monaco as well (at the start, after the engine's hello, or at the first
- * snapshot) gave the editor nothing beyond noise and the simulation back
- * 0.16-0.3 s. An edit before then builds at once.
+ * Resolves once the simulation's first picture is on screen (a frame after
+ * a snapshot with packets reached the store), or at SIM_DRAWN_AT_LATEST_MS.
+ * What the first screen defers waits for it: the editor's mount (App.tsx)
+ * and the first build (firstBuildWhenDrawn).
+ */
+export function simDrawn(): Promise<void> {
+  return (simDrawnP ??= new Promise<void>((resolve) => {
+    const drawn = (s: ReturnType<typeof useApp.getState>) => (s.sim?.packets ?? 0) > 0;
+    const latest = setTimeout(resolve, SIM_DRAWN_AT_LATEST_MS);
+    const seen = (): void => {
+      unsubscribe();
+      clearTimeout(latest);
+      requestAnimationFrame(() => setTimeout(resolve, 0));
+    };
+    const unsubscribe = useApp.subscribe((s) => {
+      if (drawn(s)) seen();
+    });
+    if (drawn(useApp.getState())) seen();
+  }));
+}
+
+/**
+ * The first build starts with the simulation's first picture (simDrawn). A
+ * cold build (the system headers, compile and verify by a worker whose code
+ * has not warmed up) takes ~0.6 s of CPU: sent at once, it ran beside the
+ * engine's start and the UI's on two cores. Its result is needed only with
+ * the editor, which is mounted after that same picture. Side by side (5
+ * settled starts each), deferring it brought the simulation on screen from
+ * 834 to 622 ms and the editor with the build from 1950 to 1824 ms
+ * (medians). Preloading Monaco as well (at the start, after the engine's
+ * hello, or at the first snapshot) gave the editor nothing beyond noise and
+ * the simulation back 0.16-0.3 s. An edit before then builds at once, and
+ * this one is then not needed.
  */
 function firstBuildWhenDrawn(): void {
-  let done = false;
-  const go = (): void => {
-    if (done) return;
-    done = true;
-    unsubscribe();
-    clearTimeout(latest);
-    if (!anyBuild) void build(useApp.getState().workspace);
-  };
-  const drawn = (s: ReturnType<typeof useApp.getState>) => (s.sim?.packets ?? 0) > 0;
-  const unsubscribe = useApp.subscribe((s) => {
-    if (drawn(s)) requestAnimationFrame(() => setTimeout(go, 0));
+  void simDrawn().then(() => {
+    if (!inFlight && useApp.getState().build === null) void build(useApp.getState().workspace);
   });
-  const latest = setTimeout(go, FIRST_BUILD_AT_LATEST_MS);
-  if (drawn(useApp.getState())) requestAnimationFrame(() => setTimeout(go, 0));
 }
 
 /**
@@ -223,7 +232,6 @@ async function build(ws: Workspace): Promise<void> {
     return;
   }
   const source = mainText(ws);
-  anyBuild = true;
   inFlight = true;
   setApp({ building: true });
   try {

@@ -33,6 +33,8 @@ export interface Sym {
   /** The object itself is const / volatile (`const volatile int knob`; not a pointer to const). */
   isConst?: boolean;
   isVolatile?: boolean;
+  /** A pointer declared to volatile (`volatile struct ethhdr *eh`): its loads are never merged. */
+  pointsToVolatile?: boolean;
   attrs: Attrs;
   /** &x or an aggregate: must live in memory. */
   addressTaken?: boolean;

@@ -52,8 +52,8 @@ const CORE_BUILTINS = new Set(['__builtin_btf_type_id', '__builtin_preserve_acce
 const LIBC_BUILTINS = new Set(['memcpy', 'memset', 'memmove', 'memcmp', 'bcmp']);
 
 /** Qualifiers of the declared object: `const char s[]` is const, `const char *p` is not. */
-function objectQuals(spec: DeclSpec, type: Type): { isConst?: boolean; isVolatile?: boolean } {
-  if (type.k === 'ptr') return {};
+function objectQuals(spec: DeclSpec, type: Type): { isConst?: boolean; isVolatile?: boolean; pointsToVolatile?: boolean } {
+  if (type.k === 'ptr') return spec.isVolatile ? { pointsToVolatile: true } : {};
   return { ...(spec.isConst ? { isConst: true } : {}), ...(spec.isVolatile ? { isVolatile: true } : {}) };
 }
 
@@ -681,7 +681,7 @@ export class Parser {
           if (pt.k === 'array') pt = ptrTo(pt.of);
           if (pt.k === 'func') pt = ptrTo(pt);
           params.push({ name: d.name, type: pt });
-          syms.push({ id: nextSymId(), kind: 'var', name: d.name ?? '', type: pt, span: d.span, global: false, attrs: {} });
+          syms.push({ id: nextSymId(), kind: 'var', name: d.name ?? '', type: pt, span: d.span, global: false, attrs: {}, ...(pt.k === 'ptr' && spec.isVolatile ? { pointsToVolatile: true } : {}) });
           if (!this.accept(',')) break;
         }
       }

@@ -352,3 +352,26 @@ describe('section attributes', () => {
     expect(e[0]).toMatch(/^3:\d+: expected string literal as argument of 'section' attribute$/);
   });
 });
+
+describe('reads of string literals at constant offsets', () => {
+  it('fold to constants, as clang folds them: no .rodata, no load', () => {
+    const s = ok(`${PRE}#define KEY ((const char *)"0A1b")
+SEC("xdp") int p(struct xdp_md *ctx) { return KEY[1] * 256 + *(KEY + 2) + "xyz"[2]; }`);
+    expect(s.maps ?? []).toEqual([]);
+    expect(insnsOf(s.insns).some((i) => (i.code & 0x07) === O.BPF_LDX)).toBe(false);
+    expect(runOnce(s)).toBe(0x41 * 256 + 0x31 + 0x7a);
+  });
+  it('past the literal\'s end (undefined; clang folds it to poison) are 0, never a read out of the map', () => {
+    // xdp-dnsrrl's siphash stringifies a secret defined only after its use, then reads 32 hex digits.
+    const s = ok(`${PRE}#define STR(x) #x
+#define XSTR(x) STR(x)
+SEC("xdp") int p(struct xdp_md *ctx) { const char *k = XSTR(UNDEFINED_SECRET); return ((const char *)XSTR(UNDEFINED_SECRET))[30] + 1; }`);
+    expect(insnsOf(s.insns).some((i) => (i.code & 0x07) === O.BPF_LDX)).toBe(false);
+    expect(runOnce(s)).toBe(1);
+  });
+  it('a variable index still reads the literal', () => {
+    const s = ok(`${PRE}SEC("xdp") int p(struct xdp_md *ctx) { return "0123456789abcdef"[ctx->rx_queue_index & 15]; }`);
+    expect((s.maps ?? []).map((m) => m.internal)).toEqual(['.rodata']);
+    expect(runOnce(s)).toBe(0x30);
+  });
+});

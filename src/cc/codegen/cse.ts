@@ -43,7 +43,7 @@ function visitBlocks(s: Stmt | undefined): void {
         const st = s.body[k]!;
         visitBlocks(st);
         if (st.k !== 'if') continue;
-        const decl = hoist(st, s.body, k);
+        const decl = hoist(st, s.body, k) ?? reuseLoad(st, s.body, k);
         if (decl) { s.body.splice(k, 0, decl); k++; }
       }
       return;
@@ -181,7 +181,7 @@ function hasLabel(s: Stmt): boolean {
 function mayStoreToMemory(s: Stmt): boolean {
   let found = false;
   walkExprs(s, (e) => {
-    if (e.k === 'call' || e.k === 'builtin' || e.k === 'stmtexpr') found = true;
+    if (e.k === 'call' || e.k === 'builtin' || e.k === 'stmtexpr' || e.k === 'inline') found = true;
     if (e.k === 'assign' && (e.l.k !== 'var' || e.l.sym.addressTaken || e.l.sym.global)) found = true;
     if (e.k === 'incdec' && (e.e.k !== 'var' || e.e.sym.addressTaken || e.e.sym.global)) found = true;
   });
@@ -219,4 +219,149 @@ function replaceChildren(e: Expr, cand: Expr, ref: () => Expr): void {
     else replaceChildren(child, cand, ref);
   }
   if (e.k === 'call' || e.k === 'builtin') e.args.forEach((a, i) => { if (same(a, cand)) e.args[i] = ref(); else replaceChildren(a, cand, ref); });
+}
+
+/**
+ * Loads, reused: `if (md->off > 24) return XDP_ABORTED; pos += md->off;`
+ * reads `md->off` twice, and the bound the check learnt belongs to the
+ * register of the first read only: the second is unbounded again (a
+ * variable packet offset up to 0xffff, which no later data_end check can
+ * give a range: "R6 offset is outside of the packet", xdp-dnsrrl's
+ * rate-limit programs). clang's GVN reads it once, nothing storing to
+ * memory in between. So here: a field read through a local pointer
+ * (`p->f`, `p->a.b`, `*p`), read exactly once in the if's condition where
+ * the condition always evaluates it (as for the pointer sums above), and
+ * read again in the statements after the if, is read once into a new local
+ * where the condition reads it (`(t = md->off) > 24`), so the order of
+ * reads is the source's. Nothing may store to memory in between: not the
+ * condition, not an arm that falls through, not a statement before the
+ * reuse (a call, inlined or not, or a store through a pointer ends the
+ * run; the statement that stores may itself reuse the value when its one
+ * side effect is its own top-level assignment, which reads first).
+ * Pointers declared `volatile T *` are left alone.
+ */
+function isLoad(e: Expr): boolean {
+  if (e.ty.k !== 'int') return false;
+  const base = (x: Expr): boolean => {
+    if (x.k === 'member') return base(x.e);
+    if (x.k === 'deref') return x.e.k === 'var' && localPtr(x.e.sym);
+    return false;
+  };
+  return (e.k === 'member' || e.k === 'deref') && base(e);
+}
+
+function localPtr(s: Sym): boolean {
+  return s.kind === 'var' && !s.global && isPtr(s.type) && !s.pointsToVolatile;
+}
+
+function sameLoad(a: Expr, b: Expr): boolean {
+  if (a.k === 'member' && b.k === 'member') return a.m === b.m && a.offset === b.offset && sameLoad(a.e, b.e);
+  if (a.k === 'deref' && b.k === 'deref') return a.ty.k === b.ty.k && JSON.stringify(a.ty) === JSON.stringify(b.ty) && sameLoad(a.e, b.e);
+  if (a.k === 'var' && b.k === 'var') return a.sym === b.sym;
+  return false;
+}
+
+function loadBase(e: Expr): Sym {
+  let x = e;
+  while (x.k === 'member') x = x.e;
+  return ((x as Expr & { k: 'deref' }).e as Expr & { k: 'var' }).sym;
+}
+
+/** Loads in the condition, with when they are evaluated (as sumsOf). */
+function loadsOf(c: Expr): { e: Expr; when: When; operand: number }[] {
+  const out: { e: Expr; when: When; operand: number }[] = [];
+  let operand = 0;
+  const walk = (e: Expr, when: When): void => {
+    if (isLoad(e)) { out.push({ e, when, operand }); return; }
+    switch (e.k) {
+      case 'logical': walk(e.l, when); walk(e.r, 'maybe'); return;
+      case 'cond': walk(e.c, when); walk(e.t, 'maybe'); walk(e.f, 'maybe'); return;
+      case 'stmtexpr': return;
+      default: walkChildren(e, (x) => walk(x, when));
+    }
+  };
+  const ors: Expr[] = [];
+  const flatten = (e: Expr): void => { if (e.k === 'logical' && e.op === '||') { flatten(e.l); flatten(e.r); } else ors.push(e); };
+  flatten(c);
+  ors.forEach((e, i) => { operand = i; walk(e, i === 0 ? 'always' : 'orTail'); });
+  return out;
+}
+
+/** The operands of the condition's top `||` chain. */
+function orOperands(c: Expr): Expr[] {
+  const ors: Expr[] = [];
+  const flatten = (e: Expr): void => { if (e.k === 'logical' && e.op === '||') { flatten(e.l); flatten(e.r); } else ors.push(e); };
+  flatten(c);
+  return ors;
+}
+
+/** Does the expression have a side effect that may store to memory, or a call? */
+function exprStores(e: Expr): boolean {
+  return mayStoreToMemory({ k: 'expr', e, span: e.span });
+}
+
+/** A statement whose one side effect is its top-level assignment (`x = …`, `p->f += …`): it reads before it stores. */
+function onlyTopStore(s: Stmt): boolean {
+  if (s.k !== 'expr' || s.e.k !== 'assign') return false;
+  return !exprStores(s.e.l) && !exprStores(s.e.r);
+}
+
+function reuseLoad(st: Stmt & { k: 'if' }, body: Stmt[], k: number): Stmt | undefined {
+  if (!endsFlow(st.t) && mayStoreToMemory(st.t)) return undefined;
+  if (st.f && !endsFlow(st.f) && mayStoreToMemory(st.f)) return undefined;
+  const loads = loadsOf(st.c);
+  const ors = orOperands(st.c);
+  for (const { e: cand, when, operand } of loads) {
+    if (when === 'maybe') continue;
+    // Stores in earlier operands of the `||` chain come before the read; none from its operand on.
+    if (ors.slice(operand).some(exprStores)) continue;
+    if (when === 'orTail' && !endsFlow(st.t)) continue;
+    if (loads.filter((x) => sameLoad(x.e, cand)).length !== 1) continue;
+    const base = loadBase(cand);
+    if (writes(st, base)) continue;
+    let reused = false;
+    let last = k;
+    for (let j = k + 1; j < body.length; j++) {
+      const x = body[j]!;
+      if (writes(x, base) || hasLabel(x)) break;
+      const stores = mayStoreToMemory(x);
+      if (stores && !onlyTopStore(x)) break;
+      walkExprs(x, (e) => { if (sameLoad(e, cand)) reused = true; });
+      last = j;
+      if (stores) break;
+    }
+    if (!reused) continue;
+    const tmp: Sym = { id: nextSymId(), kind: 'var', name: '__loaded', type: cand.ty, span: cand.span, global: false, attrs: {}, used: true };
+    const ref = (): Expr => ({ k: 'var', sym: tmp, ty: tmp.type, span: cand.span });
+    const assign = (): Expr => ({ k: 'assign', op: '=', l: ref(), r: cand, ty: tmp.type, span: cand.span });
+    replaceLoadIn(st.c, cand, assign, (e) => (st.c = e));
+    for (let j = k + 1; j <= last; j++) replaceLoadStmt(body[j]!, cand, ref);
+    return { k: 'decl', sym: tmp, span: st.span };
+  }
+  return undefined;
+}
+
+/** Replace the reads equal to `cand` (never an object that is assigned, incremented or has its address taken). */
+function replaceLoadIn(e: Expr, cand: Expr, ref: () => Expr, set: (e: Expr) => void, lvalue = false): void {
+  if (!lvalue && sameLoad(e, cand)) { set(ref()); return; }
+  const r = e as unknown as Record<string, unknown>;
+  for (const key of CHILD_KEYS) {
+    const child = childAt(e, key);
+    // The object itself of an assignment, ++/-- or &: its address is evaluated, its value is not read (or not only).
+    const isObject = (e.k === 'assign' && key === 'l') || ((e.k === 'incdec' || e.k === 'addr') && key === 'e') || (lvalue && e.k === 'member' && key === 'e');
+    if (child) replaceLoadIn(child, cand, ref, (x) => (r[key] = x), isObject);
+  }
+  if (e.k === 'call' || e.k === 'builtin') e.args.forEach((a, i) => replaceLoadIn(a, cand, ref, (x) => (e.args[i] = x)));
+}
+
+function replaceLoadStmt(s: Stmt, cand: Expr, ref: () => Expr): void {
+  const fix = (e: Expr | undefined, set: (x: Expr) => void): void => { if (e) replaceLoadIn(e, cand, ref, set); };
+  switch (s.k) {
+    case 'expr': fix(s.e, (x) => (s.e = x)); return;
+    case 'decl': for (const p of s.init?.parts ?? []) fix(p.e, (x) => (p.e = x)); return;
+    case 'block': s.body.forEach((b) => replaceLoadStmt(b, cand, ref)); return;
+    case 'if': fix(s.c, (x) => (s.c = x)); replaceLoadStmt(s.t, cand, ref); if (s.f) replaceLoadStmt(s.f, cand, ref); return;
+    case 'return': fix(s.e, (x) => (s.e = x)); return;
+    default: return;
+  }
 }

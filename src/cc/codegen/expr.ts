@@ -64,6 +64,10 @@ export abstract class ExprGen extends FrameGen {
         if (e.ty.k === 'struct' || e.ty.k === 'array' || e.ty.k === 'func') {
           return this.addrToVal(this.addrOf(e));
         }
+        if (e.k === 'deref' && e.ty.k === 'int') {
+          const folded = stringByteLoad(e.e, e.ty);
+          if (folded !== undefined) return { k: 'imm', v: folded };
+        }
         const a = this.addrOf(e);
         if (e.k === 'member' && e.m.bitWidth !== undefined) return this.loadBitfield(a, e.m);
         return this.load(a, e.ty);
@@ -756,4 +760,38 @@ export abstract class ExprGen extends FrameGen {
 /** A value that is the address of a stack slot (fp + constant): never NULL. */
 function isNonNullAddress(v: Val): boolean {
   return v.k === 'fp';
+}
+
+/**
+ * A read from a string literal at a constant offset (`"0123…"[3]`, `*((const
+ * char *)STR + 2)`) is a constant: clang folds it and the program never
+ * reads .rodata for it. Out of the literal's bounds the read is undefined
+ * (clang folds it to poison, and whatever depends on it with it); it is 0
+ * here, a constant still, so no out-of-bounds read of the map is left for
+ * the verifier to refuse (xdp-dnsrrl's siphash stringifies a secret defined
+ * only after its use, and indexes the shorter string past its end).
+ */
+function stringByteLoad(p: Expr, ty: IntType): bigint | undefined {
+  let off = 0n;
+  let x = p;
+  for (;;) {
+    if (x.k === 'cast' && isPtr(x.ty)) { x = x.e; continue; }
+    if (x.k === 'addr' && x.e.k === 'str') { x = x.e; break; }
+    if (x.k === 'binary' && (x.op === '+' || x.op === '-') && isPtr(x.ty) && sizeOf(x.ty.to) === 1) {
+      const c = constOf(x.r);
+      if (c === undefined) return undefined;
+      off += x.op === '+' ? c : -c;
+      x = x.l;
+      continue;
+    }
+    break;
+  }
+  if (x.k !== 'str') return undefined;
+  let v = 0n;
+  for (let i = 0; i < ty.size; i++) {
+    const at = off + BigInt(i);
+    const b = at >= 0n && at < BigInt(x.bytes.length) ? x.bytes[Number(at)]! : 0;
+    v |= BigInt(b) << BigInt(8 * i);
+  }
+  return wrapInt(v, ty);
 }

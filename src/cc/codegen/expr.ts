@@ -478,6 +478,19 @@ export abstract class ExprGen extends FrameGen {
       const rv = this.pinIfR0(this.expr(r), r.ty);
       return [this.load({ base: 'fp', off: slot }, T.ulong, 8), rv];
     }
+    // Too few registers left for the right side while the left holds one: park the left value on the
+    // stack meanwhile (an 8-byte spill, which the verifier tracks like the register), rather than run out.
+    if (lv.k === 'reg' && lv.temp && regNeed(r, (v) => (this.homes.get(v)?.k === 'reg' || this.constBind.has(v) ? 0 : 1)) > this.freeRegCount()) {
+      const top = this.stackTop;
+      const slot = this.allocStack(8, 8);
+      this.storeVal({ base: 'fp', off: slot }, 8, lv, l.ty);
+      this.release(lv);
+      const rv = this.expr(r);
+      const back = this.load({ base: 'fp', off: slot }, T.ulong, 8);
+      // The slot (and whatever the right side took above it) is free again once read back.
+      this.stackTop = top;
+      return [back, rv];
+    }
     return [lv, this.expr(r)];
   }
   /** Move a call's result out of r0 when more code will run before it is used. */
@@ -794,4 +807,32 @@ function stringByteLoad(p: Expr, ty: IntType): bigint | undefined {
     v |= BigInt(b) << BigInt(8 * i);
   }
   return wrapInt(v, ty);
+}
+
+/**
+ * Registers an expression's evaluation may hold at once (Sethi-Ullman
+ * numbering, roughly: a variable on the stack counts as a register, one in a
+ * register as none, a call, builtin or
+ * statement expression as all six temporaries).
+ */
+function regNeed(e: Expr, varNeed: (s: Sym) => number): number {
+  const n = (x: Expr): number => regNeed(x, varNeed);
+  switch (e.k) {
+    case 'num': return 0;
+    case 'str': return 1;
+    case 'var': return varNeed(e.sym);
+    case 'cast': case 'unary': case 'deref': case 'member': case 'addr': return Math.max(1, n(e.e));
+    case 'binary': {
+      const l = n(e.l), r = n(e.r);
+      const both = Math.max(l, r + 1, 1);
+      // A comparison made a value also needs its result register.
+      return ['==', '!=', '<', '>', '<=', '>='].includes(e.op) ? both + 1 : both;
+    }
+    case 'incdec': return 2;
+    case 'assign': return Math.max(n(e.r), 1) + (e.l.k === 'var' ? 0 : 1);
+    case 'cond': return Math.max(n(e.c), n(e.t), n(e.f)) + 1;
+    case 'logical': return Math.max(n(e.l), n(e.r)) + 1;
+    case 'comma': return Math.max(n(e.l), n(e.r));
+    default: return 6; // calls (evalPair parks across them already), builtins, statement expressions
+  }
 }

@@ -96,9 +96,22 @@ function varsOf(e: Expr, out: Set<Sym>): void {
 type When = 'always' | 'orTail' | 'maybe';
 
 function sumsOf(c: Expr): { e: Expr; when: When }[] {
-  const out: { e: Expr; when: When }[] = [];
+  return condParts(c, isPtrSum, true);
+}
+
+/**
+ * The parts of an if's condition that `pick` selects, each with when it is
+ * evaluated and the operand of the top `||` chain that holds it; a picked
+ * part is searched further only when `inside`.
+ */
+function condParts(c: Expr, pick: (e: Expr) => boolean, inside: boolean): { e: Expr; when: When; operand: number }[] {
+  const out: { e: Expr; when: When; operand: number }[] = [];
+  let operand = 0;
   const walk = (e: Expr, when: When): void => {
-    if (isPtrSum(e)) out.push({ e, when });
+    if (pick(e)) {
+      out.push({ e, when, operand });
+      if (!inside) return;
+    }
     switch (e.k) {
       case 'logical': walk(e.l, when); walk(e.r, 'maybe'); return;
       case 'cond': walk(e.c, when); walk(e.t, 'maybe'); walk(e.f, 'maybe'); return;
@@ -106,11 +119,19 @@ function sumsOf(c: Expr): { e: Expr; when: When }[] {
       default: walkChildren(e, (x) => walk(x, when));
     }
   };
+  orOperands(c).forEach((e, i) => {
+    operand = i;
+    walk(e, i === 0 ? 'always' : 'orTail');
+  });
+  return out;
+}
+
+/** The operands of the condition's top `||` chain. */
+function orOperands(c: Expr): Expr[] {
   const ors: Expr[] = [];
   const flatten = (e: Expr): void => { if (e.k === 'logical' && e.op === '||') { flatten(e.l); flatten(e.r); } else ors.push(e); };
   flatten(c);
-  ors.forEach((e, i) => walk(e, i === 0 ? 'always' : 'orTail'));
-  return out;
+  return ors;
 }
 
 /** The fields that may hold a subexpression, and the subexpression in one (replaceChildren and walkChildren share them). */
@@ -269,30 +290,7 @@ function loadBase(e: Expr): Sym {
 
 /** Loads in the condition, with when they are evaluated (as sumsOf). */
 function loadsOf(c: Expr): { e: Expr; when: When; operand: number }[] {
-  const out: { e: Expr; when: When; operand: number }[] = [];
-  let operand = 0;
-  const walk = (e: Expr, when: When): void => {
-    if (isLoad(e)) { out.push({ e, when, operand }); return; }
-    switch (e.k) {
-      case 'logical': walk(e.l, when); walk(e.r, 'maybe'); return;
-      case 'cond': walk(e.c, when); walk(e.t, 'maybe'); walk(e.f, 'maybe'); return;
-      case 'stmtexpr': return;
-      default: walkChildren(e, (x) => walk(x, when));
-    }
-  };
-  const ors: Expr[] = [];
-  const flatten = (e: Expr): void => { if (e.k === 'logical' && e.op === '||') { flatten(e.l); flatten(e.r); } else ors.push(e); };
-  flatten(c);
-  ors.forEach((e, i) => { operand = i; walk(e, i === 0 ? 'always' : 'orTail'); });
-  return out;
-}
-
-/** The operands of the condition's top `||` chain. */
-function orOperands(c: Expr): Expr[] {
-  const ors: Expr[] = [];
-  const flatten = (e: Expr): void => { if (e.k === 'logical' && e.op === '||') { flatten(e.l); flatten(e.r); } else ors.push(e); };
-  flatten(c);
-  return ors;
+  return condParts(c, isLoad, false);
 }
 
 /** Does the expression have a side effect that may store to memory, or a call? */

@@ -8,6 +8,8 @@ import { describe, expect, it } from 'vitest';
 import { compile, formatDiagnostic } from '../../src/cc';
 import { decodeProgram, hexToBytes, type Insn } from '../../src/isa/insn';
 import * as O from '../../src/isa/opcodes';
+import { parseSpec } from '../../src/isa/spec';
+import { verify } from '../../src/verifier';
 import { runOnce } from './cc-helpers';
 
 const PRE = '#include <linux/bpf.h>\n#include <bpf/bpf_helpers.h>\n';
@@ -373,5 +375,63 @@ SEC("xdp") int p(struct xdp_md *ctx) { const char *k = XSTR(UNDEFINED_SECRET); r
     const s = ok(`${PRE}SEC("xdp") int p(struct xdp_md *ctx) { return "0123456789abcdef"[ctx->rx_queue_index & 15]; }`);
     expect((s.maps ?? []).map((m) => m.internal)).toEqual(['.rodata']);
     expect(runOnce(s)).toBe(0x30);
+  });
+});
+
+describe('a field read before the check that guards it', () => {
+  const ETH = `${PRE}#include <linux/if_ether.h>\n#include <bpf/bpf_endian.h>\n`;
+  const verdict = (s: ReturnType<typeof ok>): { accepted: boolean; error?: string } => {
+    const parsed = parseSpec(JSON.parse(JSON.stringify(s)));
+    if ('error' in parsed) throw new Error(parsed.error);
+    return verify(parsed, { logLevel: 0 });
+  };
+  it('is read after the checks that return early, as clang sinks the load (suricata xdp_lb.c)', () => {
+    const s = ok(`${ETH}SEC("xdp") int p(struct xdp_md *ctx) {
+  void *data = (void *)(long)ctx->data, *data_end = (void *)(long)ctx->data_end;
+  struct ethhdr *eth = data;
+  __u16 proto = eth->h_proto;
+  __u64 off = sizeof(*eth);
+  if (ctx->rx_queue_index > 64) return XDP_ABORTED;
+  if (data + off > data_end) return XDP_DROP;
+  return proto == bpf_htons(ETH_P_IP) ? XDP_PASS : XDP_TX;
+}`);
+    expect(verdict(s).accepted).toBe(true);
+    expect(runOnce(s)).toBe(3);
+    const ip = new Uint8Array(64);
+    ip[12] = 0x08;
+    expect(runOnce(s, ip)).toBe(2);
+    expect(runOnce(s, new Uint8Array(8))).toBe(1);
+  });
+  it('stays where it is when the early exit uses the value, or a store comes between (the kernel refuses both, as clang\'s builds)', () => {
+    const used = ok(`${ETH}SEC("xdp") int p(struct xdp_md *ctx) {
+  void *data = (void *)(long)ctx->data, *data_end = (void *)(long)ctx->data_end;
+  struct ethhdr *eth = data;
+  __u16 proto = eth->h_proto;
+  if (data + sizeof(*eth) > data_end) return proto & 1;
+  return proto == bpf_htons(ETH_P_IP) ? XDP_PASS : XDP_TX;
+}`);
+    expect(verdict(used).error).toMatch(/invalid access to packet/);
+    const stored = ok(`${ETH}SEC("xdp") int p(struct xdp_md *ctx) {
+  void *data = (void *)(long)ctx->data, *data_end = (void *)(long)ctx->data_end;
+  struct ethhdr *eth = data;
+  __u16 proto = eth->h_proto;
+  eth->h_dest[0] = 1;
+  if (data + sizeof(*eth) > data_end) return XDP_DROP;
+  return proto == bpf_htons(ETH_P_IP) ? XDP_PASS : XDP_TX;
+}`);
+    expect(verdict(stored).error).toMatch(/invalid access to packet/);
+  });
+  it('is not moved past an exit by goto, whose label may read it', () => {
+    const s = ok(`${ETH}SEC("xdp") int p(struct xdp_md *ctx) {
+  void *data = (void *)(long)ctx->data, *data_end = (void *)(long)ctx->data_end;
+  struct ethhdr *eth = data;
+  int rc = XDP_PASS;
+  __u16 proto = eth->h_proto;
+  if (data + sizeof(*eth) > data_end) goto out;
+  rc = XDP_TX;
+out:
+  return rc + (proto & 1);
+}`);
+    expect(verdict(s).error).toMatch(/invalid access to packet/);
   });
 });

@@ -23,7 +23,7 @@
  * otherwise (after `&&`, in `?:` arms) is left alone.
  */
 import { nextSymId, type Expr, type Stmt, type Sym } from '../ast';
-import { isPtr } from '../types';
+import { isInt, isPtr } from '../types';
 import { constOf, endsFlow, walkExprs, walkStmts, writes } from './tree';
 
 const done = new WeakSet<Stmt>();
@@ -39,6 +39,7 @@ function visitBlocks(s: Stmt | undefined): void {
   if (!s) return;
   switch (s.k) {
     case 'block': {
+      sinkLoads(s.body);
       for (let k = 0; k < s.body.length; k++) {
         const st = s.body[k]!;
         visitBlocks(st);
@@ -362,4 +363,75 @@ function replaceLoadStmt(s: Stmt, cand: Expr, ref: () => Expr): void {
     case 'return': fix(s.e, (x) => (s.e = x)); return;
     default: return;
   }
+}
+
+/**
+ * Loads, sunk: suricata's xdp_lb.c reads `proto = eth->h_proto;` and only
+ * then checks `if (data + nh_off > data_end) return XDP_PASS;` — a read the
+ * kernel refuses where it stands ("invalid access to packet"). clang reads
+ * it after the check: InstCombine (and MachineSink after it) moves a load
+ * whose value only the fall-through path uses into that path, when nothing
+ * between the load and the branch writes memory. The same here, on the
+ * tree: a statement `v = E;` or `T v = E;` (v a local integer whose address
+ * is not taken; E reads memory through a pointer and has no side effect)
+ * moves past the statements after it — ones that neither read nor write v
+ * nor write what E reads, and store to no memory — and past each
+ * `if (C) …` among them whose arm always leaves by `return` (C with no side
+ * effect, nothing in the if reading v), to just after the last such if.
+ * Every path that used the value still reads the same memory (nothing
+ * stored in between); the paths that return first no longer read it.
+ * Pointers declared `volatile T *` are left alone.
+ */
+function sinkLoads(body: Stmt[]): void {
+  for (let k = body.length - 1; k >= 0; k--) {
+    const s = body[k]!;
+    const cand = sinkable(s);
+    if (!cand) continue;
+    const { v, e } = cand;
+    const deps = new Set<Sym>();
+    walkExprs({ k: 'expr', e, span: e.span }, (x) => { if (x.k === 'var') deps.add(x.sym); });
+    let to = -1;
+    for (let j = k + 1; j < body.length; j++) {
+      const x = body[j]!;
+      if (readsVar(x, v) || writes(x, v) || hasLabel(x) || [...deps].some((d) => writes(x, d))) break;
+      if (x.k === 'if' && !x.f && returnsOnly(x.t) && !mayStoreToMemory({ k: 'expr', e: x.c, span: x.span })) { to = j; continue; }
+      if ((x.k === 'expr' || x.k === 'decl') && !mayStoreToMemory(x)) continue;
+      break;
+    }
+    if (to < 0) continue;
+    body.splice(k, 1);
+    body.splice(to, 0, s);
+  }
+}
+
+/** `v = E;` or `T v = E;` with v a local integer and E a side-effect-free read of memory (pointers read from memory — ctx->data, a cursor's pos — stay where they are). */
+function sinkable(s: Stmt): { v: Sym; e: Expr } | undefined {
+  let v: Sym, e: Expr;
+  if (s.k === 'expr' && s.e.k === 'assign' && s.e.op === '=' && s.e.l.k === 'var') { v = s.e.l.sym; e = s.e.r; }
+  else if (s.k === 'decl' && s.init && !s.init.zero && s.init.parts.length === 1 && s.init.parts[0]!.offset === 0 && !s.init.parts[0]!.bit) { v = s.sym; e = s.init.parts[0]!.e; }
+  else return undefined;
+  if (v.kind !== 'var' || v.global || v.addressTaken || v.isVolatile || !isInt(v.type)) return undefined;
+  let loads = false, pure = true;
+  walkExprs({ k: 'expr', e, span: e.span }, (x) => {
+    if (x.k === 'deref') loads = true;
+    if (x.k === 'var' && (x.sym === v || x.sym.isVolatile || x.sym.pointsToVolatile)) pure = false;
+    if (x.k === 'call' || x.k === 'stmtexpr' || x.k === 'inline' || x.k === 'assign' || x.k === 'incdec') pure = false;
+    if (x.k === 'builtin' && !x.name.startsWith('__builtin_bswap')) pure = false;
+  });
+  return loads && pure ? { v, e } : undefined;
+}
+
+/** Does the statement read the variable's value? */
+function readsVar(s: Stmt, v: Sym): boolean {
+  let found = false;
+  walkExprs(s, (x) => { if (x.k === 'var' && x.sym === v) found = true; });
+  return found;
+}
+
+/** The arm leaves the function on every path, by `return` only (no goto, break or continue that could reach a later read). */
+function returnsOnly(t: Stmt): boolean {
+  if (!endsFlow(t)) return false;
+  let other = false;
+  walkStmts(t, (x) => { if (x.k === 'goto' || x.k === 'break' || x.k === 'continue' || x.k === 'label' || x.k === 'case' || x.k === 'default' || x.k === 'asm') other = true; });
+  return !other;
 }

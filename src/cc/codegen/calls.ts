@@ -7,7 +7,7 @@
  * bound to the caller's registers where the body never writes them.
  */
 import type { Expr, Stmt, Sym } from '../ast';
-import { T, isInt, isPtr, sizeOf, type Type } from '../types';
+import { T, alignOf, isInt, isPtr, sizeOf, type Type } from '../types';
 import { CALLEE_SAVED, MAX_INLINE_DEPTH, type Val, type Home, type InlineCtx } from './frame';
 import { helperIdOf, savedHomesUsesReg, wrapInt, writes } from './tree';
 import { AsmGen } from './asm';
@@ -203,6 +203,17 @@ export abstract class CallGen extends AsmGen {
         return;
       }
       const v = vals[i] ?? { k: 'imm', v: 0n };
+      // A struct passed by value: the parameter is a copy of the argument's bytes (the value of a
+      // struct expression is its address), which the body may change without the caller seeing it.
+      if (p.type.k === 'struct' && v.k !== 'imm') {
+        this.assignHome(p);
+        const h = this.homes.get(p);
+        if (h?.k !== 'stack') this.fail(`internal: struct parameter '${p.name}' has no stack home`, e.span, 'cc-internal');
+        const src = this.valAddr(v);
+        this.copyMem({ base: 'fp', off: h.off }, src, sizeOf(p.type), Math.min(8, alignOf(p.type)));
+        this.freeAddr(src);
+        return;
+      }
       // A constant argument to a parameter the body never writes is that constant throughout
       // (what lets memcpy(dst, src, len) in a helper expand once `len` is known).
       if (v.k === 'imm' && !p.addressTaken && !writes(f.body!, p) && (isInt(p.type) || isPtr(p.type))) {

@@ -180,6 +180,19 @@ export abstract class ExprGen extends FrameGen {
     this.emit(O.BPF_ALU64 | O.BPF_ADD | O.BPF_K, r.r, 0, 0, a.off);
     return r;
   }
+  /** The memory a pointer value (or an aggregate's value, its address) designates. */
+  protected valAddr(v: Val): Addr {
+    switch (v.k) {
+      case 'fp': return { base: 'fp', off: v.off };
+      case 'map': return { base: 'map', off: 0, map: v.idx };
+      case 'reg': return { base: 'reg', reg: v.r, temp: v.temp, off: 0 };
+      case 'regoff': return { base: 'reg', reg: v.r, temp: false, off: v.off };
+      default: {
+        const r = this.owned(v, T.ulong);
+        return { base: 'reg', reg: r.r, temp: true, off: 0 };
+      }
+    }
+  }
   protected freeAddr(a: Addr): void {
     if (a.base === 'reg' && a.temp) this.release({ k: 'reg', r: a.reg!, temp: true });
   }
@@ -233,17 +246,7 @@ export abstract class ExprGen extends FrameGen {
     }
     if (p.k === 'cast' && isPtr(p.ty) && isPtr(p.e.ty)) return this.pointerAddr(p.e);
     if (p.k === 'addr') return this.addrOf(p.e);
-    const v = this.expr(p);
-    switch (v.k) {
-      case 'fp': return { base: 'fp', off: v.off };
-      case 'map': return { base: 'map', off: 0, map: v.idx };
-      case 'reg': return { base: 'reg', reg: v.r, temp: v.temp, off: 0 };
-      case 'regoff': return { base: 'reg', reg: v.r, temp: false, off: v.off };
-      case 'imm': {
-        const r = this.owned(v, T.ulong);
-        return { base: 'reg', reg: r.r, temp: true, off: 0 };
-      }
-    }
+    return this.valAddr(this.expr(p));
   }
   protected baseReg(a: Addr): number {
     if (a.base === 'fp') return 10;

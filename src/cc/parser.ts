@@ -1624,7 +1624,7 @@ export class Parser {
         const src = s.rvalue(args[1]!);
         if (!isPtr(dst.ty)) this.diags.error('sema-incompatible', `passing '${typeName(dst.ty)}' to parameter of incompatible type 'void *'`, dst.span);
         if (name !== '__builtin_memset' && !isPtr(src.ty)) this.diags.error('sema-incompatible', `passing '${typeName(src.ty)}' to parameter of incompatible type 'const void *'`, src.span);
-        return { k: 'builtin', name: name === '__builtin_memmove' ? '__builtin_memcpy' : name, args: [dst, name === '__builtin_memset' ? s.cast(src, T.int, true) : src, n], ty: dst.ty, span };
+        return { k: 'builtin', name, args: [dst, name === '__builtin_memset' ? s.cast(src, T.int, true) : src, n], ty: dst.ty, span };
       }
       case '__builtin_memcmp': case '__builtin_bcmp': {
         if (!need(3)) return s.num(0n, T.int, span);

@@ -459,3 +459,25 @@ SEC("xdp") int p(struct xdp_md *ctx) {
     expect(runOnce(s)).toBe((2018 + 3) + (2018 + 1) + 100000 + 5);
   });
 });
+
+describe('__builtin_memmove', () => {
+  it('copies overlapping regions as if through a buffer, up or down, on the stack and in the packet (test_xdp_vlan.c xdp_vlan_remove_outer)', () => {
+    const s = ok(`${PRE}SEC("xdp") int p(struct xdp_md *ctx) {
+  void *data = (void *)(long)ctx->data, *data_end = (void *)(long)ctx->data_end;
+  unsigned char b[16] = { 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15 };
+  unsigned char c[16] = { 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15 };
+  char *dest;
+  if (data + 16 > data_end) return XDP_ABORTED;
+  __builtin_memmove(b + 4, b, 10);
+  __builtin_memmove(c, c + 3, 10);
+  dest = data;
+  dest += 4;
+  __builtin_memmove(dest, data, 12);
+  unsigned char *d = data;
+  return (b[4] << 28) | (b[13] << 24) | (c[0] << 20) | (c[9] << 16) | (d[4] << 8) | d[15];
+}`);
+    const pkt = Uint8Array.from({ length: 64 }, (_, i) => 0x10 + i);
+    // b: 0 1 2 3 0 1 2 3 4 5 6 7 8 9 14 15; c: 3 … 12 10 … 15; the packet's bytes 4..15 are its bytes 0..11.
+    expect(runOnce(s, pkt) >>> 0).toBe(((0 << 28) | (9 << 24) | (3 << 20) | (12 << 16) | (0x10 << 8) | 0x1b) >>> 0);
+  });
+});

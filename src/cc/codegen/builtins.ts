@@ -27,12 +27,13 @@ export abstract class BuiltinGen extends ExprGen {
       this.emit(O.BPF_ALU | O.BPF_END | O.BPF_TO_BE, r.r, 0, 0, bits);
       return { ...r, zext: bits < 64, bits: bits < 64 ? bits : undefined };
     }
-    if (n === '__builtin_memcpy') {
+    if (n === '__builtin_memcpy' || n === '__builtin_memmove') {
       const size = this.blockSize(e);
       const align = Math.min(ptrAlign(e.args[0]!), ptrAlign(e.args[1]!), 8);
       const src = this.pointerAddr(e.args[1]!);
       const dst = this.pointerAddr(e.args[0]!);
-      this.copyMem({ ...dst, temp: false }, src, size, align);
+      if (n === '__builtin_memmove') this.moveMem({ ...dst, temp: false }, src, size, align);
+      else this.copyMem({ ...dst, temp: false }, src, size, align);
       this.freeAddr(src);
       if (discard) { this.freeAddr(dst); return { k: 'imm', v: 0n }; }
       return this.addrToVal(dst);

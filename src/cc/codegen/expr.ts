@@ -756,21 +756,68 @@ export abstract class ExprGen extends FrameGen {
     return cur;
   }
   // ---- memory blocks -----------------------------------------------------------------
-  copyMem(dst: Addr, src: Addr, size: number, align: number): void {
+  copyMem(dst: Addr, src: Addr, size: number, align: number, backward = false): void {
     const sb = this.baseReg(src);
     const db = this.baseReg(dst);
     const t = this.allocTemp([sb, db]);
-    let o = 0;
-    while (o < size) {
-      let w = Math.min(8, align);
-      while (w > 1 && o + w > size) w >>= 1;
+    const parts = memChunks(size, align);
+    if (backward) parts.reverse();
+    for (const { o, w } of parts) {
       this.emit(O.BPF_LDX | O.BPF_MEM | sizeField(w), t, sb, src.off + o);
       this.emit(O.BPF_STX | O.BPF_MEM | sizeField(w), db, t, dst.off + o);
-      o += w;
     }
     this.release({ k: 'reg', r: t, temp: true });
     this.freeAddr(dst);
   }
+  /**
+   * memmove: the regions may overlap, and the destination must end up with
+   * the source's bytes as they were before the copy (test_xdp_vlan.c's
+   * `__builtin_memmove(data + 4, data, 12)` shifts the MAC addresses over a
+   * VLAN tag). clang loads every part before storing any. With one base
+   * register (or both on the stack) the overlap is known: a destination
+   * above the source is copied from the last part down, so no part is read
+   * after it was overwritten; otherwise from the first part up, as memcpy.
+   * With different bases all parts are loaded first, as clang does, when
+   * the temporaries suffice; else the bytes go through a stack buffer.
+   */
+  moveMem(dst: Addr, src: Addr, size: number, align: number): void {
+    const sameBase = src.base === dst.base && (src.base === 'fp' || (src.base === 'reg' && src.reg === dst.reg));
+    if (sameBase) {
+      this.copyMem(dst, src, size, align, dst.off > src.off && dst.off < src.off + size);
+      return;
+    }
+    const parts = memChunks(size, align);
+    const sb = this.baseReg(src);
+    const db = this.baseReg(dst);
+    const spare = [1, 2, 3, 4, 5, 0].filter((r) => this.regOwner[r] === 'free' && r !== sb && r !== db).length;
+    if (parts.length <= spare) {
+      const held = parts.map(({ o, w }) => {
+        const t = this.allocTemp([sb, db]);
+        this.emit(O.BPF_LDX | O.BPF_MEM | sizeField(w), t, sb, src.off + o);
+        return t;
+      });
+      parts.forEach(({ o, w }, i) => this.emit(O.BPF_STX | O.BPF_MEM | sizeField(w), db, held[i]!, dst.off + o));
+      for (const t of held) this.release({ k: 'reg', r: t, temp: true });
+      this.freeAddr(dst);
+      return;
+    }
+    const buf: Addr = { base: 'fp', off: this.allocStack(size, 8) };
+    this.copyMem(buf, { ...src, temp: false }, size, align);
+    this.copyMem(dst, buf, size, Math.min(8, align));
+  }
+}
+
+/** A block of `size` bytes as the parts one load/store pair moves: `align`-wide (at most 8), narrower at the tail. */
+function memChunks(size: number, align: number): { o: number; w: number }[] {
+  const parts: { o: number; w: number }[] = [];
+  let o = 0;
+  while (o < size) {
+    let w = Math.min(8, align);
+    while (w > 1 && o + w > size) w >>= 1;
+    parts.push({ o, w });
+    o += w;
+  }
+  return parts;
 }
 
 /** A value that is the address of a stack slot (fp + constant): never NULL. */

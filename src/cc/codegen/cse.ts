@@ -212,18 +212,24 @@ function mayStoreToMemory(s: Stmt): boolean {
 
 /** Replace every expression equal to `cand` in a statement tree by a fresh `ref()`. */
 function replaceStmt(s: Stmt, cand: Expr, ref: () => Expr): void {
-  const fix = (e: Expr | undefined, set: (x: Expr) => void): void => {
-    if (!e) return;
-    if (same(e, cand)) { set(ref()); return; }
-    replaceChildren(e, cand, ref);
-  };
+  eachOnceExpr(s, (e, set) => {
+    if (same(e, cand)) set(ref());
+    else replaceChildren(e, cand, ref);
+  });
+}
+
+/**
+ * Each expression of a statement tree that runs at most once, with its
+ * setter: loops and switches are left out (their bodies run more than once).
+ */
+function eachOnceExpr(s: Stmt, visit: (e: Expr, set: (x: Expr) => void) => void): void {
   switch (s.k) {
-    case 'expr': fix(s.e, (x) => (s.e = x)); return;
-    case 'decl': for (const p of s.init?.parts ?? []) fix(p.e, (x) => (p.e = x)); return;
-    case 'block': s.body.forEach((b) => replaceStmt(b, cand, ref)); return;
-    case 'if': fix(s.c, (x) => (s.c = x)); replaceStmt(s.t, cand, ref); if (s.f) replaceStmt(s.f, cand, ref); return;
-    case 'return': fix(s.e, (x) => (s.e = x)); return;
-    default: return; // loops and switches: left as written (their bodies run more than once)
+    case 'expr': visit(s.e, (x) => (s.e = x)); return;
+    case 'decl': for (const p of s.init?.parts ?? []) if (p.e) visit(p.e, (x) => (p.e = x)); return;
+    case 'block': s.body.forEach((b) => eachOnceExpr(b, visit)); return;
+    case 'if': visit(s.c, (x) => (s.c = x)); eachOnceExpr(s.t, visit); if (s.f) eachOnceExpr(s.f, visit); return;
+    case 'return': if (s.e) visit(s.e, (x) => (s.e = x)); return;
+    default: return;
   }
 }
 
@@ -354,15 +360,7 @@ function replaceLoadIn(e: Expr, cand: Expr, ref: () => Expr, set: (e: Expr) => v
 }
 
 function replaceLoadStmt(s: Stmt, cand: Expr, ref: () => Expr): void {
-  const fix = (e: Expr | undefined, set: (x: Expr) => void): void => { if (e) replaceLoadIn(e, cand, ref, set); };
-  switch (s.k) {
-    case 'expr': fix(s.e, (x) => (s.e = x)); return;
-    case 'decl': for (const p of s.init?.parts ?? []) fix(p.e, (x) => (p.e = x)); return;
-    case 'block': s.body.forEach((b) => replaceLoadStmt(b, cand, ref)); return;
-    case 'if': fix(s.c, (x) => (s.c = x)); replaceLoadStmt(s.t, cand, ref); if (s.f) replaceLoadStmt(s.f, cand, ref); return;
-    case 'return': fix(s.e, (x) => (s.e = x)); return;
-    default: return;
-  }
+  eachOnceExpr(s, (e, set) => replaceLoadIn(e, cand, ref, set));
 }
 
 /**

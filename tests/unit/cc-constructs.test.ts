@@ -481,3 +481,78 @@ describe('__builtin_memmove', () => {
     expect(runOnce(s, pkt) >>> 0).toBe(((0 << 28) | (9 << 24) | (3 << 20) | (12 << 16) | (0x10 << 8) | 0x1b) >>> 0);
   });
 });
+
+describe('a small struct local used member by member (clang\'s SROA, as far as the verifier sees it)', () => {
+  const parse = `${PRE}struct res { __u16 proto; __u16 vid; __u8 off_a; __u8 off_b; __u8 n; };
+static __always_inline int tags(void *data, void *data_end, struct res *r)
+{
+  __u8 off = 14;
+  if (data + off + 8 > data_end) return -1;
+  if (*(__u16 *)(data + 12) == 0x0081) { r->off_a = off; off += 4; r->n++; }
+  if (*(__u16 *)(data + off - 2) == 0x0081) { r->off_b = off; off += 4; r->n++; }
+  r->proto = *(__u16 *)(data + off - 2);
+  return off;
+}
+SEC("xdp") int p(struct xdp_md *ctx) {
+  void *data = (void *)(long)ctx->data, *data_end = (void *)(long)ctx->data_end;
+  struct res r = { .vid = 7 };
+  if (tags(data, data_end, &r) < 0) return XDP_ABORTED;
+  if (r.off_a == 0) return 1000 + r.vid;
+  __u8 *tci = data + (r.off_b ? r.off_b : r.off_a);
+  return (r.n << 16) | (*tci << 8) | r.vid;
+}`;
+  it('keeps each member in a stack slot of its own, so a constant offset stays known (test_xdp_vlan.c xdp_vlan_change)', () => {
+    const s = ok(parse);
+    const parsed = parseSpec(JSON.parse(JSON.stringify(s)));
+    if ('error' in parsed) throw new Error(parsed.error);
+    // Both one-byte offsets in one 8-byte word: the store to off_b would make off_a unknown, and
+    // data + off_a an unbounded packet pointer ("offset is outside of the packet").
+    expect(verify(parsed, { logLevel: 0 }).accepted).toBe(true);
+    const stores = insnsOf(s.insns).filter((i) => (i.code & 0x07) === O.BPF_ST || (i.code & 0x07) === O.BPF_STX).filter((i) => i.dst === 10).map((i) => i.off);
+    expect(new Set(stores.map((o) => o >> 3)).size).toBe(new Set(stores).size);
+    const qinq = new Uint8Array(64);
+    qinq.set([0x81, 0x00, 0xa0, 0x05, 0x81, 0x00, 0xb0, 0x06, 0x08, 0x00], 12);
+    expect(runOnce(s, qinq)).toBe((2 << 16) | (0xb0 << 8) | 7);
+    expect(runOnce(s, new Uint8Array(64))).toBe(1007);
+  });
+  it('stays whole once its address goes anywhere else (a helper, a pointer kept, a copy, memset)', () => {
+    const escapes = [
+      'struct res *q = &r; q->n = 1;',
+      '__builtin_memset(&r, 0, sizeof(r));',
+      'struct res c = r; r.n = c.n;',
+      '__u8 *pb = &r.off_b; *pb = 2;',
+    ];
+    for (const esc of escapes) {
+      const s = ok(parse.replace('if (tags(', `${esc}\n  if (tags(`));
+      // Whole: the five members in 8 bytes (one or two words), not five slots.
+      const offs = insnsOf(s.insns).filter((i) => ((i.code & 0x07) === O.BPF_ST || (i.code & 0x07) === O.BPF_STX) && i.dst === 10).map((i) => i.off >> 3);
+      expect(new Set(offs).size, esc).toBeLessThan(5);
+    }
+  });
+});
+
+describe('a one-byte local with a constant initialiser that lives on the stack', () => {
+  it('is stored as the whole 8-byte register it is reloaded as (the kernel refused the unbounded reload)', () => {
+    // Five values live across a helper call: r6-r9 hold four, so \`off\` gets a stack slot.
+    const s = ok(`${PRE}SEC("xdp") int p(struct xdp_md *ctx) {
+  void *data = (void *)(long)ctx->data, *data_end = (void *)(long)ctx->data_end;
+  __u32 a = ctx->ingress_ifindex, b = ctx->rx_queue_index;
+  __u8 off = 14;
+  bpf_ktime_get_ns();
+  if (b == 99) off = 20;
+  if (data + off + 1 > data_end) return -1;
+  return *(__u8 *)(data + off) + off + ((a + b) << 8);
+}`);
+    const parsed = parseSpec(JSON.parse(JSON.stringify(s)));
+    if ('error' in parsed) throw new Error(parsed.error);
+    expect(verify(parsed, { logLevel: 0 }).accepted).toBe(true);
+    // No narrow store of 14 to a slot that is then read back 8 bytes wide.
+    const ins = insnsOf(s.insns);
+    const narrow = ins.filter((i) => i.code === (O.BPF_ST | O.BPF_MEM | O.BPF_B) && i.imm === 14).map((i) => i.off);
+    const wideReads = ins.filter((i) => i.code === (O.BPF_LDX | O.BPF_MEM | O.BPF_DW) && i.src === 10).map((i) => i.off);
+    expect(narrow.filter((o) => wideReads.includes(o))).toEqual([]);
+    const pkt = new Uint8Array(64);
+    pkt[14] = 9;
+    expect(runOnce(s, pkt) & 0xff).toBe(9 + 14);
+  });
+});

@@ -213,6 +213,8 @@ export abstract class ExprGen extends FrameGen {
       }
       case 'member': {
         const a = this.addrOf(e.e);
+        // A member of a struct kept member by member (split.ts) is in a slot of its own.
+        if (a.base === 'fp') return { base: 'fp', off: this.splitSlot(a.off + e.offset) };
         return { ...a, off: a.off + e.offset };
       }
       case 'deref': return this.pointerAddr(e.e);

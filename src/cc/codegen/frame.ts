@@ -30,10 +30,11 @@ import type { DiagnosticBag, Span } from '../diagnostics';
 import { computeLiveness, type LiveRange } from '../liveness';
 import { compact, peephole, removeUnreachable } from '../peephole';
 import { evalBinary } from '../sema';
-import { alignOf, isInt, isPtr, sizeOf, type IntType, type Type } from '../types';
+import { alignOf, isInt, isPtr, sizeOf, type IntType, type Member, type Type } from '../types';
 import type { Insn } from '../../isa/insn';
 import { constOf, wrapInt, walkExprs, walkStmts } from './tree';
 import { reuseCheckedPointers } from './cse';
+import { splittableStructs } from './split';
 import * as O from '../../isa/opcodes';
 
 /** A local larger than this is refused where it is declared (any local over 512 bytes is refused with its function). */
@@ -94,6 +95,15 @@ export const TEMP_ORDER = [1, 2, 3, 4, 5, 0];
 export const LOCAL_CALLER_ORDER = [5, 4, 3];
 export const CALLEE_SAVED = [6, 7, 8, 9];
 export const MAX_INLINE_DEPTH = 16;
+/**
+ * A split struct (split.ts) has no bytes of its own: its home is a stand-in
+ * offset at or below SPLIT_BASE, SPLIT_STRIDE apart per instance, far
+ * outside any real stack offset, which member accesses map to the members'
+ * own slots. An instruction that still carried one would be a bug; emit
+ * refuses any memory offset outside the 16 bits an instruction holds.
+ */
+const SPLIT_BASE = -(1 << 24);
+const SPLIT_STRIDE = 1 << 12;
 
 /** Thrown after a lowering error is reported: unwinds to the statement, which carries on. */
 export class CgError extends Error {}
@@ -142,6 +152,10 @@ export abstract class FrameGen {
   protected aliases = new Map<Sym, { base: Sym; off: bigint }>();
   /** Inlined pointer parameters bound to a caller's stack address (fp + offset). */
   protected fpBind = new Map<Sym, number>();
+  /** Struct locals kept as one stack slot per member (split.ts), with their members. */
+  protected splitStructs = new Map<Sym, Member[]>();
+  /** Each split instance's stand-in base: its members' slots by member offset. */
+  protected splitSlots = new Map<number, Map<number, number>>();
   /** Where each label was first jumped to by a goto (to report a goto to a label never defined). */
   protected gotoSpans = new Map<number, Span>();
   /** Case labels of the switch statements being lowered, innermost last. */
@@ -155,6 +169,7 @@ export abstract class FrameGen {
   }
   // ---- emission --------------------------------------------------------------
   protected emit(code: number, dst = 0, src = 0, off = 0, imm = 0, extra?: Partial<EmittedInsn>): void {
+    if (off < -32768 || off > 32767) this.fail(`internal: offset ${off} does not fit an instruction`, this.span, 'cc-internal');
     this.out.push({ insn: { code, dst, src, off, imm: imm | 0 }, span: this.span, ...extra });
   }
   protected newLabel(): number {
@@ -193,6 +208,8 @@ export abstract class FrameGen {
     this.borrowed.clear();
     this.aliases.clear();
     this.fpBind.clear();
+    this.splitStructs.clear();
+    this.splitSlots.clear();
     this.gotoSpans.clear();
     this.fnLabels.clear();
     this.caseLabels.length = 0;
@@ -238,6 +255,26 @@ export abstract class FrameGen {
     this.stackTop = Math.ceil((this.stackTop + size) / a) * a;
     this.maxStack = Math.max(this.maxStack, this.stackTop);
     return -this.stackTop;
+  }
+  /**
+   * A split struct's declaration (split.ts): a slot of 8 bytes per member,
+   * and a stand-in home that member accesses map to them (splitSlot).
+   */
+  protected assignSplitHome(sym: Sym, members: Member[]): Map<number, number> {
+    const base = SPLIT_BASE - this.splitSlots.size * SPLIT_STRIDE;
+    const slots = new Map<number, number>();
+    for (const m of members) slots.set(m.offset, this.allocStack(8, 8));
+    this.splitSlots.set(base, slots);
+    this.homes.set(sym, { k: 'stack', off: base });
+    return slots;
+  }
+  /** A stack offset, or a member of a split struct's stand-in: where the bytes are. */
+  protected splitSlot(off: number): number {
+    if (off >= SPLIT_BASE + SPLIT_STRIDE) return off;
+    const base = SPLIT_BASE - Math.ceil((SPLIT_BASE - off) / SPLIT_STRIDE) * SPLIT_STRIDE;
+    const slot = this.splitSlots.get(base)?.get(off - base);
+    if (slot === undefined) this.fail('internal: a struct kept member by member is accessed between its members', this.span, 'cc-internal');
+    return slot;
   }
   protected assignHome(sym: Sym, incoming?: number): void {
     const t = sym.type;
@@ -361,6 +398,7 @@ export abstract class FrameGen {
   };
   protected prepare(fn: Sym): void {
     reuseCheckedPointers(fn.body!);
+    for (const [s, m] of splittableStructs({ inlineable: (f) => this.ctx.inlineable(f), calleeSym: (e) => this.calleeSym(e) }, fn.body!)) this.splitStructs.set(s, m);
     this.findAliases(fn);
     const aliasBase = new Map<Sym, Sym>();
     for (const [a, x] of this.aliases) aliasBase.set(a, x.base);
@@ -480,6 +518,7 @@ export abstract class FrameGen {
         if (v.r !== r) this.emit((is64 ? O.BPF_ALU64 : O.BPF_ALU) | O.BPF_MOV | O.BPF_X, r, v.r);
         return;
       case 'fp':
+        if (v.off < SPLIT_BASE + SPLIT_STRIDE) this.fail('internal: the address of a struct kept member by member is needed', this.span, 'cc-internal');
         this.emit(O.BPF_ALU64 | O.BPF_MOV | O.BPF_X, r, 10);
         if (v.off) this.emit(O.BPF_ALU64 | O.BPF_ADD | O.BPF_K, r, 0, 0, v.off);
         return;

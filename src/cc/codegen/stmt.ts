@@ -6,7 +6,7 @@
  * initialisers. FuncGen is the class index.ts drives.
  */
 import type { Init, Stmt, Sym } from '../ast';
-import { alignOf, isInt, isPtr, sizeOf, type FuncType, type IntType } from '../types';
+import { alignOf, isInt, isPtr, sizeOf, type FuncType, type IntType, type Member } from '../types';
 import { CgError, type Addr } from './frame';
 import { constOf, sizeField, wrapInt, endsFlow, inductionPlan } from './tree';
 import { CallGen } from './calls';
@@ -92,6 +92,11 @@ export class FuncGen extends CallGen {
       }
       case 'decl': {
         if (this.aliases.has(s.sym) || (this.constBind.has(s.sym) && !this.homes.has(s.sym))) return;
+        const members = this.splitStructs.get(s.sym);
+        if (members) {
+          this.initSplit(this.assignSplitHome(s.sym, members), members, s.init);
+          return;
+        }
         this.assignHome(s.sym);
         if (s.init && !this.oversized.has(s.sym)) this.initLocal(s.sym, s.init);
         return;
@@ -319,6 +324,19 @@ export class FuncGen extends CallGen {
     this.place(end);
   }
   // ---- locals ----------------------------------------------------------------------
+  /** A split struct's initialiser (split.ts: whole members only): each member's slot, in the order written, the rest zeroed. */
+  protected initSplit(slots: Map<number, number>, members: Member[], init: Init | undefined): void {
+    if (!init) return;
+    const set = new Set<number>();
+    for (const p of init.parts) {
+      const v = this.expr(p.e);
+      this.storeVal({ base: 'fp', off: slots.get(p.offset)! }, sizeOf(p.type), v, p.type);
+      this.release(v);
+      set.add(p.offset);
+    }
+    if (!init.zero) return;
+    for (const m of members) if (!set.has(m.offset)) this.emit(O.BPF_ST | O.BPF_MEM | sizeField(sizeOf(m.type)), 10, 0, slots.get(m.offset)!, 0);
+  }
   protected initLocal(sym: Sym, init: Init): void {
     const h = this.homes.get(sym)!;
     if (h.k === 'reg') {
@@ -343,6 +361,8 @@ export class FuncGen extends CallGen {
       }
     }
     const addr: Addr = { base: 'fp', off: h.off };
+    // A scalar local that lives on the stack is spilled and reloaded as a whole register.
+    const scalar = !sym.addressTaken && (isInt(sym.type) || isPtr(sym.type));
     // Merge constant byte parts into wider immediate stores (strings, byte arrays).
     const parts = [...init.parts];
     for (let i = 0; i < parts.length; i++) {
@@ -358,7 +378,7 @@ export class FuncGen extends CallGen {
         continue;
       }
       const c = constOf(p.e);
-      if (c !== undefined && sizeOf(p.type) === 1) {
+      if (c !== undefined && sizeOf(p.type) === 1 && !scalar) {
         // Gather a run of constant bytes into 4-byte (or 2-byte) stores.
         let w = 1;
         for (const cand of [4, 2]) {
@@ -373,9 +393,7 @@ export class FuncGen extends CallGen {
         continue;
       }
       const v = this.expr(p.e);
-      // A scalar local that lives on the stack is spilled and reloaded as a whole register.
-      const whole = !sym.addressTaken && (isInt(sym.type) || isPtr(sym.type)) && p.offset === 0;
-      this.storeVal({ ...addr, off: addr.off + p.offset }, whole ? 8 : sizeOf(p.type), v, p.type);
+      this.storeVal({ ...addr, off: addr.off + p.offset }, scalar && p.offset === 0 ? 8 : sizeOf(p.type), v, p.type);
       this.release(v);
     }
   }

@@ -716,8 +716,13 @@ export class Parser {
       if (type.k === 'array' && type.len === undefined) arrayLen = n;
       return { zero: true, parts, span: this.spanFrom(start), arrayLen };
     }
-    if (type.k === 'array' && this.peek().kind === 'str') {
+    // char s[] = ("abc"): clang takes a parenthesized string literal too (a macro's `(msg)`).
+    let parens = 0;
+    if (type.k === 'array' && isInt(type.of) && type.of.size === 1) while (this.is('(', parens)) parens++;
+    if (type.k === 'array' && this.peek(parens).kind === 'str') {
+      for (let i = 0; i < parens; i++) this.advance();
       const s = this.stringLiteral();
+      for (let i = 0; i < parens; i++) this.expect(')');
       const bytes = [...s.bytes, 0];
       const len = type.len ?? bytes.length;
       if (type.len !== undefined && bytes.length - 1 > type.len) this.diags.warning('sema-init-overflow', 'initializer-string for char array is too long', s.span);

@@ -109,6 +109,7 @@ export const BPF_FUNC = {
   ringbuf_submit: 132,
   ringbuf_discard: 133,
   check_mtu: 163,
+  trace_vprintk: 177,
   loop: 181,
   xdp_get_buff_len: 188,
   xdp_load_bytes: 189,
@@ -206,7 +207,8 @@ const PROTOS: readonly P[] = [
   { id: 172, args: ['ARG_PTR_TO_TIMER'], ret: 'RET_INTEGER', unmodelled: true },
   { id: 175, args: ['ARG_PTR_TO_BTF_ID'], ret: 'RET_PTR_TO_BTF_ID', unmodelled: true },
   { id: 176, args: ['ARG_PTR_TO_UNINIT_MEM', 'ARG_CONST_SIZE_OR_ZERO', A], ret: 'RET_INTEGER', unmodelled: true },
-  { id: 177, args: ['ARG_PTR_TO_MEM', 'ARG_CONST_SIZE', 'ARG_PTR_TO_MEM_OR_NULL', 'ARG_CONST_SIZE_OR_ZERO'], ret: 'RET_INTEGER', unmodelled: true },
+  // bpf_trace_vprintk: libbpf's bpf_printk with more than three arguments (their u64s in an array).
+  { id: 177, args: ['ARG_PTR_TO_MEM', 'ARG_CONST_SIZE', 'ARG_PTR_TO_MEM_OR_NULL', 'ARG_CONST_SIZE_OR_ZERO'], ret: 'RET_INTEGER', gplOnly: true },
   { id: 180, args: ['ARG_PTR_TO_BTF_ID', A, 'ARG_PTR_TO_FUNC', 'ARG_PTR_TO_STACK_OR_NULL', A], ret: 'RET_INTEGER', unmodelled: true },
   // bpf_loop: the verifier checks it in ../verifier/callback.ts before this entry's flag is read, and the VM
   // runs it outside its helper table (../vm/callbacks.ts); generic helper paths still treat it as unmodelled.

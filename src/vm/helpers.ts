@@ -5,9 +5,12 @@
  */
 import { BPF_FUNC } from '../helpers/table';
 import { BPF_F_RDONLY_PROG, BPF_F_WRONLY_PROG, type BpfMap } from '../maps';
-import { VmFault, type Region } from './memory';
+import { LO_BASE, VmFault, type Region } from './memory';
 import type { HelperFn, Machine } from './interp';
-import { formatPrintk } from './printk';
+import { formatPrintk, type PrintkArg } from './printk';
+
+/** kernel/bpf/helpers.c: the most arguments bpf_trace_vprintk and bpf_snprintf take. */
+const MAX_BPRINTF_VARARGS = 12;
 import { objectHelpers, type EventLog } from './helpers_objects';
 import { contextHelpers } from './helpers_context';
 import { AF_INET, AF_INET6, FIB_LOOKUP_SIZE, type FibTable } from './fib';
@@ -173,27 +176,46 @@ export function xdpHelpers(ctx: XdpHelperContext): Map<number, HelperFn> {
   h.set(BPF_FUNC.get_prandom_u32, (m) => m.setReg(0, ctx.env.prandomU32() >>> 0));
   h.set(BPF_FUNC.get_smp_processor_id, (m) => m.setReg(0, ctx.env.cpu));
   h.set(BPF_FUNC.get_numa_node_id, (m) => m.setReg(0, 0));
-  h.set(BPF_FUNC.trace_printk, (m, pc) => {
+  /** The NUL-terminated string at offset `at` of a region, for %s (undefined: no such region). */
+  const cString = (reg: Region | undefined, at: number): string | undefined => {
+    if (!reg) return undefined;
+    let s = '';
+    for (let i = at; i >= reg.start && i < reg.end && reg.bytes[i] !== 0; i++) s += String.fromCharCode(reg.bytes[i]!);
+    return s;
+  };
+  /** The format string in r1 (r2 bytes, NUL-terminated within them), or undefined. */
+  const printkFormat = (m: Machine, pc: number): string | undefined => {
     const size = m.regNum(2);
     const fmtBytes = m.bytesAt(pc, 1, size, false);
     const nul = fmtBytes.indexOf(0);
-    if (size === 0 || nul < 0) return m.setReg(0, -EINVAL);
-    const fmt = String.fromCharCode(...fmtBytes.subarray(0, nul));
-    const args = [3, 4, 5].map((r) => ({
-      value: m.regU64(r),
-      str: () => {
-        const reg = m.regions.get(m.pv[r]!);
-        if (!reg) return undefined;
-        const at = (m.lo[r]! >>> 0) - 0x40000000;
-        let s = '';
-        for (let i = at; i >= reg.start && i < reg.end && reg.bytes[i] !== 0; i++) s += String.fromCharCode(reg.bytes[i]!);
-        return s;
-      },
-    }));
+    return size === 0 || nul < 0 ? undefined : String.fromCharCode(...fmtBytes.subarray(0, nul));
+  };
+  const printk = (m: Machine, fmt: string, args: PrintkArg[]): void => {
     const text = formatPrintk(fmt, args);
     if (typeof text !== 'string') return m.setReg(0, -text.errno);
     ctx.env.printk(text);
     m.setReg(0, text.length);
+  };
+  h.set(BPF_FUNC.trace_printk, (m, pc) => {
+    const fmt = printkFormat(m, pc);
+    if (fmt === undefined) return m.setReg(0, -EINVAL);
+    printk(m, fmt, [3, 4, 5].map((r) => ({ value: m.regU64(r), str: () => cString(m.regions.get(m.pv[r]!), (m.lo[r]! >>> 0) - LO_BASE) })));
+  });
+  // bpf_trace_vprintk(fmt, fmt_size, data, data_len): libbpf's bpf_printk with more than three
+  // arguments. The arguments are data's u64s (at most MAX_BPRINTF_VARARGS, data_len a multiple of 8);
+  // a %s argument is a pointer stored there, its region named by the value's high word.
+  h.set(BPF_FUNC.trace_vprintk, (m, pc) => {
+    const fmt = printkFormat(m, pc);
+    const len = m.regNum(4);
+    if (fmt === undefined || len % 8 !== 0 || len > MAX_BPRINTF_VARARGS * 8 || (len > 0 && m.regU64(3) === 0n)) return m.setReg(0, -EINVAL);
+    const data = len ? m.bytesAt(pc, 3, len, false) : new Uint8Array(0);
+    const dv = new DataView(data.buffer, data.byteOffset, data.byteLength);
+    const args: PrintkArg[] = [];
+    for (let i = 0; i < len; i += 8) {
+      const value = dv.getBigUint64(i, true);
+      args.push({ value, str: () => cString(m.regions.byHi(Number(value >> 32n)), Number(value & 0xffffffffn) - LO_BASE) });
+    }
+    printk(m, fmt, args);
   });
   // What the redirect helpers record, preallocated: a redirect per packet allocates nothing. The
   // result hands out these objects; a caller that keeps one past the next run copies it (runXdp does).

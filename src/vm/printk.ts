@@ -1,6 +1,7 @@
 /**
- * bpf_trace_printk's formatting (kernel/trace/bpf_trace.c with
- * bpf_bprintf_prepare's rules): at most three arguments, the conversions
+ * bpf_trace_printk's and bpf_trace_vprintk's formatting
+ * (kernel/trace/bpf_trace.c with bpf_bprintf_prepare's rules): a
+ * conversion for each argument given at most (three for bpf_trace_printk), the conversions
  * %d %i %u %x %X %c %s %p and their l/ll forms, %%; anything else is -EINVAL.
  * Returns the text (without the trace_pipe prefix) or an errno.
  */
@@ -21,7 +22,7 @@ export function formatPrintk(fmt: string, args: readonly PrintkArg[]): string | 
       continue;
     }
     const m = /^([-+ 0#]*)(\d*)(?:\.(\d+))?(ll|l|h|hh|z)?([diuxXcsp])/.exec(fmt.slice(i + 1));
-    if (!m || used >= 3) return { errno: 22 };
+    if (!m || used >= args.length) return { errno: 22 };
     i += m[0].length;
     const a = args[used++]!;
     const len = m[4] ?? '';

@@ -11,6 +11,7 @@ import * as O from '../../src/isa/opcodes';
 import { parseSpec } from '../../src/isa/spec';
 import { verify } from '../../src/verifier';
 import { runOnce } from './cc-helpers';
+import { createVm, testRunFrame } from '../../src/vm';
 
 const PRE = '#include <linux/bpf.h>\n#include <bpf/bpf_helpers.h>\n';
 
@@ -21,6 +22,17 @@ function ok(src: string): NonNullable<ReturnType<typeof compile>['spec']> {
 }
 function errors(src: string): string[] {
   return compile(src, { file: 't.c' }).diagnostics.filter((d) => d.severity === 'error').map((d) => `${d.span.line}:${d.span.col}: ${d.message}`);
+}
+/** What the program printed (trace_printk / trace_vprintk) on one run of a 64-byte frame. */
+function printedBy(spec: NonNullable<ReturnType<typeof compile>['spec']>): string[] {
+  const parsed = parseSpec(JSON.parse(JSON.stringify(spec)));
+  if ('error' in parsed) throw new Error(parsed.error);
+  expect(verify(parsed, { logLevel: 0 }).accepted).toBe(true);
+  const vm = createVm(parsed);
+  if ('error' in vm) throw new Error(vm.error);
+  const r = vm.runXdp(testRunFrame(new Uint8Array(64)));
+  expect(r.fault?.message).toBeUndefined();
+  return vm.printed;
 }
 function insnsOf(hex: string): Insn[] {
   return decodeProgram(hexToBytes(hex) as Uint8Array).insns;
@@ -123,6 +135,29 @@ SEC("xdp") int prog_fn(struct xdp_md *ctx) { bpf_printk("%s %s", __FUNCTION__, _
     // An identifier of that name the program declares is that declaration.
     ok(`${PRE}SEC("xdp") int p(struct xdp_md *ctx) { int __FUNCTION__ = 2; return __FUNCTION__; }`);
     expect(errors(`${PRE}int x = sizeof(__func__);\nSEC("xdp") int p(struct xdp_md *ctx) { return 2; }`)).toEqual(["3:16: use of undeclared identifier '__func__'"]);
+  });
+});
+
+describe('printing', () => {
+  it('a char array initialised from a parenthesized string literal (a macro\'s `(msg)`) is that string', () => {
+    const s = ok(`${PRE}#define LOG(msg, v) ({ static const char fmt[] = (msg); bpf_trace_printk(fmt, sizeof(fmt), v); })
+SEC("xdp") int p(struct xdp_md *ctx) { static const char two[] = (("x")); LOG("len %d", sizeof(two)); return XDP_PASS; }`);
+    expect(printedBy(s)).toEqual(['len 2']);
+  });
+  it('bpf_printk with more than three arguments calls bpf_trace_vprintk, and the VM prints it as the kernel does', () => {
+    const s = ok(`${PRE}SEC("xdp") int p(struct xdp_md *ctx) {
+  static const char name[] = "eth0";
+  bpf_printk("%d %u %x %s %lld", -1, 2, 255, name, -5LL);
+  return XDP_PASS;
+}`);
+    expect(insnsOf(s.insns).some((i) => i.code === (O.BPF_JMP | O.BPF_CALL) && i.imm === 177)).toBe(true);
+    expect(printedBy(s)).toEqual(['-1 2 ff eth0 -5']);
+    // More conversions than arguments: -EINVAL and nothing printed (bpf_bprintf_prepare).
+    const t = ok(`${PRE}SEC("xdp") int p(struct xdp_md *ctx) {
+  __u64 a[4] = { 1, 2, 3, 4 };
+  return bpf_trace_vprintk("%d %d %d %d %d", 15, a, sizeof(a)) == -22 ? XDP_DROP : XDP_PASS;
+}`);
+    expect(runOnce(t)).toBe(1);
   });
 });
 
@@ -554,5 +589,32 @@ describe('a one-byte local with a constant initialiser that lives on the stack',
     const pkt = new Uint8Array(64);
     pkt[14] = 9;
     expect(runOnce(s, pkt) & 0xff).toBe(9 + 14);
+  });
+});
+
+describe('a packed struct\'s member at a stack offset not aligned to its size', () => {
+  it('is stored and loaded in aligned pieces, as clang does (the kernel refuses a misaligned stack access)', () => {
+    const s = ok(`${PRE}struct s { __u8 tag; __u32 a; __u64 b; __u16 c; } __attribute__((packed));
+SEC("xdp") int p(struct xdp_md *ctx) {
+  struct s e = {0};
+  volatile __u64 big = 0x1122334455667788ULL;
+  e.tag = 1;
+  e.a = ctx->ingress_ifindex + 0x10203040;
+  e.b = big;
+  e.c = 0xbeef;
+  e.b += 0x0101010101010101ULL;
+  return (e.b >> 56) == 0x12 && (e.b & 0xff) == 0x89 && e.a == 0x10203041 && e.c == 0xbeef && e.tag == 1 ? XDP_DROP : XDP_PASS;
+}`);
+    const parsed = parseSpec(JSON.parse(JSON.stringify(s)));
+    if ('error' in parsed) throw new Error(parsed.error);
+    expect(verify(parsed, { logLevel: 0 }).accepted).toBe(true);
+    for (const i of insnsOf(s.insns)) {
+      const cls = i.code & 0x07;
+      const fp = (cls === O.BPF_STX || cls === O.BPF_ST) ? i.dst === 10 : cls === O.BPF_LDX && i.src === 10;
+      if (!fp) continue;
+      const size = [4, 2, 1, 8][(i.code >> 3) & 3]!;
+      expect(i.off % size === 0, `off ${i.off} size ${size}`).toBe(true);
+    }
+    expect(runOnce(s)).toBe(1);
   });
 });

@@ -261,7 +261,8 @@ export abstract class ExprGen extends FrameGen {
     const base = this.baseReg(a);
     this.freeAddr(a);
     const r = this.allocTemp();
-    this.emit(O.BPF_LDX | O.BPF_MEM | sizeField(size), r, base, a.off);
+    if (a.base === 'fp' && a.off % size !== 0) this.loadPieces(r, a.off, size);
+    else this.emit(O.BPF_LDX | O.BPF_MEM | sizeField(size), r, base, a.off);
     let v: Val & { k: 'reg' } = { k: 'reg', r, temp: true, zext: size < 8, bits: size < 8 && !(isInt(ty) && ty.signed && size < 4) ? size * 8 : undefined };
     if (isInt(ty) && ty.signed && size < 4) {
       // Sign-extend small signed loads into the 32-bit value the promotion expects.
@@ -272,8 +273,41 @@ export abstract class ExprGen extends FrameGen {
     }
     return v;
   }
+  /**
+   * The kernel refuses a stack access not aligned to its size ("misaligned
+   * stack access"); a packed struct's member can sit at such an offset
+   * (`struct { __u32 a; __u64 b; } __attribute__((packed))`). clang then
+   * accesses it in the widest pieces the offset's alignment allows, low
+   * bytes first: so do these. The pieces of [off, off + size).
+   */
+  protected stackPieces(off: number, size: number): { at: number; w: number }[] {
+    const out: { at: number; w: number }[] = [];
+    for (let o = 0; o < size;) {
+      let w = 8;
+      while (w > 1 && ((off + o) % w !== 0 || o + w > size)) w >>= 1;
+      out.push({ at: off + o, w });
+      o += w;
+    }
+    return out;
+  }
+  /** r = the little-endian value of [off, off + size) on the stack, read in aligned pieces. */
+  protected loadPieces(r: number, off: number, size: number): void {
+    const t = this.allocTemp([r]);
+    this.stackPieces(off, size).forEach(({ at, w }, i) => {
+      const dst = i === 0 ? r : t;
+      this.emit(O.BPF_LDX | O.BPF_MEM | sizeField(w), dst, 10, at);
+      if (i === 0) return;
+      if (at - off) this.emit(O.BPF_ALU64 | O.BPF_LSH | O.BPF_K, t, 0, 0, (at - off) * 8);
+      this.emit(O.BPF_ALU64 | O.BPF_OR | O.BPF_X, r, t);
+    });
+    this.release({ k: 'reg', r: t, temp: true });
+  }
   protected storeVal(a: Addr, size: number, v: Val, _ty: Type): void {
     const base = this.baseReg(a);
+    if (a.base === 'fp' && a.off % size !== 0) {
+      this.storePieces(a.off, size, v);
+      return;
+    }
     if (v.k === 'imm') {
       const s = BigInt.asIntN(64, v.v);
       if (size < 8 || (s >= -(1n << 31n) && s < 1n << 31n)) {
@@ -286,6 +320,23 @@ export abstract class ExprGen extends FrameGen {
     this.emit(O.BPF_STX | O.BPF_MEM | sizeField(size), base, r.r, a.off);
     if (r !== v) this.release(r);
     this.freeAddr(a);
+  }
+  /** storeVal of v to [off, off + size) on the stack in aligned pieces (stackPieces), low bytes first. */
+  protected storePieces(off: number, size: number, v: Val): void {
+    const pieces = this.stackPieces(off, size);
+    if (v.k === 'imm') {
+      for (const { at, w } of pieces) this.emit(O.BPF_ST | O.BPF_MEM | sizeField(w), 10, 0, at, Number(BigInt.asIntN(32, BigInt.asIntN(w * 8, v.v >> BigInt((at - off) * 8)))));
+      return;
+    }
+    const r = this.toReg(v, size === 8 ? T.ulong : T.uint);
+    const t = this.allocTemp([r.r]);
+    this.emit(O.BPF_ALU64 | O.BPF_MOV | O.BPF_X, t, r.r);
+    pieces.forEach(({ at, w }, i) => {
+      if (i > 0) this.emit(O.BPF_ALU64 | O.BPF_RSH | O.BPF_K, t, 0, 0, pieces[i - 1]!.w * 8);
+      this.emit(O.BPF_STX | O.BPF_MEM | sizeField(w), 10, t, at);
+    });
+    this.release({ k: 'reg', r: t, temp: true });
+    if (r !== v) this.release(r);
   }
   protected store(size: number, _base: 'fp', _reg: number, off: number, v: Val): void {
     this.storeVal({ base: 'fp', off }, size, v, T.ulong);

@@ -51,6 +51,13 @@ export interface Sym {
   helperId?: number;
   /** A read of this variable was seen (unused-variable warnings). */
   used?: boolean;
+  /**
+   * Made by cse.ts to hold one load's value, assigned once from the load: an
+   * unsigned value of 32 bits or fewer is zero-extended in its register, as
+   * the load left it, and is copied with 64-bit moves, so the ctx->data it
+   * may hold stays the kernel's packet pointer (a 32-bit move makes it a scalar).
+   */
+  loadCopy?: boolean;
 }
 
 export type Expr =

@@ -618,3 +618,48 @@ SEC("xdp") int p(struct xdp_md *ctx) {
     expect(runOnce(s)).toBe(1);
   });
 });
+
+describe('values read once, as clang\'s GVN reads them', () => {
+  const accepted = (src: string): NonNullable<ReturnType<typeof compile>['spec']> => {
+    const s = ok(src);
+    const parsed = parseSpec(JSON.parse(JSON.stringify(s)));
+    if ('error' in parsed) throw new Error(parsed.error);
+    const v = verify(parsed, { logLevel: 0 });
+    expect(v.accepted, v.error).toBe(true);
+    return s;
+  };
+  it('ctx->data checked in integer arithmetic and returned as a pointer stays the packet pointer: no 32-bit move of it', () => {
+    const s = accepted(`${PRE}static __always_inline void *hdr(struct xdp_md *ctx, unsigned long n) {
+  if (ctx->data + n > ctx->data_end) return 0;
+  return (void *)(unsigned long)ctx->data;
+}
+SEC("xdp") int p(struct xdp_md *ctx) { unsigned char *h = hdr(ctx, 14); return h ? h[13] : XDP_ABORTED; }`);
+    expect(insnsOf(s.insns).filter((i) => i.code === (O.BPF_ALU | O.BPF_MOV | O.BPF_X))).toEqual([]);
+    const pkt = new Uint8Array(64);
+    pkt[13] = 2;
+    expect(runOnce(s, pkt)).toBe(2);
+  });
+  it('ctx->data checked, then read again in memcpy\'s arguments: one read', () => {
+    const s = accepted(`${PRE}SEC("xdp") int p(struct xdp_md *ctx) {
+  char h[4] = { 1, 2, 3, 4 };
+  if (ctx->data + 4UL > ctx->data_end) return XDP_ABORTED;
+  __builtin_memcpy((void *)(unsigned long)ctx->data, h, 4);
+  return XDP_PASS;
+}`);
+    expect(insnsOf(s.insns).filter((i) => i.code === (O.BPF_LDX | O.BPF_MEM | O.BPF_W) && i.off === 0 && i.src !== 10).length).toBe(1);
+  });
+  it('a checked sum whose base is itself a sum (`m + 14 + off + 8`) shares `m + 14 + off` with the read after it', () => {
+    const s = accepted(`${PRE}SEC("xdp") int p(struct xdp_md *ctx) {
+  unsigned char *m = (void *)(long)ctx->data; void *end = (void *)(long)ctx->data_end;
+  if (m + 15 > (unsigned char *)end) return XDP_PASS;
+  __u32 off = (m[14] & 0xf) * 4;
+  if (m + 14 + off + 8 > (unsigned char *)end) return XDP_PASS;
+  return *(__u16 *)(m + 14 + off + 2) == 0x3500 ? XDP_DROP : XDP_PASS;
+}`);
+    const pkt = new Uint8Array(64);
+    pkt[14] = 0x45;
+    pkt[14 + 20 + 2] = 0x00;
+    pkt[14 + 20 + 3] = 0x35;
+    expect(runOnce(s, pkt)).toBe(1);
+  });
+});

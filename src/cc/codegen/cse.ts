@@ -61,12 +61,21 @@ function isPtrSum(e: Expr): boolean {
   return e.k === 'binary' && e.op === '+' && isPtr(e.ty) && constOf(e.r) === undefined && simple(e.l) && simple(e.r);
 }
 
-/** Reads of locals, casts and constants only: evaluating it twice gives the same value. */
+/** Operators of a simple expression: pure on BPF (no division, whose by-zero result differs by width). */
+const PURE_OPS = new Set(['+', '-', '*', '&', '|', '^', '<<', '>>']);
+
+/**
+ * Reads of locals, casts, constants and pure arithmetic on them only:
+ * evaluating it twice gives the same value. Arithmetic lets a sum's base
+ * be itself a sum (`m + 14 + off`: the check `m + 14 + off + 8 > end` and
+ * the read `*(m + 14 + off + 2)` share it, as clang's reassociation does).
+ */
 function simple(e: Expr): boolean {
   switch (e.k) {
     case 'num': return true;
     case 'var': return !e.sym.global && e.sym.kind === 'var';
     case 'cast': return simple(e.e);
+    case 'binary': return PURE_OPS.has(e.op) && simple(e.l) && simple(e.r);
     default: return false;
   }
 }
@@ -305,10 +314,18 @@ function exprStores(e: Expr): boolean {
   return mayStoreToMemory({ k: 'expr', e, span: e.span });
 }
 
-/** A statement whose one side effect is its top-level assignment (`x = …`, `p->f += …`): it reads before it stores. */
+/**
+ * A statement whose one side effect is its top-level assignment (`x = …`,
+ * `p->f += …`) or call (`memcpy((void *)(long)ctx->data, hdr, 14)`, a
+ * helper): it reads its operands, the arguments all evaluated, before it stores.
+ */
 function onlyTopStore(s: Stmt): boolean {
-  if (s.k !== 'expr' || s.e.k !== 'assign') return false;
-  return !exprStores(s.e.l) && !exprStores(s.e.r);
+  if (s.k !== 'expr') return false;
+  const e = s.e;
+  if (e.k === 'assign') return !exprStores(e.l) && !exprStores(e.r);
+  if (e.k === 'call') return !exprStores(e.fn) && !e.args.some(exprStores);
+  if (e.k === 'builtin') return !e.args.some(exprStores);
+  return false;
 }
 
 function reuseLoad(st: Stmt & { k: 'if' }, body: Stmt[], k: number): Stmt | undefined {
@@ -336,7 +353,7 @@ function reuseLoad(st: Stmt & { k: 'if' }, body: Stmt[], k: number): Stmt | unde
       if (stores) break;
     }
     if (!reused) continue;
-    const tmp: Sym = { id: nextSymId(), kind: 'var', name: '__loaded', type: cand.ty, span: cand.span, global: false, attrs: {}, used: true };
+    const tmp: Sym = { id: nextSymId(), kind: 'var', name: '__loaded', type: cand.ty, span: cand.span, global: false, attrs: {}, used: true, loadCopy: true };
     const ref = (): Expr => ({ k: 'var', sym: tmp, ty: tmp.type, span: cand.span });
     const assign = (): Expr => ({ k: 'assign', op: '=', l: ref(), r: cand, ty: tmp.type, span: cand.span });
     replaceLoadIn(st.c, cand, assign, (e) => (st.c = e));

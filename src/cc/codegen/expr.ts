@@ -25,7 +25,7 @@ export abstract class ExprGen extends FrameGen {
   protected storeLocal(sym: Sym, v: Val): void {
     const h = this.homes.get(sym);
     if (!h) return;
-    if (h.k === 'reg') this.moveTo(v, h.r, sym.type);
+    if (h.k === 'reg') this.moveTo(v, h.r, sym.loadCopy === true && v.k === 'reg' && v.zext === true ? T.ulong : sym.type);
     else this.storeVal({ base: 'fp', off: h.off }, sym.addressTaken ? sizeOf(sym.type) : 8, v, sym.type);
   }
   // ---- expressions ----------------------------------------------------------------
@@ -126,7 +126,7 @@ export abstract class ExprGen extends FrameGen {
     const h = this.homes.get(sym);
     if (!h) this.fail(`internal: '${sym.name}' has no location here`, span, 'cc-internal');
     // Small unsigned locals always hold their narrowed value (assignment narrows).
-    const bits = isInt(sym.type) && !sym.type.signed && sym.type.size < 4 ? sym.type.size * 8 : undefined;
+    const bits = isInt(sym.type) && !sym.type.signed && (sym.type.size < 4 || (sym.loadCopy && sym.type.size === 4)) ? sym.type.size * 8 : undefined;
     if (h.k === 'reg') return { k: 'reg', r: h.r, temp: false, zext: bits !== undefined, bits };
     if (sym.type.k === 'struct' || sym.type.k === 'array') return { k: 'fp', off: h.off };
     const v = this.load({ base: 'fp', off: h.off }, sym.type, sym.addressTaken ? undefined : 8);
@@ -710,9 +710,12 @@ export abstract class ExprGen extends FrameGen {
       if (e.op === '=') v = this.expr(e.r);
       else v = this.compound(e, this.readVar(target.sym, target.span));
       v = this.narrowForStore(v, e.op === '=' ? e.r.ty : opType(e), lt);
-      this.moveTo(v, h.r, lt);
+      // cse.ts's copy of a load: its zero-extended value moves whole (see Sym.loadCopy).
+      const copy = target.sym.loadCopy === true && v.k === 'reg' && v.zext === true;
+      this.moveTo(v, h.r, copy ? T.ulong : lt);
       this.release(v);
-      return discard ? { k: 'imm', v: 0n } : { k: 'reg', r: h.r, temp: false };
+      if (discard) return { k: 'imm', v: 0n };
+      return copy ? this.readVar(target.sym, target.span) : { k: 'reg', r: h.r, temp: false };
     }
     // Memory: evaluate a calling right side first, then the address (C leaves their order open; the
     // address and the current value held across a call, or an inlined body, would tie up registers).

@@ -617,6 +617,10 @@ SEC("xdp") int p(struct xdp_md *ctx) {
     }
     expect(runOnce(s)).toBe(1);
   });
+  it('a cast pointer promises its type\'s alignment: the access stays whole, as clang\'s (and the kernel refuses it)', () => {
+    const s = ok(`${PRE}SEC("xdp") int p(struct xdp_md *ctx) { __u8 key[8] = {}; *(__u32 *)(key + 2) = ctx->ingress_ifindex; return key[2]; }`);
+    expect(insnsOf(s.insns).filter((i) => i.code === (O.BPF_STX | O.BPF_MEM | O.BPF_W) && i.dst === 10 && i.off % 4 !== 0).length).toBe(1);
+  });
 });
 
 describe('values read once, as clang\'s GVN reads them', () => {

@@ -214,8 +214,9 @@ export abstract class ExprGen extends FrameGen {
       case 'member': {
         const a = this.addrOf(e.e);
         // A member of a struct kept member by member (split.ts) is in a slot of its own.
-        if (a.base === 'fp') return { base: 'fp', off: this.splitSlot(a.off + e.offset) };
-        return { ...a, off: a.off + e.offset };
+        const packed = a.packed === true || (e.e.ty.k === 'struct' && e.e.ty.packed);
+        if (a.base === 'fp') return { base: 'fp', off: this.splitSlot(a.off + e.offset), packed };
+        return { ...a, off: a.off + e.offset, packed };
       }
       case 'deref': return this.pointerAddr(e.e);
       case 'cast': if (e.e.ty.k === e.ty.k && (e.ty.k === 'struct' || e.ty.k === 'array')) return this.addrOf(e.e); break;
@@ -261,7 +262,7 @@ export abstract class ExprGen extends FrameGen {
     const base = this.baseReg(a);
     this.freeAddr(a);
     const r = this.allocTemp();
-    if (a.base === 'fp' && a.off % size !== 0) this.loadPieces(r, a.off, size);
+    if (a.base === 'fp' && a.packed && a.off % size !== 0) this.loadPieces(r, a.off, size);
     else this.emit(O.BPF_LDX | O.BPF_MEM | sizeField(size), r, base, a.off);
     let v: Val & { k: 'reg' } = { k: 'reg', r, temp: true, zext: size < 8, bits: size < 8 && !(isInt(ty) && ty.signed && size < 4) ? size * 8 : undefined };
     if (isInt(ty) && ty.signed && size < 4) {
@@ -276,9 +277,12 @@ export abstract class ExprGen extends FrameGen {
   /**
    * The kernel refuses a stack access not aligned to its size ("misaligned
    * stack access"); a packed struct's member can sit at such an offset
-   * (`struct { __u32 a; __u64 b; } __attribute__((packed))`). clang then
-   * accesses it in the widest pieces the offset's alignment allows, low
-   * bytes first: so do these. The pieces of [off, off + size).
+   * (`struct { __u32 a; __u64 b; } __attribute__((packed))`). clang, which
+   * knows the member's alignment is less than its size, accesses it in the
+   * widest pieces the offset's alignment allows, low bytes first: so do
+   * these. (A cast pointer, `*(__u32 *)(key + 2)`, promises the type's
+   * alignment: clang keeps that access whole, and so does the kernel's
+   * refusal.) The pieces of [off, off + size).
    */
   protected stackPieces(off: number, size: number): { at: number; w: number }[] {
     const out: { at: number; w: number }[] = [];
@@ -304,7 +308,7 @@ export abstract class ExprGen extends FrameGen {
   }
   protected storeVal(a: Addr, size: number, v: Val, _ty: Type): void {
     const base = this.baseReg(a);
-    if (a.base === 'fp' && a.off % size !== 0) {
+    if (a.base === 'fp' && a.packed && a.off % size !== 0) {
       this.storePieces(a.off, size, v);
       return;
     }

@@ -81,6 +81,8 @@ export interface Addr {
   temp?: boolean;
   off: number;
   map?: number;
+  /** A member of a packed struct: the access may sit at any offset (clang then splits it where it is misaligned). */
+  packed?: boolean;
 }
 
 export interface InlineCtx {

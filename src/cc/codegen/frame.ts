@@ -24,6 +24,10 @@
  *   calls.ts    helper and bpf-to-bpf calls; inlining
  *   stmt.ts     statement lowering and the function (FuncGen, used by index.ts)
  *   tree.ts     pure helpers over the typed tree
+ * and two passes over the typed tree that decide what the verifier sees:
+ *   cse.ts      values read once as clang's GVN reads them (checked
+ *               pointer sums, loads an if checks, loads sunk past exits)
+ *   split.ts    small struct locals kept one member per stack slot (SROA)
  */
 import type { Expr, Stmt, Sym } from '../ast';
 import type { DiagnosticBag, Span } from '../diagnostics';

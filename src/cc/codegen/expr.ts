@@ -25,8 +25,12 @@ export abstract class ExprGen extends FrameGen {
   protected storeLocal(sym: Sym, v: Val): void {
     const h = this.homes.get(sym);
     if (!h) return;
-    if (h.k === 'reg') this.moveTo(v, h.r, sym.loadCopy === true && v.k === 'reg' && v.zext === true ? T.ulong : sym.type);
+    if (h.k === 'reg') this.moveTo(v, h.r, this.moveType(sym, v));
     else this.storeVal({ base: 'fp', off: h.off }, sym.addressTaken ? sizeOf(sym.type) : 8, v, sym.type);
+  }
+  /** The type a value moves into sym's register as: cse.ts's copy of a load moves its zero-extended value whole (see Sym.loadCopy). */
+  private moveType(sym: Sym, v: Val): Type {
+    return sym.loadCopy === true && v.k === 'reg' && v.zext === true ? T.ulong : sym.type;
   }
   // ---- expressions ----------------------------------------------------------------
   /** Evaluate e; `discard` when only side effects matter. */
@@ -213,7 +217,8 @@ export abstract class ExprGen extends FrameGen {
       }
       case 'member': {
         const a = this.addrOf(e.e);
-        // A member of a struct kept member by member (split.ts) is in a slot of its own.
+        // A member of a struct kept member by member (split.ts) is in a slot of its own; one of a
+        // packed struct may sit at an offset not aligned to its size (load and storeVal split it).
         const packed = a.packed === true || (e.e.ty.k === 'struct' && e.e.ty.packed);
         if (a.base === 'fp') return { base: 'fp', off: this.splitSlot(a.off + e.offset), packed };
         return { ...a, off: a.off + e.offset, packed };
@@ -714,12 +719,12 @@ export abstract class ExprGen extends FrameGen {
       if (e.op === '=') v = this.expr(e.r);
       else v = this.compound(e, this.readVar(target.sym, target.span));
       v = this.narrowForStore(v, e.op === '=' ? e.r.ty : opType(e), lt);
-      // cse.ts's copy of a load: its zero-extended value moves whole (see Sym.loadCopy).
-      const copy = target.sym.loadCopy === true && v.k === 'reg' && v.zext === true;
-      this.moveTo(v, h.r, copy ? T.ulong : lt);
+      const ty = this.moveType(target.sym, v);
+      this.moveTo(v, h.r, ty);
       this.release(v);
       if (discard) return { k: 'imm', v: 0n };
-      return copy ? this.readVar(target.sym, target.span) : { k: 'reg', r: h.r, temp: false };
+      // A whole copy of a load keeps what readVar knows of it (zero-extended).
+      return ty !== target.sym.type ? this.readVar(target.sym, target.span) : { k: 'reg', r: h.r, temp: false };
     }
     // Memory: evaluate a calling right side first, then the address (C leaves their order open; the
     // address and the current value held across a call, or an inlined body, would tie up registers).

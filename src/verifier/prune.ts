@@ -94,7 +94,12 @@ function regsafe(o: Reg, c: Reg, idmap: IdMap, exact: Exact): boolean {
       return o.off === c.off && o.map === c.map && rangeWithin(o, c) && tnumIn(o.varOff, c.varOff) && idmap.check(o.id, c.id);
     case 'pkt':
     case 'pkt_meta':
-      if (o.range > c.range) return false;
+      // The markers AT_PKT_END (-1) and BEYOND_PKT_END (-2) are facts about the end, not byte counts:
+      // a marker matches only itself (old at the end of the packet says nothing of cur with 60 bytes
+      // checked, and decided a later `pkt < pkt_end` the other way); checked bytes match fewer or equal.
+      if (o.range < 0 || c.range < 0) {
+        if (o.range !== c.range) return false;
+      } else if (o.range > c.range) return false;
       if (o.off !== c.off) return false;
       if (!idmap.check(o.id, c.id)) return false;
       return rangeWithin(o, c) && tnumIn(o.varOff, c.varOff);

@@ -899,6 +899,10 @@ export class Parser {
         this.declareFunc(d.name!, d.type, d.span, spec, attrs, d.paramSyms);
       } else {
         const sym: Sym = { id: nextSymId(), kind: 'var', name: d.name!, type: d.type, span: d.span, global: spec.storage === 'static' || spec.storage === 'extern', isStatic: spec.storage === 'static', isExtern: spec.storage === 'extern', attrs, ...objectQuals(spec, d.type) };
+        // A volatile local lives in memory, as clang keeps it (on the stack): every read and write of it
+        // is an access the program makes (C11 5.1.2.3), which BPF code uses to make the verifier see
+        // a spill, or a value it cannot fold.
+        if (sym.isVolatile && !sym.global) sym.addressTaken = true;
         this.declare(sym);
         if (spec.storage === 'static' || spec.storage === 'extern') {
           // A static local is global data with a block-scoped name (bpf_printk's `static const char ____fmt[]`).

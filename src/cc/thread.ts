@@ -48,7 +48,8 @@ const MAX_PATH_BLOCKS = 4;
 /** What a register may point to: this frame's stack, certainly not it, or unknown. */
 const UNK = 0, OWN = 1, NOT = 2;
 
-interface Cell { base: number; off: number; size: number; k: bigint | undefined; kind: number; hidden: boolean }
+/** A memory cell's known content: a constant (k), what it may point to (kind), or only that it is not 0 (nz). */
+interface Cell { base: number; off: number; size: number; k: bigint | undefined; kind: number; hidden: boolean; nz: boolean }
 
 interface State {
   /** Known 64-bit register values (undefined: unknown). */
@@ -61,6 +62,14 @@ interface State {
    * a test decided by such a value is one the kernel cannot decide itself.
    */
   hidden: boolean[];
+  /**
+   * Registers known not to be 0 though their value is not known: the arm of
+   * `if (p == NULL)` where p is not, until p is written. A test of such a
+   * register against 0 is decided (edgeState).
+   */
+  nz: boolean[];
+  /** The 8-byte stack cell (its mem key) a register holds the same value as: a spill or a reload, neither written since. */
+  from: (string | undefined)[];
 }
 
 /** helpers whose returned pointer may point into memory the program passed (a dynptr over its stack). */
@@ -71,45 +80,59 @@ function entryState(): State {
   // Arguments come from the caller (or the kernel): this frame did not exist before the call.
   for (let r = 1; r <= 5; r++) kind[r] = NOT;
   kind[10] = OWN;
-  return { v: new Array<bigint | undefined>(11).fill(undefined), kind, mem: new Map(), hidden: new Array<boolean>(11).fill(false) };
+  return { v: new Array<bigint | undefined>(11).fill(undefined), kind, mem: new Map(), hidden: new Array<boolean>(11).fill(false), nz: new Array<boolean>(11).fill(false), from: new Array<string | undefined>(11).fill(undefined) };
 }
 
 function clone(s: State): State {
-  return { v: s.v.slice(), kind: s.kind.slice(), mem: new Map(s.mem), hidden: s.hidden.slice() };
+  return { v: s.v.slice(), kind: s.kind.slice(), mem: new Map(s.mem), hidden: s.hidden.slice(), nz: s.nz.slice(), from: s.from.slice() };
 }
 
 function meet(a: State, b: State): State {
-  const out: State = { v: a.v.map((x, r) => (x !== undefined && x === b.v[r] ? x : undefined)), kind: a.kind.map((k, r) => (k === b.kind[r] ? k : UNK)), mem: new Map(), hidden: a.hidden.map((h, r) => h || b.hidden[r]!) };
+  const v = a.v.map((x, r) => (x !== undefined && x === b.v[r] ? x : undefined));
+  // Not 0 on both sides (known non-zero, or two different non-zero constants) and no common constant.
+  const nz = a.v.map((_, r) => v[r] === undefined && nonzero(a, r) && nonzero(b, r));
+  const from = a.from.map((k, r) => (k === b.from[r] ? k : undefined));
+  const out: State = { v, kind: a.kind.map((k, r) => (k === b.kind[r] ? k : UNK)), mem: new Map(), hidden: a.hidden.map((h, r) => h || b.hidden[r]!), nz, from };
   for (const [key, c] of a.mem) {
     const d = b.mem.get(key);
     if (!d) continue;
     const k = c.k !== undefined && c.k === d.k ? c.k : undefined;
     const kind = c.kind === d.kind ? c.kind : UNK;
-    if (k !== undefined || kind !== UNK) out.mem.set(key, { ...c, k, kind, hidden: c.hidden || d.hidden });
+    const nz = k === undefined && cellNonzero(c) && cellNonzero(d);
+    if (k !== undefined || kind !== UNK || nz) out.mem.set(key, { ...c, k, kind, hidden: c.hidden || d.hidden, nz });
   }
   return out;
 }
 
 function sameState(a: State, b: State): boolean {
-  for (let r = 0; r < 11; r++) if (a.v[r] !== b.v[r] || a.kind[r] !== b.kind[r]) return false;
+  for (let r = 0; r < 11; r++) if (a.v[r] !== b.v[r] || a.kind[r] !== b.kind[r] || a.nz[r] !== b.nz[r] || a.from[r] !== b.from[r]) return false;
   if (a.mem.size !== b.mem.size) return false;
   for (const [key, c] of a.mem) {
     const d = b.mem.get(key);
-    if (!d || d.k !== c.k || d.kind !== c.kind) return false;
+    if (!d || d.k !== c.k || d.kind !== c.kind || d.nz !== c.nz) return false;
   }
   return true;
 }
 
-function setReg(s: State, r: number, v: bigint | undefined, kind: number, hidden = false): void {
+function setReg(s: State, r: number, v: bigint | undefined, kind: number, hidden = false, nz = false): void {
   s.v[r] = v;
   s.kind[r] = kind;
   s.hidden[r] = hidden && v !== undefined;
+  s.nz[r] = nz && v === undefined;
+  s.from[r] = undefined;
   for (const [key, c] of s.mem) if (c.base === r) s.mem.delete(key);
 }
 
 /** Forget the cells a write of size bytes at base+off may overlap. */
 function clobber(s: State, base: number, off: number, size: number): void {
   const kb = base === 10 ? OWN : s.kind[base]!;
+  for (let r = 0; r < 11; r++) {
+    const k = s.from[r];
+    if (k === undefined) continue;
+    const o = Number(k.split(':')[1]);
+    // from names stack cells: a write through r10 hits one it overlaps; through a pointer, any unless it is not into this frame.
+    if (base === 10 ? o < off + size && off < o + 8 : kb !== NOT) s.from[r] = undefined;
+  }
   for (const [key, c] of s.mem) {
     if (c.base === base) {
       if (c.off < off + size && off < c.off + c.size) s.mem.delete(key);
@@ -159,7 +182,9 @@ function transfer(code: Code, i: number, s: State): void {
       if (op === O.BPF_MOV) {
         if (off !== 0) return setReg(s, dst, undefined, NOT); // movsx: a scalar
         if (!x) return setReg(s, dst, BigInt.asUintN(is64 ? 64 : 32, BigInt(imm)), NOT);
-        return setReg(s, dst, b === undefined ? undefined : BigInt.asUintN(is64 ? 64 : 32, b), is64 ? s.kind[src]! : NOT, s.hidden[src]);
+        setReg(s, dst, b === undefined ? undefined : BigInt.asUintN(is64 ? 64 : 32, b), is64 ? s.kind[src]! : NOT, s.hidden[src], is64 && s.nz[src]!);
+        if (is64) s.from[dst] = s.from[src];
+        return;
       }
       if (op === O.BPF_NEG) {
         const a = s.v[dst];
@@ -181,9 +206,12 @@ function transfer(code: Code, i: number, s: State): void {
     case O.BPF_LDX: {
       const size = O.sizeBytes(O.BPF_SIZE(c));
       if (O.BPF_MODE(c) !== O.BPF_MEM) return setReg(s, dst, undefined, NOT);
-      const cell = s.mem.get(`${src}:${off}:${size}`);
+      const key = `${src}:${off}:${size}`;
+      const cell = s.mem.get(key);
       const own = src === 10 || s.kind[src] === OWN;
-      return setReg(s, dst, cell?.k, size === 8 ? (cell?.kind ?? UNK) : NOT, !!cell && (cell.hidden || !own));
+      setReg(s, dst, cell?.k, size === 8 ? (cell?.kind ?? UNK) : NOT, !!cell && (cell.hidden || !own), size === 8 && !!cell?.nz);
+      if (src === 10 && size === 8) s.from[dst] = key;
+      return;
     }
     case O.BPF_ST: case O.BPF_STX: {
       const size = O.sizeBytes(O.BPF_SIZE(c));
@@ -197,8 +225,11 @@ function transfer(code: Code, i: number, s: State): void {
         return;
       }
       const v = cls === O.BPF_ST ? BigInt(imm) : s.v[src];
-      const cell: Cell = { base: dst, off, size, k: v === undefined ? undefined : BigInt.asUintN(size * 8, v), kind: size === 8 && cls === O.BPF_STX ? s.kind[src]! : NOT, hidden: cls === O.BPF_STX && s.hidden[src]! };
-      if (cell.k !== undefined || cell.kind !== UNK) s.mem.set(`${dst}:${off}:${size}`, cell);
+      const spill = size === 8 && cls === O.BPF_STX;
+      const cell: Cell = { base: dst, off, size, k: v === undefined ? undefined : BigInt.asUintN(size * 8, v), kind: spill ? s.kind[src]! : NOT, hidden: cls === O.BPF_STX && s.hidden[src]!, nz: spill && v === undefined && s.nz[src]! };
+      const key = `${dst}:${off}:${size}`;
+      if (cell.k !== undefined || cell.kind !== UNK || cell.nz) s.mem.set(key, cell);
+      if (spill && dst === 10 && src !== 10) s.from[src] = key;
       return;
     }
     case O.BPF_LD: {
@@ -213,6 +244,7 @@ function transfer(code: Code, i: number, s: State): void {
       const op = O.BPF_OP(c);
       if (op !== O.BPF_CALL) return;
       s.mem.clear();
+      s.from.fill(undefined);
       for (let r = 1; r <= 5; r++) setReg(s, r, undefined, UNK);
       // A helper's result never points into this frame's stack (unless it hands back memory it was given);
       // a bpf-to-bpf callee or kfunc may return a pointer it was passed.
@@ -222,6 +254,7 @@ function transfer(code: Code, i: number, s: State): void {
   }
   // Anything else: forget everything but r10.
   s.mem.clear();
+  s.from.fill(undefined);
   for (let r = 0; r < 10; r++) setReg(s, r, undefined, UNK);
 }
 
@@ -261,7 +294,7 @@ function blocks(code: Code, labelPos: number[]): { list: Block[]; at: Map<number
 }
 
 /** Entry states of every block (a fixpoint over the CFG), or undefined if it does not settle soon. */
-function analyse(code: Code, list: Block[]): Map<number, State> | undefined {
+function analyse(code: Code, labelPos: number[], list: Block[], at: Map<number, Block>): Map<number, State> | undefined {
   const inS = new Map<number, State>();
   const outS = new Map<number, State>();
   for (let pass = 0; pass < 12; pass++) {
@@ -270,7 +303,10 @@ function analyse(code: Code, list: Block[]): Map<number, State> | undefined {
       let s: State | undefined = b.start === 0 ? entryState() : undefined;
       for (const p of b.preds) {
         const o = outS.get(p);
-        if (o) s = s ? meet(s, o) : clone(o);
+        if (o) {
+          const e = edgeState(code, labelPos, at.get(p)!, o, b.start);
+          s = s ? meet(s, e) : clone(e);
+        }
       }
       if (!s) continue; // not reached yet (optimistic: a loop's back edge joins in on a later pass)
       inS.set(b.start, s);
@@ -297,8 +333,60 @@ function isJa(e: EmittedInsn): boolean {
 function outcome(e: EmittedInsn, s: State): boolean | undefined {
   const a = s.v[e.insn.dst];
   const b = O.BPF_SRC(e.insn.code) === O.BPF_X ? s.v[e.insn.src] : BigInt(e.insn.imm);
+  if (a === undefined && s.nz[e.insn.dst] && zeroTest(e)) return O.BPF_OP(e.insn.code) === O.BPF_JNE;
   if (a === undefined || b === undefined) return undefined;
   return decideValues(e.insn.code, a, b);
+}
+
+/** Whether e is `if rX == 0` or `if rX != 0` over all 64 bits. */
+function zeroTest(e: EmittedInsn): boolean {
+  const op = O.BPF_OP(e.insn.code);
+  return O.BPF_CLASS(e.insn.code) === O.BPF_JMP && O.BPF_SRC(e.insn.code) === O.BPF_K && e.insn.imm === 0 && (op === O.BPF_JEQ || op === O.BPF_JNE);
+}
+
+/** Whether a cell certainly does not hold 0. */
+function cellNonzero(c: Cell): boolean {
+  return c.k === undefined ? c.nz : c.k !== 0n;
+}
+
+/** Whether register r is certainly not 0 in s. */
+function nonzero(s: State, r: number): boolean {
+  const v = s.v[r];
+  return v === undefined ? s.nz[r]! : v !== 0n;
+}
+
+/**
+ * The state on the edge from block p (its state at the end: out) to the
+ * block at `to`: past `if rX == 0` (or `!= 0`) rX is 0 on one arm and not
+ * 0 on the other. This is what lets `if (p && p + 1 > end) p = NULL; …
+ * if (!p) return;` thread as clang threads it: each edge into the second
+ * test knows p's answer, so the access after it is reached only past the
+ * bounds check. The kernel cannot tell a packet pointer from NULL, so it
+ * follows both arms of a test left in place, and the arm that skipped the
+ * check reaches the access with no range.
+ */
+function edgeState(code: Code, labelPos: number[], p: Block, out: State, to: number): State {
+  const last = lastOf(code, p);
+  const t = code[last]!;
+  if (!isCondJump(t) || !zeroTest(t) || t.label === undefined) return out;
+  const taken = labelPos[t.label] === to;
+  if (taken === (last + 1 === to)) return out; // both arms meet here: nothing is learned
+  const r = t.insn.dst;
+  if (out.v[r] !== undefined) return out;
+  const isZero = (O.BPF_OP(t.insn.code) === O.BPF_JEQ) === taken;
+  const s = clone(out);
+  if (isZero) {
+    s.v[r] = 0n;
+    s.nz[r] = false;
+  } else s.nz[r] = true;
+  // The stack slot the register was spilled to or reloaded from holds the same answer.
+  const key = s.from[r];
+  if (key !== undefined) {
+    const [, off] = key.split(':').map(Number);
+    const c = s.mem.get(key);
+    s.mem.set(key, { base: 10, off: off!, size: 8, k: isZero ? 0n : undefined, kind: c?.kind ?? s.kind[r]!, hidden: c?.hidden ?? false, nz: !isZero });
+  }
+  return s;
 }
 
 /** A path to a decided test; hidden: decided by a value the verifier cannot see. */
@@ -317,7 +405,8 @@ function findPath(code: Code, labelPos: number[], at: Map<number, Block>, b: Blo
   const here = [...path, b];
   if (isCondJump(t)) {
     const taken = outcome(t, st);
-    if (taken !== undefined) return { blocks: here, taken, hidden: st.hidden[t.insn.dst]! || (O.BPF_SRC(t.insn.code) === O.BPF_X && st.hidden[t.insn.src]!) };
+    // A test decided only by a non-NULL fact counts as hidden: the kernel cannot tell a packet pointer from NULL.
+    if (taken !== undefined) return { blocks: here, taken, hidden: st.hidden[t.insn.dst]! || st.nz[t.insn.dst]! || (O.BPF_SRC(t.insn.code) === O.BPF_X && st.hidden[t.insn.src]!) };
     // Undecided: look one block further along either arm (the taken arm only where the test has an
     // inverse, so that the copy can fall through into the next block's copy).
     const arms = INVERSE[O.BPF_OP(t.insn.code)] !== undefined ? [last + 1, labelPos[t.label!]!] : [last + 1];
@@ -362,7 +451,7 @@ function insertAt(code: Code, labelPos: number[], pos: number, slots: Code): voi
 export function threadKnown(code: Code, labelPos: number[], budget: { slots: number }): boolean {
   if (code.length > 20_000) return false;
   const { list, at } = blocks(code, labelPos);
-  const entry = analyse(code, list);
+  const entry = analyse(code, labelPos, list, at);
   if (!entry) return false;
   const labelAt = (pos: number): number => {
     const l = labelPos.indexOf(pos);
@@ -403,7 +492,7 @@ export function threadKnown(code: Code, labelPos: number[], budget: { slots: num
     // Worth it when the code does not grow (what dies pays for the copies), or when a test is
     // decided by a value only memory holds: the verifier cannot decide that one itself.
     if (!plans.some((x) => x.path.hidden) && growth(code, at, b, plans) > 0) continue;
-    const pl = plans.find((x) => x.how !== 'cond' || canAppend(code));
+    const pl = plans.find((x) => x.how !== 'cond' || canAppend(code) || onlyTest(code, x.path));
     if (!pl) continue;
     const lastB = pl.path.blocks[pl.path.blocks.length - 1]!;
     const test = code[lastOf(code, lastB)]!;
@@ -417,6 +506,9 @@ export function threadKnown(code: Code, labelPos: number[], budget: { slots: num
       // on the jump now name the copy.
       code.splice(pl.last, 1, ...copy);
       for (let l = 0; l < labelPos.length; l++) if (labelPos[l]! > pl.last) labelPos[l]! += copy.length - 1;
+    } else if (copy.length === 1) {
+      // Only a jump: the conditional jump into the join goes straight to its target.
+      code[pl.last]!.label = copy[0]!.label!;
     } else {
       const start = code.length;
       code.push(...copy);
@@ -435,7 +527,8 @@ function growth(code: Code, at: Map<number, Block>, join: Block, plans: Plan[]):
   for (const pl of plans) {
     for (const x of pl.path.blocks) union.add(x);
     const len = pl.path.blocks.reduce((n, x) => n + x.end - x.start + 1 - (isJa(code[lastOf(code, x)]!) ? 1 : 0), 0);
-    add += len - (pl.how === 'ja' ? 1 : 0);
+    // A path that is only the test: a jump into the join is retargeted, and costs nothing.
+    add += len - (pl.how === 'ja' || (pl.how === 'cond' && len === 1) ? 1 : 0);
   }
   const dead = new Set<Block>([join]);
   const from = new Set(join.preds);
@@ -461,8 +554,9 @@ function planEdge(code: Code, labelPos: number[], at: Map<number, Block>, entry:
   const pLast = lastOf(code, pb);
   const pt = code[pLast]!;
   if (pt.pinned) return undefined;
-  const out = clone(inS);
-  for (let i = pb.start; i <= pb.end; i++) transfer(code, i, out);
+  const whole = clone(inS);
+  for (let i = pb.start; i <= pb.end; i++) transfer(code, i, whole);
+  const out = edgeState(code, labelPos, pb, whole, b.start);
   const viaJump = pt.label !== undefined && labelPos[pt.label] === b.start && (isJa(pt) || isCondJump(pt));
   const viaFall = !isJa(pt) && pLast + 1 === b.start;
   // An edge that is both (a test whose arms meet) or neither is left alone.
@@ -475,6 +569,12 @@ function planEdge(code: Code, labelPos: number[], at: Map<number, Block>, entry:
   // Never thread into the path itself or back to the edge's source: that would unroll a loop.
   if (path.blocks.some((x) => x.start === target) || target === p) return undefined;
   return { path, last: pLast, how: viaFall ? 'fall' : isJa(pt) ? 'ja' : 'cond' };
+}
+
+/** Whether a path's copy is a lone jump (the path is one block holding only the test). */
+function onlyTest(code: Code, path: Path): boolean {
+  const b = path.blocks[0]!;
+  return path.blocks.length === 1 && lastOf(code, b) === b.start;
 }
 
 /** Code can take a copy at its end: its last slot never falls through. */

@@ -667,3 +667,134 @@ SEC("xdp") int p(struct xdp_md *ctx) { unsigned char *h = hdr(ctx, 14); return h
     expect(runOnce(s, pkt)).toBe(1);
   });
 });
+
+describe('a header pointer NULL until it fits, tested again later', () => {
+  const build = (src: string) => {
+    const s = ok(src);
+    const parsed = parseSpec(JSON.parse(JSON.stringify(s)));
+    if ('error' in parsed) throw new Error(parsed.error);
+    return { s, v: verify(parsed, { logLevel: 0 }) };
+  };
+  // `if (udp && udp + 1 > end) udp = NULL; if (!udp) return`: each edge into the second test knows udp's answer.
+  const nullable = (spill: string) => `${PRE}#include <linux/udp.h>
+SEC("xdp") int p(struct xdp_md *ctx) {
+  void *data = (void *)(long)ctx->data, *end = (void *)(long)ctx->data_end;
+  struct udphdr *udp = NULL;
+  if (ctx->ingress_ifindex == 1) udp = data + 34;
+  ${spill}
+  if (udp && (void *)(udp + 1) > end) udp = NULL;
+  if (!udp) return XDP_PASS;
+  return udp->dest == 0x3500 ? XDP_DROP : XDP_ABORTED;
+}`;
+  it('threads the second test, as clang does: the read is reached only past the bounds check (in a register, and spilled across a call)', () => {
+    for (const spill of ['', 'bpf_printk("x");']) {
+      const { s, v } = build(nullable(spill));
+      expect(v.accepted, v.error).toBe(true);
+      // One test of udp against 0 is left (the first); the second is threaded away.
+      const zeroTests = insnsOf(s.insns).filter((i) => (i.code === (O.BPF_JMP | O.BPF_JEQ | O.BPF_K) || i.code === (O.BPF_JMP | O.BPF_JNE | O.BPF_K)) && i.imm === 0);
+      expect(zeroTests.length).toBe(1);
+    }
+  });
+  it('keeps what the program computes: the port read when the header fits, XDP_PASS when it does not or udp stayed NULL', () => {
+    const { s } = build(nullable(''));
+    const pkt = new Uint8Array(64);
+    pkt[36] = 0x00;
+    pkt[37] = 0x35;
+    // testRunFrame's ingress_ifindex is 1 (the loopback, as BPF_PROG_TEST_RUN's default).
+    expect(runOnce(s, pkt)).toBe(1);
+    expect(runOnce(s, new Uint8Array(40))).toBe(2);
+    const other = ok(nullable('').replace('ingress_ifindex == 1', 'ingress_ifindex == 7'));
+    expect(runOnce(other, pkt)).toBe(2);
+  });
+  it('a pointer written between the two tests is not taken for the one tested', () => {
+    const { v } = build(`${PRE}SEC("xdp") int p(struct xdp_md *ctx) {
+  unsigned char *data = (void *)(long)ctx->data, *end = (void *)(long)ctx->data_end;
+  unsigned char *h = NULL;
+  if (ctx->ingress_ifindex == 1) h = data + 20;
+  if (h && h + 1 > end) h = NULL;
+  if (h) h = data + 40;
+  if (!h) return XDP_PASS;
+  return *h;
+}`);
+    // h + 40 was never checked: the kernel refuses the read, and so must ours.
+    expect(v.accepted).toBe(false);
+  });
+});
+
+describe('a volatile local', () => {
+  it('lives on the stack and every access to it is made, as clang makes them (C11 5.1.2.3)', () => {
+    const s = ok(`${PRE}SEC("xdp") int p(struct xdp_md *ctx) { volatile __u64 sum = 0; sum = 5; sum += 1; return XDP_PASS; }`);
+    const ins = insnsOf(s.insns);
+    const stores = ins.filter((i) => (i.code & 0x07) !== O.BPF_LDX && ((i.code & 0x07) === O.BPF_ST || (i.code & 0x07) === O.BPF_STX) && i.dst === 10);
+    const loads = ins.filter((i) => (i.code & 0x07) === O.BPF_LDX && i.src === 10);
+    expect([stores.length, loads.length]).toEqual([3, 1]);
+  });
+  it('is read again at each use: a check and the use after it are two loads', () => {
+    const s = ok(`${PRE}SEC("xdp") int p(struct xdp_md *ctx) { volatile __u32 len = ctx->data_end - ctx->data; if (len > 100) return XDP_DROP; return len > 50 ? XDP_TX : XDP_PASS; }`);
+    expect(insnsOf(s.insns).filter((i) => i.code === (O.BPF_LDX | O.BPF_MEM | O.BPF_W) && i.src === 10).length).toBe(2);
+    const pkt = new Uint8Array(60);
+    expect(runOnce(s, pkt)).toBe(3);
+    expect(runOnce(s, new Uint8Array(40))).toBe(2);
+  });
+});
+
+describe('sums and copies clang lowers by what it knows', () => {
+  const accepted = (src: string): NonNullable<ReturnType<typeof compile>['spec']> => {
+    const s = ok(src);
+    const parsed = parseSpec(JSON.parse(JSON.stringify(s)));
+    if ('error' in parsed) throw new Error(parsed.error);
+    const v = verify(parsed, { logLevel: 0 });
+    expect(v.accepted, v.error).toBe(true);
+    return s;
+  };
+  it('a checked pointer sum holding a field read (`data + 14 + (iph->ihl << 2)`) is computed once for the check and the pointer', () => {
+    const s = accepted(`${PRE}#include <linux/if_ether.h>
+#include <linux/ip.h>
+#include <linux/tcp.h>
+SEC("xdp") int p(struct xdp_md *ctx) {
+  void *data_end = (void *)(long)ctx->data_end, *data = (void *)(long)ctx->data;
+  if (data + sizeof(struct ethhdr) + sizeof(struct iphdr) > data_end) return XDP_PASS;
+  struct iphdr *iph = data + sizeof(struct ethhdr);
+  if (data + sizeof(struct ethhdr) + (iph->ihl << 2) + sizeof(struct tcphdr) > data_end) return XDP_PASS;
+  struct tcphdr *tcp = data + sizeof(struct ethhdr) + (iph->ihl << 2);
+  return tcp->syn ? XDP_DROP : XDP_TX;
+}`);
+    // ihl is read once: one byte load at offset 14 of the packet.
+    expect(insnsOf(s.insns).filter((i) => i.code === (O.BPF_LDX | O.BPF_MEM | O.BPF_B) && i.off === 14).length).toBe(1);
+    const pkt = new Uint8Array(80);
+    pkt[14] = 0x46; // ihl 6: TCP at 14 + 24
+    pkt[14 + 24 + 13] = 0x02; // SYN
+    expect(runOnce(s, pkt)).toBe(1);
+    pkt[14 + 24 + 13] = 0x10;
+    expect(runOnce(s, pkt)).toBe(3);
+  });
+  it('a field read in the sum is read again when a store may change it in between', () => {
+    const s = ok(`${PRE}SEC("xdp") int p(struct xdp_md *ctx) {
+  unsigned char *data = (void *)(long)ctx->data, *end = (void *)(long)ctx->data_end;
+  if (data + 20 > end) return XDP_PASS;
+  unsigned char *h = data;
+  if (data + (h[0] & 3) + 8 > end) return XDP_PASS;
+  h[0] = 2;
+  return *(data + (h[0] & 3) + 4);
+}`);
+    expect(insnsOf(s.insns).filter((i) => i.code === (O.BPF_LDX | O.BPF_MEM | O.BPF_B) && i.off === 0).length).toBe(2);
+  });
+  it('memcpy from a packed struct\'s member copies in pieces its alignment (1) allows: no misaligned stack read', () => {
+    const s = accepted(`${PRE}struct tail { __u8 mac[6]; __u32 ip; } __attribute__((packed));
+SEC("xdp") int p(struct xdp_md *ctx) {
+  void *data_end = (void *)(long)ctx->data_end, *data = (void *)(long)ctx->data;
+  struct tail *t = data;
+  if ((void *)(t + 1) > data_end) return XDP_PASS;
+  struct tail old = {};
+  __builtin_memcpy(&old, t, sizeof(old));
+  old.mac[0] ^= 1;
+  __builtin_memcpy(&t->ip, &old.ip, sizeof(old.ip));
+  return XDP_PASS;
+}`);
+    for (const i of insnsOf(s.insns)) {
+      if ((i.code & 0x07) !== O.BPF_LDX || i.src !== 10) continue;
+      const size = [4, 2, 1, 8][(i.code >> 3) & 3]!;
+      expect(Math.abs(i.off % size), `stack read of ${size} at ${i.off}`).toBe(0);
+    }
+  });
+});

@@ -76,8 +76,19 @@ function simple(e: Expr): boolean {
     case 'var': return !e.sym.global && e.sym.kind === 'var';
     case 'cast': return simple(e.e);
     case 'binary': return PURE_OPS.has(e.op) && simple(e.l) && simple(e.r);
+    // A field read through a local pointer (`data + 14 + (iph->ihl << 2)`): the same value while
+    // nothing stores to memory (hoist checks that, as reuseLoad does for a lone read).
+    case 'member': case 'deref': return isLoad(e);
     default: return false;
   }
+}
+
+/** Whether a simple expression reads memory (a field through a pointer). */
+function readsMemory(e: Expr): boolean {
+  if (e.k === 'member' || e.k === 'deref') return true;
+  if (e.k === 'cast') return readsMemory(e.e);
+  if (e.k === 'binary') return readsMemory(e.l) || readsMemory(e.r);
+  return false;
 }
 
 function same(a: Expr, b: Expr): boolean {
@@ -87,13 +98,14 @@ function same(a: Expr, b: Expr): boolean {
     case 'var': return a.sym === (b as typeof a).sym;
     case 'cast': return JSON.stringify(a.ty) === JSON.stringify(b.ty) && same(a.e, (b as typeof a).e);
     case 'binary': return a.op === (b as typeof a).op && JSON.stringify(a.ty) === JSON.stringify(b.ty) && same(a.l, (b as typeof a).l) && same(a.r, (b as typeof a).r);
+    case 'member': case 'deref': return isLoad(a) && isLoad(b) && sameLoad(a, b);
     default: return false;
   }
 }
 
 function varsOf(e: Expr, out: Set<Sym>): void {
   if (e.k === 'var') out.add(e.sym);
-  else if (e.k === 'cast') varsOf(e.e, out);
+  else if (e.k === 'cast' || e.k === 'member' || e.k === 'deref') varsOf(e.e, out);
   else if (e.k === 'binary') { varsOf(e.l, out); varsOf(e.r, out); }
 }
 
@@ -171,7 +183,7 @@ function hoist(st: Stmt & { k: 'if' }, body: Stmt[], k: number): Stmt | undefine
     varsOf(cand, vars);
     // A variable whose address was taken (`parse_iphdr(&nh, end, &iphdr)`) can change through a
     // pointer: then no call and no store through a pointer may come between.
-    const viaMemory = [...vars].some((v) => v.addressTaken);
+    const viaMemory = [...vars].some((v) => v.addressTaken) || readsMemory(cand);
     const changes = (x: Stmt): boolean => [...vars].some((v) => writes(x, v)) || (viaMemory && mayStoreToMemory(x));
     // The if itself must not change them (its arms may leave the block: goto/return are fine).
     if (changes(st)) continue;

@@ -37,9 +37,20 @@ export function ptrAlign(e: Expr): number {
     if (isPtr(x.e.ty) && (x.e.ty as { to: Type }).to.k !== 'void') return alignOf((x.e.ty as { to: Type }).to);
     x = x.e;
   }
-  if (x.k === 'addr') return alignOf(x.e.ty);
+  if (x.k === 'addr') return inPacked(x.e) ? 1 : alignOf(x.e.ty);
   if (isPtr(x.ty) && x.ty.to.k !== 'void') return alignOf(x.ty.to);
   return 1;
+}
+
+/**
+ * Whether an lvalue is a member reached through a packed struct (`&old.ip`
+ * with old packed): its alignment is 1 whatever its type's, as clang takes
+ * it; a copy through its address must not assume more (a 4-byte stack read
+ * at fp-10 is "misaligned stack access" to the kernel).
+ */
+function inPacked(e: Expr): boolean {
+  for (let x = e; x.k === 'member'; x = x.e) if (x.e.ty.k === 'struct' && x.e.ty.packed) return true;
+  return false;
 }
 
 /** The value of a constant expression node (sema folded them to 'num'). */

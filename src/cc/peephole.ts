@@ -359,6 +359,13 @@ export function peephole(code: Code, labelPos: number[]): void {
         changed = true;
         break;
       }
+      // `if c goto L; L:` (an empty if body): both arms are the next instruction, and clang emits
+      // no test. Left in, it gives the verifier a second state to walk from the next instruction on.
+      if (isCondJump(e) && e.label !== undefined && labelPos[e.label] === i + 1) {
+        remove(code, labelPos, i);
+        changed = true;
+        break;
+      }
       const ud = useDef(code, i);
       // Dead pure instruction.
       if (ud.pure && ud.def && (live[i]! & ud.def) === 0 && e.insn.code !== (O.BPF_LD | O.BPF_IMM | O.BPF_DW)) {

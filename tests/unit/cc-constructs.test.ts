@@ -798,3 +798,18 @@ SEC("xdp") int p(struct xdp_md *ctx) {
     }
   });
 });
+
+describe('an empty if body', () => {
+  it('leaves no test behind, as clang leaves none (a jump to the next instruction would give the verifier a second state)', () => {
+    const s = ok(`${PRE}SEC("xdp") int p(struct xdp_md *ctx) {
+  void *data = (void *)(long)ctx->data, *end = (void *)(long)ctx->data_end;
+  __u32 q = ctx->rx_queue_index;
+  if (q == 6) { }
+  if (data + 14 > end) { ; }
+  return q ? XDP_PASS : XDP_DROP;
+}`);
+    const ins = insnsOf(s.insns);
+    expect(ins.filter((i) => (i.code & 0x07) === O.BPF_JMP || (i.code & 0x07) === O.BPF_JMP32).filter((i) => i.off === 0 && (i.code & 0xf0) !== O.BPF_EXIT && (i.code & 0xf0) !== O.BPF_CALL)).toEqual([]);
+    expect(runOnce(s)).toBe(1);
+  });
+});

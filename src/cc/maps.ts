@@ -57,7 +57,7 @@ export function readMapDef(sym: Sym, diags: DiagnosticBag, depth = 0): MapDef | 
     diags.error('cc-map-def', `map '${sym.name}' in section "${sec}" must be a struct`, sym.span);
     return undefined;
   }
-  let type: number | undefined, keySize: number | undefined, valueSize: number | undefined, maxEntries: number | undefined, flags = 0;
+  let type: number | undefined, keySize: number | undefined, valueSize: number | undefined, maxEntries: number | undefined, flags = 0, mapExtra = 0;
   let key: Type | undefined, value: Type | undefined;
   let innerDef: MapDef | undefined;
   if (sec === '.maps') {
@@ -77,6 +77,8 @@ export function readMapDef(sym: Sym, diags: DiagnosticBag, depth = 0): MapDef | 
     type = arrLen('type');
     maxEntries = arrLen('max_entries');
     flags = arrLen('map_flags') ?? 0;
+    // A bloom filter's hash count (libbpf passes it to BPF_MAP_CREATE as map_extra; the legacy bpf_map_def has no such field).
+    mapExtra = arrLen('map_extra') ?? 0;
     key = pointee('key');
     value = pointee('value');
     keySize = key ? sizeOf(key) : arrLen('key_size');
@@ -118,8 +120,8 @@ export function readMapDef(sym: Sym, diags: DiagnosticBag, depth = 0): MapDef | 
     maxEntries ??= PERF_EVENT_ARRAY_DEFAULT_ENTRIES;
   }
   if (typeName === 'ringbuf') { keySize ??= 0; valueSize ??= 0; }
-  // Queues and stacks have no key (BPF_MAP_CREATE wants key_size 0).
-  if (typeName === 'queue' || typeName === 'stack') keySize ??= 0;
+  // Queues, stacks and bloom filters have no key (BPF_MAP_CREATE wants key_size 0).
+  if (typeName === 'queue' || typeName === 'stack' || typeName === 'bloom_filter') keySize ??= 0;
   if ((typeName === 'array_of_maps' || typeName === 'hash_of_maps') && !innerDef) {
     diags.error('cc-map-def', `map '${sym.name}': a map-in-map needs its inner map's definition: __array(values, struct { ... })`, sym.span);
     return undefined;
@@ -134,5 +136,6 @@ export function readMapDef(sym: Sym, diags: DiagnosticBag, depth = 0): MapDef | 
   }
   const spec: MapSpec = { name: sym.name, type: typeName, key_size: keySize, value_size: valueSize, max_entries: maxEntries };
   if (flags) spec.flags = flags;
+  if (mapExtra) spec.map_extra = mapExtra;
   return { sym, spec, key, value, ...(innerDef ? { inner: innerDef } : {}) };
 }

@@ -155,6 +155,9 @@ export function readMaps(sections: Section[], syms: ElfSym[], unsupported?: (nam
       const spec: MapSpec = { name: varT.name, type, key_size: keySize ?? 0, value_size: valueSize ?? 0, max_entries: arrLen('max_entries') ?? 0 };
       const flags = arrLen('map_flags');
       if (flags) spec.flags = flags;
+      // __uint(map_extra, N): a bloom filter's hash count, as libbpf reads it from the BTF map definition.
+      const mapExtra = arrLen('map_extra');
+      if (mapExtra) spec.map_extra = mapExtra;
       out.set(varT.name, spec);
     }
   }

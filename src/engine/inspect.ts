@@ -60,8 +60,9 @@ const hex64 = (v: bigint) => `0x${v.toString(16)}`;
 const hexBytes = (b: Uint8Array) => Array.from(b, (x) => x.toString(16).padStart(2, '0')).join('');
 
 /**
- * Copies of the live maps (every present key, every CPU's value), so the
- * re-run sees the maps as they are now without changing them.
+ * Copies of the live maps (every present key, every CPU's value; a bloom
+ * filter's bits), so the re-run sees the maps as they are now without
+ * changing them.
  */
 export function copyMaps(parsed: ParsedSpec, live: readonly BpfMap[]): BpfMap[] | undefined {
   const out: BpfMap[] = [];
@@ -69,6 +70,8 @@ export function copyMaps(parsed: ParsedSpec, live: readonly BpfMap[]): BpfMap[] 
     const src = live[i];
     const m = createMap({ ...spec, init: undefined }, { nCpus: src?.nCpus ?? 1 });
     if ('error' in m || !src) return undefined;
+    // A bloom filter has no keys to copy: its bits travel as they are.
+    if (src.saveState && m.restoreState) m.restoreState(src.saveState());
     for (const key of src.keys()) {
       const vals = src.userLookup(key);
       if (!vals) continue;

@@ -403,6 +403,7 @@ export class DriverSim implements SimPort {
         percpu: m.percpu,
         ...(keyType && types.key ? { keyType, keyTemplate: templateC(types.key) } : {}),
         ...(valueType && types.value ? { valueType, valueTemplate: templateC(types.value) } : {}),
+        ...(m.bitsetStats ? { bloom: m.bitsetStats() } : {}),
         entries: m.dump().entries.slice(0, 512).map((e) => {
           const value = Array.isArray(e.value) ? e.value : [e.value];
           const keyC = keyType ? cValue(e.key, types.key) : undefined;

@@ -218,4 +218,6 @@ export interface MapView {
   valueTemplate?: string;
   /** Present entries (arrays: non-zero ones), at most 512; keyC / valueC: the key and (per CPU) value as C values of keyType / valueType. */
   entries: { key: string; value: string[]; keyC?: string; valueC?: string[] }[];
+  /** A bloom filter, which has no entries to list: its bit array's size, the bits set, and the hashes each value sets. */
+  bloom?: { nrBits: number; setBits: number; nrHashFuncs: number };
 }

@@ -8,7 +8,7 @@
 import type { Insn } from '../isa/insn';
 import type { MapSpec } from '../isa/spec';
 import type { RegView, StateView, VerifyResult } from '../verifier';
-import { helperById, helperDisplayName, type ArgKind } from '../helpers/table';
+import { helperById, helperDisplayName, resolveMapArgType, type ArgKind } from '../helpers/table';
 import { BPF_PSEUDO_KFUNC_CALL } from '../isa/opcodes';
 
 export type ExplainKind =
@@ -316,8 +316,11 @@ export function classify(insns: readonly Insn[], maps: readonly MapSpec[], v: Ve
     const cleared = [1, 2, 3, 4, 5].every((r) => !regOf(st, r));
     if (proto && cleared && proto.args.length > 0) return { pc, kind: 'helper-arg', helper: name, mapIncompatible: true };
     if (proto) {
+      // The kinds as check_func_arg resolves them for this map (a bloom filter's peek reads its value).
+      const mapIdx = regOf(st, 1)?.map;
+      const mapType = mapIdx !== undefined ? maps[mapIdx]?.type : undefined;
       for (let a = 0; a < proto.args.length; a++) {
-        const k = proto.args[a]!;
+        const k = resolveMapArgType(proto.id, mapType, proto.args[a]!);
         const r = regOf(st, a + 1);
         if (!argFits(k, r, st?.stack ?? [])) {
           const kind: ExplainKind = r?.type === 'fp' ? 'uninit-stack' : r ? 'helper-arg' : 'uninit-reg';
@@ -329,11 +332,10 @@ export function classify(insns: readonly Insn[], maps: readonly MapSpec[], v: Ve
         const r = regOf(st, a + 1);
         if (r && (r.type === 'pkt' || r.type === 'pkt_meta')) {
           // The bytes the helper reads: the map's key or value size, or the constant size argument after a memory pointer.
-          const k = proto.args[a]!;
-          const map = regOf(st, 1)?.map;
+          const k = resolveMapArgType(proto.id, mapType, proto.args[a]!);
           const next = regOf(st, a + 2);
           const size =
-            k === 'ARG_PTR_TO_MAP_KEY' && map !== undefined ? maps[map]?.key_size : k === 'ARG_PTR_TO_MAP_VALUE' && map !== undefined ? maps[map]?.value_size : next?.value !== undefined ? Number(next.value) : undefined;
+            k === 'ARG_PTR_TO_MAP_KEY' && mapIdx !== undefined ? maps[mapIdx]?.key_size : k === 'ARG_PTR_TO_MAP_VALUE' && mapIdx !== undefined ? maps[mapIdx]?.value_size : next?.value !== undefined ? Number(next.value) : undefined;
           return { pc, kind: 'pkt-access', helper: name, arg: a + 1, wanted: k, regno: a + 1, reg: r, insnOff: 0, ...(size !== undefined ? { size } : {}) };
         }
         if (r && r.type === 'map_value_or_null') return { pc, kind: 'null-deref', helper: name, arg: a + 1, regno: a + 1, reg: r };

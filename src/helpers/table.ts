@@ -271,4 +271,17 @@ export const MAP_TYPE_HELPERS: Readonly<Record<string, readonly number[] | undef
   // A queue or stack has no generic lookup/update/delete: only push, pop and peek.
   queue: [87, 88, 89],
   stack: [87, 88, 89],
+  // A bloom filter only adds values and tests them: push and peek (pop would have to remove bits).
+  bloom_filter: [87, 89],
 };
+
+/**
+ * resolve_map_arg_type: the argument kind a map-value argument takes for
+ * this map. A bloom filter's bpf_map_peek_elem READS the value it is given
+ * (a membership test) where a queue's or stack's writes into it, so there
+ * it wants initialised memory (ARG_PTR_TO_MAP_VALUE), not uninit.
+ */
+export function resolveMapArgType(fnId: number, mapType: string | undefined, k: ArgKind): ArgKind {
+  if (k === 'ARG_PTR_TO_UNINIT_MAP_VALUE' && fnId === BPF_FUNC.map_peek_elem && mapType === 'bloom_filter') return 'ARG_PTR_TO_MAP_VALUE';
+  return k;
+}

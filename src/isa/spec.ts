@@ -32,6 +32,8 @@ export const MAP_TYPES = {
   // Issue 17: bpf_map_push/pop/peek_elem's maps (no key; FIFO and LIFO).
   queue: 22,
   stack: 23,
+  // No key: bpf_map_push_elem sets a value's bits, bpf_map_peek_elem tests them.
+  bloom_filter: 30,
 } as const;
 export type MapType = keyof typeof MAP_TYPES;
 
@@ -42,6 +44,12 @@ export interface MapSpec {
   value_size: number;
   max_entries: number;
   flags?: number;
+  /**
+   * BPF_MAP_CREATE's map_extra (libbpf: `__uint(map_extra, N)`): a bloom
+   * filter's number of hash functions in its low 4 bits (0: 5). Any other
+   * map type must leave it 0.
+   */
+  map_extra?: number;
   /** Initial entries (oracle format: hex key and value). */
   init?: { key: string; value: string }[];
   /** BPF_MAP_FREEZE after init (libbpf freezes .rodata). */
@@ -147,6 +155,9 @@ export function parseSpec(json: unknown): ParsedSpec | { error: string } {
         if (typeof v !== 'number' || !Number.isInteger(v) || v < 0 || v > 0x7fffffff) {
           return { error: `spec.maps[${i}].${f} must be a non-negative integer` };
         }
+      }
+      if (mm.map_extra !== undefined && (typeof mm.map_extra !== 'number' || !Number.isSafeInteger(mm.map_extra) || mm.map_extra < 0)) {
+        return { error: `spec.maps[${i}].map_extra must be a non-negative integer` };
       }
       maps.push(mm as unknown as MapSpec);
     }

@@ -2,7 +2,8 @@
  * BPF maps with the kernel's semantics, as a program and as user space see
  * them: array, percpu_array, hash, percpu_hash, lru_hash, devmap,
  * devmap_hash, xskmap, cpumap, prog_array, queue and stack (no key; the
- * program pushes, pops and peeks: kernel/bpf/queue_stack_maps.c). Update flags (BPF_ANY,
+ * program pushes, pops and peeks: kernel/bpf/queue_stack_maps.c), and
+ * (in ./bloom_filter.ts) bloom_filter. Update flags (BPF_ANY,
  * BPF_NOEXIST, BPF_EXIST) and the kernel's negative errno results
  * (-EEXIST, -ENOENT, -E2BIG, -EINVAL) follow kernel/bpf/arraymap.c,
  * hashtab.c, devmap.c, cpumap.c and xskmap.c. Values are live byte buffers:
@@ -20,6 +21,7 @@
 import type { MapSpec, MapType } from '../isa/spec';
 import { bytesToHex } from '../isa/insn';
 import { LpmTrie } from './lpm';
+import { BLOOM_MAP_EXTRA_MASK, BPF_F_ZERO_SEED, BloomFilterMap, bloomGeometry } from './bloom_filter';
 
 export const BPF_ANY = 0;
 export const BPF_NOEXIST = 1;
@@ -33,6 +35,8 @@ export const BPF_F_WRONLY_PROG = 0x100;
 export const BPF_F_MMAPABLE = 0x400;
 /** QUEUE_STACK_CREATE_FLAG_MASK: BPF_F_NUMA_NODE and BPF_F_ACCESS_MASK (RDONLY, WRONLY, RDONLY_PROG, WRONLY_PROG). */
 const QUEUE_STACK_CREATE_FLAGS = 0x4 | 0x8 | 0x10 | BPF_F_RDONLY_PROG | 0x100;
+/** BLOOM_CREATE_FLAG_MASK: the queue/stack flags and BPF_F_ZERO_SEED. */
+const BLOOM_CREATE_FLAGS = QUEUE_STACK_CREATE_FLAGS | BPF_F_ZERO_SEED;
 
 export { E2BIG, EEXIST, EINVAL, ENOENT, ENOMEM, EOPNOTSUPP, EPERM } from '../isa/errno';
 import { E2BIG, EEXIST, EINVAL, ENOENT, EPERM } from '../isa/errno';
@@ -89,6 +93,9 @@ export function mapFootprint(spec: MapSpec, nCpus: number): number {
     case 'stack':
       // One slot more than max_entries (a full ring keeps head != tail).
       return (n + 1) * vs;
+    case 'bloom_filter':
+      // The bit array only (2^32 bits, 512 MiB, when the sizing overflows: the budget refuses it).
+      return bloomGeometry(n, spec.map_extra ?? 0).bitsetBytes;
     default:
       // devmap, cpumap, xskmap, prog_array, perf_event_array, map-in-map: one pointer-sized slot per entry.
       return n * 8;
@@ -152,8 +159,22 @@ export interface BpfMap {
   userLookup(key: Uint8Array): Uint8Array[] | undefined;
   /** Queue and stack maps: bpf_map_push_elem (0 or a negative errno). */
   push?(value: Uint8Array, flags: number): number;
-  /** Queue and stack maps: bpf_map_pop_elem / bpf_map_peek_elem into `out` (zeroed and -ENOENT when empty). */
+  /** Queue and stack maps: bpf_map_pop_elem / bpf_map_peek_elem into `out` (zeroed and -ENOENT when empty). Bloom filters: -EOPNOTSUPP. */
   pop?(out: Uint8Array, remove: boolean): number;
+  /**
+   * Bloom filters: bpf_map_peek_elem, which READS the value (the program's
+   * and user space's membership test): 0 when it may be present, -ENOENT.
+   */
+  peekElem?(value: Uint8Array): number;
+  /** Bloom filters: the bit array's size, how many bits are set, and the hashes per value (for the map views). */
+  bitsetStats?(): { nrBits: number; setBits: number; nrHashFuncs: number };
+  /**
+   * Maps whose contents keys() and userLookup() cannot carry (a bloom
+   * filter's bits): their state as bytes, and a fresh map of the same spec
+   * taking it, so a copy (the inspector's re-run) sees what the original holds.
+   */
+  saveState?(): Uint8Array;
+  restoreState?(state: Uint8Array): void;
   /** Every present key, in iteration order. */
   keys(): Uint8Array[];
   /** The oracle's JSON shape. */
@@ -172,7 +193,18 @@ export function checkMapSpec(spec: MapSpec, nCpus: number): string | undefined {
     if ((spec.flags ?? 0) & ~QUEUE_STACK_CREATE_FLAGS) return `map ${type}: flags 0x${(spec.flags ?? 0).toString(16)} not allowed (EINVAL)`;
     if (vs > KMALLOC_MAX_SIZE) return `map ${type}: value_size ${vs} is larger than ${KMALLOC_MAX_SIZE} (E2BIG)`;
   }
-  if (ks === 0 && type !== 'ringbuf' && type !== 'queue' && type !== 'stack') return `map ${type}: key_size must be > 0 (EINVAL)`;
+  const extra = spec.map_extra ?? 0;
+  if (type === 'bloom_filter') {
+    // bloom_map_alloc_check: no key, a value, its flags, and map_extra's low 4 bits only (the hash count).
+    if (ks !== 0) return `map ${type}: key_size must be 0 (EINVAL)`;
+    if ((spec.flags ?? 0) & ~BLOOM_CREATE_FLAGS) return `map ${type}: flags 0x${(spec.flags ?? 0).toString(16)} not allowed (EINVAL)`;
+    if (extra > BLOOM_MAP_EXTRA_MASK) return `map ${type}: map_extra 0x${extra.toString(16)} uses more than its low 4 bits (the number of hash functions) (EINVAL)`;
+    if (vs > KMALLOC_MAX_SIZE) return `map ${type}: value_size ${vs} is larger than ${KMALLOC_MAX_SIZE} (E2BIG)`;
+  } else if (extra !== 0) {
+    // map_create: map_extra means something only to a bloom filter (and arenas, not modelled).
+    return `map ${type}: map_extra must be 0 (EINVAL)`;
+  }
+  if (ks === 0 && type !== 'ringbuf' && type !== 'queue' && type !== 'stack' && type !== 'bloom_filter') return `map ${type}: key_size must be > 0 (EINVAL)`;
   if ((type === 'devmap' || type === 'devmap_hash') && vs !== 4 && vs !== 8) return `map ${type}: value_size must be 4 or 8 (EINVAL)`;
   if ((type === 'cpumap') && vs !== 4 && vs !== 8) return `map cpumap: value_size must be 4 or 8 (EINVAL)`;
   if ((type === 'xskmap' || type === 'prog_array' || type === 'perf_event_array' || type === 'array_of_maps' || type === 'hash_of_maps') && vs !== 4) return `map ${type}: value_size must be 4 (EINVAL)`;
@@ -222,7 +254,9 @@ export function createMap(spec: MapSpec, opts: { nCpus?: number; memory?: MapMem
         ? new EventMap(spec, nCpus)
         : spec.type === 'queue' || spec.type === 'stack'
           ? new QueueStackMap(spec, nCpus)
-          : new HashMap(spec, nCpus);
+          : spec.type === 'bloom_filter'
+            ? new BloomFilterMap(spec, nCpus)
+            : new HashMap(spec, nCpus);
   // prog_array: the slots user space fills with the object's programs (their indices in ProgramSpec.programs).
   for (const ps of spec.prog_slots ?? []) {
     if (spec.type !== 'prog_array') return { error: `map ${spec.name ?? spec.type}: prog_slots is for prog_array maps` };

@@ -6,7 +6,7 @@
 import { markChainPrecision, markStackSlotPrecision } from './precision';
 import * as O from '../isa/opcodes';
 import type { Insn } from '../isa/insn';
-import { helperById, helperDisplayName, MAP_TYPE_HELPERS, type ArgKind, type HelperProto } from '../helpers/table';
+import { helperById, helperDisplayName, MAP_TYPE_HELPERS, resolveMapArgType, type ArgKind, type HelperProto } from '../helpers/table';
 import { MAP_TYPES } from '../isa/spec';
 import type { Env } from './env';
 import {
@@ -253,8 +253,9 @@ function checkRegConstStr(env: Env, reg: Reg, regno: number): void {
 }
 
 function checkFuncArg(env: Env, arg: number, fn: HelperProto, meta: CallMeta): void {
-  const k = fn.args[arg];
-  if (!k || k === 'ARG_DONTCARE') return;
+  const proto = fn.args[arg];
+  if (!proto || proto === 'ARG_DONTCARE') return;
+  const k = meta.map >= 0 ? resolveMapArgType(fn.id, env.maps[meta.map]!.type, proto) : proto;
   const regno = arg + 1;
   checkRegArg(env, regno, 'src');
   const reg = env.regs[regno]!;

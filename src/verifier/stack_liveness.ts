@@ -23,10 +23,10 @@
  */
 import * as O from '../isa/opcodes';
 import type { Insn } from '../isa/insn';
-import { helperById } from '../helpers/table';
+import { helperById, resolveMapArgType } from '../helpers/table';
 
-/** The maps a program's ld_imm64 slots load (lddw slot -> key and value size), to size helpers' key and value reads. */
-export type MapAt = (slot: number) => { key_size: number; value_size: number } | undefined;
+/** The maps a program's ld_imm64 slots load (lddw slot -> type, key and value size), to size helpers' key and value reads. */
+export type MapAt = (slot: number) => { type?: string; key_size: number; value_size: number } | undefined;
 
 /** Not a pointer into this frame. */
 const NOT = 32767;
@@ -234,7 +234,8 @@ function liveness(insns: readonly Insn[], from: number, to: number, succ: (t: nu
           continue;
         }
         const acc = use.subarray(t * 2, t * 2 + 2);
-        const kind = proto.args[r - 1];
+        // A bloom filter's peek reads its value where a queue's writes it (resolve_map_arg_type).
+        const kind = proto.args[r - 1] && resolveMapArgType(proto.id, map?.type, proto.args[r - 1]!);
         if (kind === 'ARG_PTR_TO_MAP_KEY' && map) addSlots(acc, base, map.key_size);
         else if (kind === 'ARG_PTR_TO_MAP_VALUE' && map) addSlots(acc, base, map.value_size);
         else if (kind === 'ARG_PTR_TO_FIXED_SIZE_MEM' && proto.argSizes?.[r - 1] !== undefined) addSlots(acc, base, proto.argSizes[r - 1]!);

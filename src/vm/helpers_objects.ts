@@ -5,8 +5,8 @@
  * PERF_EVENT_ARRAY (BPF_F_CURRENT_CPU, the packet appended with
  * BPF_F_CTXLEN_MASK, as xdpdump uses it), the RINGBUF helpers (reserve,
  * submit, discard, output, and query: positions as if user space consumed
- * every committed record at once), the queue/stack helpers (push, pop,
- * peek) and bpf_spin_lock/unlock (one cpu runs a program
+ * every committed record at once), the queue/stack and bloom filter
+ * helpers (push, pop, peek) and bpf_spin_lock/unlock (one cpu runs a program
  * at a time here, so a lock is always free). Records go to the VM's event
  * log for the console. Errors follow kernel/bpf/ringbuf.c,
  * kernel/trace/bpf_trace.c and net/core/filter.c.
@@ -180,7 +180,8 @@ export function objectHelpers(ctx: ObjectHelperContext, h: Map<number, HelperFn>
     m.setReg(0, flags === 0 ? rs.prod - cons : flags === 1 ? ctx.maps[index]!.maxEntries : flags === 2 ? cons : flags === 3 ? rs.prod : 0);
   });
 
-  // bpf_map_push_elem(map, value, flags), bpf_map_pop_elem(map, value), bpf_map_peek_elem(map, value): queue and stack maps.
+  // bpf_map_push_elem(map, value, flags), bpf_map_pop_elem(map, value), bpf_map_peek_elem(map, value): queue and
+  // stack maps, and bloom filters (push sets the value's bits, peek tests them, pop is -EOPNOTSUPP).
   h.set(87, (m, pc) => {
     const map = ctx.maps[ctx.mapIndexOf(m, pc, 1)]!;
     const value = m.bytesAt(pc, 2, map.valueSize, false);
@@ -190,6 +191,11 @@ export function objectHelpers(ctx: ObjectHelperContext, h: Map<number, HelperFn>
   });
   const take = (remove: boolean) => (m: Machine, pc: number): void => {
     const map = ctx.maps[ctx.mapIndexOf(m, pc, 1)]!;
+    // A bloom filter's peek reads the value it tests (no bytes are written back).
+    if (!remove && map.peekElem) {
+      m.setReg(0, map.peekElem(m.bytesAt(pc, 2, map.valueSize, false)));
+      return;
+    }
     const out = m.bytesAt(pc, 2, map.valueSize, true);
     m.setReg(0, map.pop ? map.pop(out, remove) : -EINVAL);
   };

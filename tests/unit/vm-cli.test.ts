@@ -45,7 +45,7 @@ describe('xdp-lab asm / disasm / run / conformance', () => {
       [['disasm', 'b70000000200'], /^xdp-lab disasm: bytecode: program length 6 is not a multiple of 8 bytes\n$/],
       [['disasm', '18010000000000000000'], /^xdp-lab disasm: bytecode: program length 10/],
       [['asm', file('bad.s', 'mov %r0, 1\nfrob\n')], /bad\.s:2:1: unknown instruction 'frob'\n$/],
-      [['run', file('u.json', '{"insns":"b7000000020000009500000000000000","maps":[{"type":"bloom_filter","key_size":0,"value_size":4,"max_entries":1}]}'), '--packets', file('p1.json', '["00"]')], /unknown map type "bloom_filter"/],
+      [['run', file('u.json', '{"insns":"b7000000020000009500000000000000","maps":[{"type":"sockmap","key_size":4,"value_size":4,"max_entries":1}]}'), '--packets', file('p1.json', '["00"]')], /unknown map type "sockmap"/],
       [['run', file('ok.json', '{"insns":"b7000000020000009500000000000000"}'), '--packets', file('p2.json', '["0g"]')], /^xdp-lab run: packets\[0\]: invalid hex character 'g' at position 1\n$/],
       [['run', file('t.json', '{"insns":"18010000"}'), '--packets', file('p3.json', '[]')], /odd|multiple of 8/],
       [['conformance', path.join(dir, 'nope')], /^xdp-lab conformance: cannot read .*nope: no such directory\n$/],

@@ -107,6 +107,9 @@ enum bpf_map_type {
   BPF_MAP_TYPE_DEVMAP_HASH,
   BPF_MAP_TYPE_STRUCT_OPS,
   BPF_MAP_TYPE_RINGBUF,
+  BPF_MAP_TYPE_INODE_STORAGE,
+  BPF_MAP_TYPE_TASK_STORAGE,
+  BPF_MAP_TYPE_BLOOM_FILTER,
 };
 
 /* flags for BPF_MAP_UPDATE_ELEM */
@@ -117,6 +120,7 @@ enum bpf_map_type {
 
 /* map_flags */
 #define BPF_F_NO_PREALLOC (1U << 0)
+#define BPF_F_ZERO_SEED (1U << 6)
 #define BPF_F_RDONLY_PROG (1U << 7)
 
 /* bpf_redirect / bpf_redirect_map flags */

@@ -69,7 +69,11 @@ export function MapsPane() {
           <table className="map-entries">
             <thead><tr><th>key</th>{m.keyType && <th>key ({m.keyType})</th>}{m.percpu ? <th>value (per CPU)</th> : <th>value</th>}<th>{m.valueType ? `value (${m.valueType})` : 'as integer'}</th></tr></thead>
             <tbody>
-              {m.entries.length === 0 && <tr><td colSpan={m.keyType ? 4 : 3} className="muted">(empty{m.type.includes('array') ? ': all zero' : ''})</td></tr>}
+              {m.bloom && (
+                // A bloom filter keeps bits, not values: nothing to list, only how full it is.
+                <tr data-testid={`map-${m.name}-bloom`}><td colSpan={3} className="muted">bloom filter: {m.bloom.setBits} of {m.bloom.nrBits} bits set, {m.bloom.nrHashFuncs} hash functions per value (update pushes a value; no key)</td></tr>
+              )}
+              {!m.bloom && m.entries.length === 0 && <tr><td colSpan={m.keyType ? 4 : 3} className="muted">(empty{m.type.includes('array') ? ': all zero' : ''})</td></tr>}
               {m.entries.map((e) => (
                 <tr key={e.key} data-testid={`map-${m.name}-${e.key}`}>
                   <td>{e.key}</td>

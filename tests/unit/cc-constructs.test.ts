@@ -34,6 +34,16 @@ function printedBy(spec: NonNullable<ReturnType<typeof compile>['spec']>): strin
   expect(r.fault?.message).toBeUndefined();
   return vm.printed;
 }
+/** Compile src; our verifier must accept the program. */
+function accepted(src: string): NonNullable<ReturnType<typeof compile>['spec']> {
+  const s = ok(src);
+  const parsed = parseSpec(JSON.parse(JSON.stringify(s)));
+  if ('error' in parsed) throw new Error(parsed.error);
+  const v = verify(parsed, { logLevel: 0 });
+  expect(v.accepted, v.error).toBe(true);
+  return s;
+}
+
 function insnsOf(hex: string): Insn[] {
   return decodeProgram(hexToBytes(hex) as Uint8Array).insns;
 }
@@ -624,14 +634,6 @@ SEC("xdp") int p(struct xdp_md *ctx) {
 });
 
 describe('values read once, as clang\'s GVN reads them', () => {
-  const accepted = (src: string): NonNullable<ReturnType<typeof compile>['spec']> => {
-    const s = ok(src);
-    const parsed = parseSpec(JSON.parse(JSON.stringify(s)));
-    if ('error' in parsed) throw new Error(parsed.error);
-    const v = verify(parsed, { logLevel: 0 });
-    expect(v.accepted, v.error).toBe(true);
-    return s;
-  };
   it('ctx->data checked in integer arithmetic and returned as a pointer stays the packet pointer: no 32-bit move of it', () => {
     const s = accepted(`${PRE}static __always_inline void *hdr(struct xdp_md *ctx, unsigned long n) {
   if (ctx->data + n > ctx->data_end) return 0;
@@ -739,14 +741,6 @@ describe('a volatile local', () => {
 });
 
 describe('sums and copies clang lowers by what it knows', () => {
-  const accepted = (src: string): NonNullable<ReturnType<typeof compile>['spec']> => {
-    const s = ok(src);
-    const parsed = parseSpec(JSON.parse(JSON.stringify(s)));
-    if ('error' in parsed) throw new Error(parsed.error);
-    const v = verify(parsed, { logLevel: 0 });
-    expect(v.accepted, v.error).toBe(true);
-    return s;
-  };
   it('a checked pointer sum holding a field read (`data + 14 + (iph->ihl << 2)`) is computed once for the check and the pointer', () => {
     const s = accepted(`${PRE}#include <linux/if_ether.h>
 #include <linux/ip.h>

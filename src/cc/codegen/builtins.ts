@@ -5,7 +5,7 @@
  */
 import type { Expr } from '../ast';
 import { T, sizeOf, type Type } from '../types';
-import type { Val } from './frame';
+import type { Addr, Val } from './frame';
 import { constOf, sizeField, ptrAlign } from './tree';
 import { ExprGen } from './expr';
 import * as O from '../../isa/opcodes';
@@ -29,9 +29,9 @@ export abstract class BuiltinGen extends ExprGen {
     }
     if (n === '__builtin_memcpy' || n === '__builtin_memmove') {
       const size = this.blockSize(e);
-      const align = Math.min(ptrAlign(e.args[0]!), ptrAlign(e.args[1]!), 8);
       const src = this.pointerAddr(e.args[1]!);
       const dst = this.pointerAddr(e.args[0]!);
+      const align = Math.min(knownAlign(src, ptrAlign(e.args[1]!)), knownAlign(dst, ptrAlign(e.args[0]!)), 8);
       if (n === '__builtin_memmove') this.moveMem({ ...dst, temp: false }, src, size, align);
       else this.copyMem({ ...dst, temp: false }, src, size, align);
       this.freeAddr(src);
@@ -40,12 +40,17 @@ export abstract class BuiltinGen extends ExprGen {
     }
     if (n === '__builtin_memset') {
       const size = this.blockSize(e);
-      const align = Math.min(ptrAlign(e.args[0]!), 8);
       const cv = constOf(e.args[1]!);
       const dst = this.pointerAddr(e.args[0]!);
+      const align = Math.min(knownAlign(dst, ptrAlign(e.args[0]!)), 8);
       const base = this.baseReg(dst);
       let valReg: Val | undefined;
-      if (cv === undefined || (cv & 0xffn) !== 0n) {
+      // Zeroing the stack: clang stores a register holding 0 (`r1 = 0; *(u64 *)(r10 - 8) = r1`), and
+      // the kernel then keeps each 8-byte slot as a spilled scalar, which one byte written later turns
+      // wholly into plain data; stored as immediates the bytes stay STACK_ZERO one by one, and a loop
+      // that writes the buffer a byte an iteration never repeats a state ("BPF program is too large").
+      if (cv !== undefined && (cv & 0xffn) === 0n && dst.base === 'fp' && align >= 8) valReg = this.owned({ k: 'imm', v: 0n }, T.ulong);
+      else if (cv === undefined || (cv & 0xffn) !== 0n) {
         const byte = cv !== undefined ? cv & 0xffn : undefined;
         if (byte !== undefined) valReg = this.owned({ k: 'imm', v: byte * 0x0101010101010101n }, T.ulong);
         else {
@@ -172,4 +177,16 @@ export abstract class BuiltinGen extends ExprGen {
     this.freeAddr(pb);
     return { k: 'reg', r: res, temp: true, zext: false };
   }
+}
+
+/**
+ * The alignment a memory block's address is known to have: a stack
+ * address's from its frame offset (exact, and clang raises a stack
+ * object's alignment to widen a copy), anything else the pointer type's
+ * (fromType).
+ */
+function knownAlign(a: Addr, fromType: number): number {
+  if (a.base !== 'fp') return fromType;
+  const off = Math.abs(a.off);
+  return off === 0 ? 8 : Math.min(8, off & -off);
 }

@@ -68,8 +68,8 @@ interface State {
    * register against 0 is decided (edgeState).
    */
   nz: boolean[];
-  /** The 8-byte stack cell (its mem key) a register holds the same value as: a spill or a reload, neither written since. */
-  from: (string | undefined)[];
+  /** The r10 offset of the 8-byte stack cell a register holds the same value as: a spill or a reload, neither written since. */
+  from: (number | undefined)[];
 }
 
 /** helpers whose returned pointer may point into memory the program passed (a dynptr over its stack). */
@@ -80,7 +80,7 @@ function entryState(): State {
   // Arguments come from the caller (or the kernel): this frame did not exist before the call.
   for (let r = 1; r <= 5; r++) kind[r] = NOT;
   kind[10] = OWN;
-  return { v: new Array<bigint | undefined>(11).fill(undefined), kind, mem: new Map(), hidden: new Array<boolean>(11).fill(false), nz: new Array<boolean>(11).fill(false), from: new Array<string | undefined>(11).fill(undefined) };
+  return { v: new Array<bigint | undefined>(11).fill(undefined), kind, mem: new Map(), hidden: new Array<boolean>(11).fill(false), nz: new Array<boolean>(11).fill(false), from: new Array<number | undefined>(11).fill(undefined) };
 }
 
 function clone(s: State): State {
@@ -127,9 +127,8 @@ function setReg(s: State, r: number, v: bigint | undefined, kind: number, hidden
 function clobber(s: State, base: number, off: number, size: number): void {
   const kb = base === 10 ? OWN : s.kind[base]!;
   for (let r = 0; r < 11; r++) {
-    const k = s.from[r];
-    if (k === undefined) continue;
-    const o = Number(k.split(':')[1]);
+    const o = s.from[r];
+    if (o === undefined) continue;
     // from names stack cells: a write through r10 hits one it overlaps; through a pointer, any unless it is not into this frame.
     if (base === 10 ? o < off + size && off < o + 8 : kb !== NOT) s.from[r] = undefined;
   }
@@ -210,7 +209,7 @@ function transfer(code: Code, i: number, s: State): void {
       const cell = s.mem.get(key);
       const own = src === 10 || s.kind[src] === OWN;
       setReg(s, dst, cell?.k, size === 8 ? (cell?.kind ?? UNK) : NOT, !!cell && (cell.hidden || !own), size === 8 && !!cell?.nz);
-      if (src === 10 && size === 8) s.from[dst] = key;
+      if (src === 10 && size === 8) s.from[dst] = off;
       return;
     }
     case O.BPF_ST: case O.BPF_STX: {
@@ -229,7 +228,7 @@ function transfer(code: Code, i: number, s: State): void {
       const cell: Cell = { base: dst, off, size, k: v === undefined ? undefined : BigInt.asUintN(size * 8, v), kind: spill ? s.kind[src]! : NOT, hidden: cls === O.BPF_STX && s.hidden[src]!, nz: spill && v === undefined && s.nz[src]! };
       const key = `${dst}:${off}:${size}`;
       if (cell.k !== undefined || cell.kind !== UNK || cell.nz) s.mem.set(key, cell);
-      if (spill && dst === 10 && src !== 10) s.from[src] = key;
+      if (spill && dst === 10 && src !== 10) s.from[src] = off;
       return;
     }
     case O.BPF_LD: {
@@ -380,11 +379,11 @@ function edgeState(code: Code, labelPos: number[], p: Block, out: State, to: num
     s.nz[r] = false;
   } else s.nz[r] = true;
   // The stack slot the register was spilled to or reloaded from holds the same answer.
-  const key = s.from[r];
-  if (key !== undefined) {
-    const [, off] = key.split(':').map(Number);
+  const off = s.from[r];
+  if (off !== undefined) {
+    const key = `10:${off}:8`;
     const c = s.mem.get(key);
-    s.mem.set(key, { base: 10, off: off!, size: 8, k: isZero ? 0n : undefined, kind: c?.kind ?? s.kind[r]!, hidden: c?.hidden ?? false, nz: !isZero });
+    s.mem.set(key, { base: 10, off, size: 8, k: isZero ? 0n : undefined, kind: c?.kind ?? s.kind[r]!, hidden: c?.hidden ?? false, nz: !isZero });
   }
   return s;
 }

@@ -96,6 +96,23 @@ export function oracleAvailable(caps: OracleCaps = 'root'): { ok: boolean; why: 
 }
 
 /**
+ * The helper a refusal names when this machine's kernel build does not offer
+ * it to the program type ("program of this type cannot use helper
+ * bpf_xdp_adjust_meta#54": this sandbox's kernel leaves bpf_xdp_adjust_meta
+ * out of XDP, which upstream offers). The kernel cannot be the reference for
+ * such a program here: the caller says so loudly and judges it otherwise, or
+ * skips that case by name; undefined for any other refusal.
+ */
+export function helperNotOffered(log: string | undefined): string | undefined {
+  return /program of this type cannot use helper (\w+#\d+)/.exec(log ?? '')?.[1];
+}
+
+/** The loud line for a case the kernel here cannot judge (helperNotOffered). */
+export function warnHelperNotOffered(what: string, helper: string, instead: string): void {
+  console.warn(`\n*** ${what}: THIS MACHINE'S KERNEL DOES NOT OFFER ${helper} TO XDP PROGRAMS (upstream does): ${instead} ***\n`);
+}
+
+/**
  * The routing side of the machine the oracle's BPF_PROG_TEST_RUN runs on, for
  * bpf_fib_lookup in a VM that is compared with it: the packet comes in on lo
  * (ifindex 1), where forwarding is off, so a lookup without

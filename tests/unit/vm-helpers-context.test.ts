@@ -398,3 +398,44 @@ SEC("xdp") int prog(struct xdp_md *ctx) {
     expect(v.error).toContain('has to have BTF in order to use bpf_timer');
   });
 });
+
+/**
+ * bpf_xdp_adjust_meta's answers, from its rule in net/core/filter.c (the
+ * sandbox kernel this suite runs on leaves the helper out of XDP, so the
+ * differential suites skip it loudly; these hold the VM to the rule itself):
+ * the new data_meta must lie between the end of the xdp_frame kept at the
+ * start of the headroom (40 bytes) and data, else -EINVAL; the metadata's
+ * length must be a multiple of 4 and at most 255 (skb_shared_info's u8
+ * meta_len), else -EACCES. test_run gives 256 bytes of headroom.
+ */
+describe('bpf_xdp_adjust_meta follows the kernel rule', () => {
+  const EINVAL = -22n;
+  const EACCES = -13n;
+  for (const [delta, want] of [
+    [0, 0n], [-4, 0n], [-32, 0n], [-36, 0n], [-216, 0n], // down to the xdp_frame's end: 256 - 216 = 40
+    [-220, EINVAL], [4, EINVAL], // below the xdp_frame's end; past data
+    [-3, EACCES], [-6, EACCES], // not a multiple of 4
+  ] as const) {
+    it(`delta ${delta} → ${want}`, () => {
+      const r = run(`SEC("xdp") int p(struct xdp_md *ctx) {
+        long e = bpf_xdp_adjust_meta(ctx, ${delta});
+        put(0, e);
+        put(1, ctx->data - ctx->data_meta);
+        return XDP_PASS;
+      }`);
+      expect(r.out[0]).toBe(want);
+      expect(r.out[1]).toBe(want === 0n ? BigInt(-delta) : 0n);
+    });
+  }
+  it("a second call moves data_meta on from where the first left it, never below the xdp_frame's end", () => {
+    const r = run(`SEC("xdp") int p(struct xdp_md *ctx) {
+      put(0, bpf_xdp_adjust_meta(ctx, -200));
+      put(1, bpf_xdp_adjust_meta(ctx, -12));
+      put(2, bpf_xdp_adjust_meta(ctx, -8));
+      put(3, ctx->data - ctx->data_meta);
+      return XDP_PASS;
+    }`);
+    // 200 + 12 = 212 is fine; 220 would put data_meta at 36, below the xdp_frame's end (40): -EINVAL.
+    expect(r.out.slice(0, 4)).toEqual([0n, 0n, EINVAL, 212n]);
+  });
+});

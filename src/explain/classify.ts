@@ -10,6 +10,7 @@ import type { MapSpec } from '../isa/spec';
 import type { RegView, StateView, VerifyResult } from '../verifier';
 import { helperById, helperDisplayName, resolveMapArgType, type ArgKind } from '../helpers/table';
 import { BPF_PSEUDO_KFUNC_CALL } from '../isa/opcodes';
+import { XDP_KFUNCS } from '../verifier/kfunc';
 
 export type ExplainKind =
   | 'pkt-access'
@@ -121,9 +122,11 @@ export const BPF_COMPLEXITY_LIMIT_JMP_SEQ = 8192;
 const big = (s: string) => BigInt(s);
 const regOf = (st: StateView | undefined, r: number) => st?.regs.find((x) => x.regno === r);
 
-/** The helpers whose call makes every packet pointer the program holds invalid (bpf_helper_changes_pkt_data). */
-function changesPktData(insn: Insn): boolean {
-  return insn.code === 0x85 && insn.src === 0 && helperById(insn.imm)?.changesPktData === true;
+/** The helpers and kfuncs whose call makes every packet pointer the program holds invalid (bpf_helper_changes_pkt_data, is_kfunc_pkt_changing). */
+function changesPktData(insn: Insn, kfunc: string | undefined): boolean {
+  if (insn.code !== 0x85) return false;
+  if (insn.src === BPF_PSEUDO_KFUNC_CALL) return kfunc !== undefined && Object.hasOwn(XDP_KFUNCS, kfunc) && XDP_KFUNCS[kfunc]!.changesPktData === true;
+  return insn.src === 0 && helperById(insn.imm)?.changesPktData === true;
 }
 
 function isBackEdge(insns: readonly Insn[], pc: number): boolean {
@@ -228,7 +231,8 @@ export function lastBackEdge(insns: readonly Insn[], path: readonly number[]): n
   return undefined;
 }
 
-export function classify(insns: readonly Insn[], maps: readonly MapSpec[], v: VerifyResult, funcStarts: readonly number[]): Facts {
+/** `kfuncs`: the kfunc each kfunc call slot names (the program's kfunc_relocs). */
+export function classify(insns: readonly Insn[], maps: readonly MapSpec[], v: VerifyResult, funcStarts: readonly number[], kfuncs: ReadonlyMap<number, string> = new Map()): Facts {
   const pc = v.errorPc ?? 0;
   const insn = insns[pc];
   const st = v.errorState;
@@ -259,7 +263,7 @@ export function classify(insns: readonly Insn[], maps: readonly MapSpec[], v: Ve
       case 'scalar': {
         // Was it a packet pointer until a helper that moves the packet ran on this path?
         const idx = path.lastIndexOf(pc);
-        for (let k = idx - 1; k >= 0; k--) if (changesPktData(insns[path[k]!]!)) return { ...base, kind: 'stale-pkt-pointer', cause: path[k] };
+        for (let k = idx - 1; k >= 0; k--) if (changesPktData(insns[path[k]!]!, kfuncs.get(path[k]!))) return { ...base, kind: 'stale-pkt-pointer', cause: path[k] };
         const o = originOf(insns, path, idx < 0 ? path.length : idx, regno);
         return { ...base, kind: 'scalar-deref', ...(o ? { origin: o.how, cause: o.pc } : {}) };
       }

@@ -110,7 +110,7 @@ function describe(f: Facts, names: ReturnType<typeof namesAround>, code: string)
       return {
         summary: `${at} uses a packet pointer taken before a call that moved the packet; that pointer is no longer valid.`,
         detail:
-          `A helper that changes the packet (bpf_xdp_adjust_head, _meta, _tail) invalidates every packet pointer the program held: after it ${R} is only a number. ` +
+          `A helper or kfunc that changes the packet (bpf_xdp_adjust_head, _meta, _tail, bpf_xdp_pull_data) invalidates every packet pointer the program held: after it ${R} is only a number. ` +
           `Re-read ${names.ctx}->data and ${names.ctx}->data_end after the call, recompute the pointer and check the bounds again.`,
       };
     case 'null-deref':
@@ -209,7 +209,7 @@ function describe(f: Facts, names: ReturnType<typeof namesAround>, code: string)
         summary: `${at} calls ${name}, a kernel function (kfunc) XDP programs may not call.`,
         detail:
           `A kfunc can be called only from the program types its subsystem registers it for, and only if the running kernel has it; the kernel checks every kfunc call before it verifies anything. ` +
-          `XDP programs here may call the conntrack kfuncs (bpf_xdp_ct_lookup, bpf_ct_release, ...). Check the name, or do the work with a helper (bpf_*) instead.`,
+          `XDP programs here may call the conntrack kfuncs (bpf_xdp_ct_lookup, bpf_ct_release, ...) and bpf_xdp_pull_data. Check the name, or do the work with a helper (bpf_*) instead.`,
       };
     }
     default:
@@ -221,7 +221,7 @@ export function explain(input: ExplainInput, opts: { recheck?: Recheck } = {}): 
   const { parsed, result } = input;
   if (result.accepted) return null;
   const funcStarts = [0, ...(parsed.spec.funcs ?? []).map((f) => f.insn).filter((i) => i > 0)];
-  const facts = classify(parsed.insns, parsed.spec.maps ?? [], result, funcStarts);
+  const facts = classify(parsed.insns, parsed.spec.maps ?? [], result, funcStarts, new Map((parsed.spec.kfunc_relocs ?? []).map((r) => [r.insn, r.name])));
   if (facts.kind === 'kfunc-unavailable') facts.kfunc = parsed.spec.kfunc_relocs?.find((r) => r.insn === facts.pc)?.name;
   const li = parsed.spec.line_info ?? [];
   const source = parsed.spec.source ?? '';

@@ -397,7 +397,8 @@ function checkMapFuncCompatibility(env: Env, mapIdx: number, fn: HelperProto): v
   if (fn.mapTypes && !fn.mapTypes.includes(m.type)) bad();
 }
 
-function clearAllPktPointers(env: Env): void {
+/** clear_all_pkt_pointers: after a call that may move the packet, no packet pointer's range holds (with allow_ptr_leaks they become unknown scalars). */
+export function clearAllPktPointers(env: Env): void {
   forEachReg(env.cur, (r) => {
     if (r.type === 'pkt' || r.type === 'pkt_meta' || r.type === 'pkt_end') {
       if (env.allowPtrLeaks) markUnknown(r);

@@ -1,14 +1,14 @@
 /**
  * Kernel function calls (BPF_PSEUDO_KFUNC_CALL, check_kfunc_call): the
  * kfuncs an XDP program may call — the conntrack set the kernel registers
- * for XDP (net/netfilter/nf_conntrack_bpf.c) — with their argument kinds and
+ * for XDP (net/netfilter/nf_conntrack_bpf.c) and bpf_xdp_pull_data — with their argument kinds and
  * flags (KF_ACQUIRE, KF_RELEASE, KF_RET_NULL, KF_TRUSTED_ARGS). A kfunc is
  * named by the program's kfunc_relocs (the kernel binds it by BTF id); any
  * other name is refused, naming it. Acquired pointers are tracked as the
  * helpers' references are: leaking one refuses the program at exit.
  */
 import type { Env } from './env';
-import { checkMemSizeRegFor } from './call';
+import { checkMemSizeRegFor, clearAllPktPointers } from './call';
 import { checkPtrOffReg } from './mem';
 import { isNullScalar, isPointer, knownScalar, markUnknown, notInit, pointer, type RegType } from './reg';
 import { forEachReg } from './state';
@@ -21,6 +21,8 @@ interface KfuncProto {
   args: readonly KArg[];
   /** The returned object (KF_ACQUIRE | KF_RET_NULL for every pointer-returning conntrack kfunc), or a plain result. */
   ret: 'nf_conn' | 'nf_conn___init' | 'scalar' | 'void';
+  /** is_kfunc_pkt_changing: the call may move the packet, so every packet pointer is invalidated after it. */
+  changesPktData?: boolean;
   acquire?: boolean;
   /** KF_RELEASE: argument 0 gives its reference back. */
   release?: boolean;
@@ -40,6 +42,9 @@ export const XDP_KFUNCS: Readonly<Record<string, KfuncProto>> = {
   bpf_ct_change_status: { args: ['nf_conn', 'scalar'], ret: 'scalar' },
   // union nf_inet_addr *addr (16 bytes), int port, enum nf_nat_manip_type manip.
   bpf_ct_set_nat_info: { args: ['nf_conn___init', 'mem', 'scalar', 'scalar'], ret: 'scalar' },
+  // The generic XDP kfunc set (Linux 6.18): pull len bytes of a multi-buffer frame into the linear area; the
+  // buffer's geometry may change, so the checks made on packet pointers before the call no longer hold.
+  bpf_xdp_pull_data: { args: ['ctx', 'scalar'], ret: 'scalar', changesPktData: true },
 };
 
 /** The xdp_metadata_kfunc_set (XDP_METADATA_KFUNC_xxx in include/net/xdp.h): the rx metadata a driver may report. */
@@ -122,6 +127,7 @@ export function checkKfuncCall(env: Env, idx: number): void {
     env.regs[r] = notInit();
     env.markRegScratched(r);
   }
+  if (proto.changesPktData) clearAllPktPointers(env);
   if (proto.ret === 'void') env.regs[0] = notInit();
   else if (proto.ret === 'scalar') {
     env.regs[0] = knownScalar(0n);

@@ -11,6 +11,10 @@
  * at least BPF_F_CURRENT_NETNS, a tuple the size of the IPv4 or the IPv6
  * member of struct bpf_sock_tuple): -EINVAL where they fail. Nothing is
  * ever acquired, so bpf_ct_release has nothing to release.
+ *
+ * bpf_xdp_pull_data (Linux 6.18): a frame here is one linear buffer (no
+ * fragments), so xdp_get_buff_len is data_end - data: a length within it is
+ * already pulled (0), a longer one is more than the frame holds (-EINVAL).
  */
 import type { HelperFn, Machine } from './interp';
 import { EINVAL, ENOENT } from '../isa/errno';
@@ -37,6 +41,21 @@ function ctLookup(m: Machine, pc: number): void {
   if (!TUPLE_SIZES.has(m.lo[3]! >>> 0)) return fail(EINVAL);
   m.bytesAt(pc, 2, m.lo[3]! >>> 0, false);
   return fail(ENOENT);
+}
+
+/** The frame's linear bytes, for the kfuncs that read the xdp_buff (bound per VM: ./xdp.ts). */
+export interface KfuncXdp {
+  xdp(): { data: number; dataEnd: number };
+}
+
+/** The kfuncs that need the VM's xdp_buff, made for one VM. */
+export function xdpKfuncs(ctx: KfuncXdp): Readonly<Record<string, Kfunc>> {
+  return {
+    bpf_xdp_pull_data: (m) => {
+      const x = ctx.xdp();
+      m.setReg(0, m.regU32(2) <= x.dataEnd - x.data ? 0 : -EINVAL);
+    },
+  };
 }
 
 export const KFUNCS: Readonly<Record<string, Kfunc>> = {

@@ -6,7 +6,7 @@
  * read-only. Packet bytes are the caller's buffer (zero copy).
  */
 import { syncookieHelpers } from './helpers_syncookie';
-import { KFUNCS } from './kfuncs';
+import { KFUNCS, xdpKfuncs } from './kfuncs';
 import { relocatedInsns, type ParsedSpec } from '../isa/spec';
 import { BPF_PSEUDO_MAP_FD, BPF_PSEUDO_MAP_VALUE } from '../isa/opcodes';
 import { BPF_F_RDONLY_PROG, BPF_F_WRONLY_PROG, createMap, MapMemory, type BpfMap } from '../maps';
@@ -230,7 +230,8 @@ export class XdpVm {
       if (insn.src === BPF_PSEUDO_MAP_FD && mapRegions[insn.imm]) this.machine.bindLdImm64(k, mapRegions[insn.imm]!);
       if (insn.src === BPF_PSEUDO_MAP_VALUE && maps[insn.imm]) bindValue(k, insn.imm, insn.imm2 ?? 0);
     });
-    for (const r of parsed.spec.kfunc_relocs ?? []) this.machine.kfuncAt[r.insn] = Object.hasOwn(KFUNCS, r.name) ? KFUNCS[r.name] : undefined;
+    const own = xdpKfuncs({ xdp: () => this.state });
+    for (const r of parsed.spec.kfunc_relocs ?? []) this.machine.kfuncAt[r.insn] = Object.hasOwn(own, r.name) ? own[r.name] : Object.hasOwn(KFUNCS, r.name) ? KFUNCS[r.name] : undefined;
     this.machine.ctxLoad = (pc, reg, dstReg, at, size) => this.ctxLoad(pc, reg, dstReg, at, size);
     this.machine.ctxRegion = this.ctxRegion;
     // data, data_end, data_meta, ingress_ifindex, rx_queue_index; not egress_ifindex (it faults, in ctxLoad).

@@ -9,6 +9,9 @@ import { bytesToHex, encodeProgram, insn, type Insn } from '../../src/isa/insn';
 import * as O from '../../src/isa/opcodes';
 import { parseSpec } from '../../src/isa/spec';
 import { createVm, testRunFrame } from '../../src/vm';
+import { compile } from '../../src/cc';
+import { verify } from '../../src/verifier';
+import { explain } from '../../src/explain';
 
 const MOV = (d: number, imm: number): Insn => insn(O.BPF_ALU64 | O.BPF_MOV | O.BPF_K, d, 0, 0, imm);
 const MOVX = (d: number, s: number): Insn => insn(O.BPF_ALU64 | O.BPF_MOV | O.BPF_X, d, s);
@@ -62,5 +65,58 @@ describe('kfuncs', () => {
   });
   it('faults on a kfunc the VM does not provide', () => {
     expect(run(program(36, 12), ['bpf_no_such_kfunc', 'bpf_ct_release']).fault).toMatch(/kfunc the VM does not provide/);
+  });
+});
+
+/**
+ * bpf_xdp_pull_data (Linux 6.18, as tools/testing/selftests/net/lib/
+ * xdp_native.bpf.c calls it): the verifier invalidates every packet pointer
+ * after the call (is_kfunc_pkt_changing), so a program must load data and
+ * data_end again; in the VM a frame is linear, so a length within it is
+ * already there (0) and a longer one is -EINVAL.
+ */
+describe('bpf_xdp_pull_data', () => {
+  const source = (stale: boolean) => `#include <linux/bpf.h>
+#include <linux/if_ether.h>
+#include <bpf/bpf_helpers.h>
+extern int bpf_xdp_pull_data(struct xdp_md *xdp, __u32 len) __ksym __weak;
+SEC("xdp") int p(struct xdp_md *ctx) {
+  void *data = (void *)(long)ctx->data, *end = (void *)(long)ctx->data_end;
+  struct ethhdr *eth = data;
+  if ((void *)(eth + 1) > end) return XDP_DROP;
+  int err = bpf_xdp_pull_data(ctx, ctx->ingress_ifindex == 1 ? 60 : 5000);
+  if (err) return 100 - err;
+  ${stale ? '' : 'eth = (void *)(long)ctx->data; end = (void *)(long)ctx->data_end; if ((void *)(eth + 1) > end) return XDP_DROP;'}
+  return eth->h_proto == 0x0008 ? 3 : 4;
+}
+char _license[] SEC("license") = "GPL";
+`;
+  const build = (stale: boolean) => {
+    const r = compile(source(stale), { file: 'pull.c' });
+    if (!r.spec) throw new Error(r.diagnostics.map((d) => d.message).join('; '));
+    const parsed = parseSpec(r.spec);
+    if ('error' in parsed) throw new Error(parsed.error);
+    return parsed;
+  };
+  it('packet pointers checked before the call are invalid after it', () => {
+    const v = verify(build(true), { states: false });
+    expect(v.accepted).toBe(false);
+    expect(v.error).toMatch(/R\d invalid mem access 'scalar'/);
+    // The explanation names the cause: the pointer was a packet pointer until the kfunc call.
+    const e = explain({ parsed: build(true), result: verify(build(true), { logLevel: 2 }) });
+    expect(e?.summary).toMatch(/packet pointer taken before a call that moved the packet/);
+  });
+  it('reloaded after the call, they are accepted; 0 within the frame, -EINVAL beyond it', () => {
+    const parsed = build(false);
+    expect(verify(parsed, { states: false }).accepted).toBe(true);
+    const frame = new Uint8Array(64);
+    frame[12] = 0x08;
+    for (const [ifindex, want] of [[1, 3], [2, 122]] as const) {
+      const vm = createVm(parsed);
+      if ('error' in vm) throw new Error(vm.error);
+      const f = testRunFrame(frame);
+      f.ingressIfindex = ifindex;
+      expect(vm.runXdp(f)).toMatchObject({ retval: want, fault: undefined });
+    }
   });
 });

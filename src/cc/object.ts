@@ -43,6 +43,25 @@ export function isXdpSection(sec: string | undefined): boolean {
   return sec !== undefined && /^xdp/.test(sec);
 }
 
+/**
+ * The section prefixes libbpf gives a program type other than XDP
+ * (section_defs in libbpf.c). A function in an executable section that is
+ * neither these nor xdp (SEC("prog"), bpf-examples' encap-forward) has no
+ * type until its loader gives it one (bpftool prog load … type xdp).
+ */
+const OTHER_TYPE_SECTION = /^(socket|sk_reuseport|sk_skb|sk_msg|sk_lookup|sockops|kprobe|kretprobe|uprobe|uretprobe|ksyscall|kretsyscall|usdt|tc|tcx|netkit|classifier|action|tracepoint|tp|raw_tracepoint|raw_tp|tp_btf|fentry|fexit|fmod_ret|freplace|lsm|iter|syscall|flow_dissector|cgroup|lirc_mode2|perf_event|lwt_|struct_ops|netfilter|license|version|\.)/;
+
+/** A section libbpf assigns no program type: its loader decides (taken as XDP when a file has no xdp section). */
+export function isTypelessSection(sec: string | undefined): boolean {
+  return sec !== undefined && sec !== '' && !isXdpSection(sec) && !OTHER_TYPE_SECTION.test(sec) && sec !== 'maps';
+}
+
+/** The first parameter is `struct xdp_md *`: what an XDP program in a typeless section takes. */
+function takesXdpMd(f: Sym): boolean {
+  const t = f.params?.[0]?.type;
+  return t?.k === 'ptr' && t.to.k === 'struct' && t.to.tag === 'xdp_md';
+}
+
 interface Linked {
   insns: string;
   map_relocs: MapReloc[];
@@ -73,7 +92,12 @@ export function buildObject(unit: TranslationUnit, diags: DiagnosticBag, opts: O
       btf.maps.push({ name: d.spec.name!, key: d.key ? describeType(d.key) : bytes(d.spec.key_size), value: d.value ? describeType(d.value) : bytes(d.spec.value_size) });
     }
   }
-  const programs = unit.funcs.filter((f) => f.body && isXdpSection(f.attrs.section)).sort((a, b) => (a.defIndex ?? 0) - (b.defIndex ?? 0));
+  let programs = unit.funcs.filter((f) => f.body && isXdpSection(f.attrs.section)).sort((a, b) => (a.defIndex ?? 0) - (b.defIndex ?? 0));
+  if (programs.length === 0) {
+    // No xdp section: a function taking struct xdp_md * in a section of no type is the XDP program its loader makes it.
+    programs = unit.funcs.filter((f) => f.body && isTypelessSection(f.attrs.section) && takesXdpMd(f)).sort((a, b) => (a.defIndex ?? 0) - (b.defIndex ?? 0));
+    for (const f of programs) diags.warning('cc-section-type', `section "${f.attrs.section}" names no program type: '${f.name}' takes struct xdp_md *, so it is loaded as XDP, as its loader does (bpftool prog load … type xdp); SEC("xdp") says so itself`, f.span);
+  }
   if (programs.length === 0) {
     diags.error('cc-no-entry', 'no XDP program found: put the entry function in an "xdp" section, e.g. SEC("xdp") int prog(struct xdp_md *ctx)', { file: opts.file, line: 1, col: 1, endLine: 1, endCol: 1 });
     return undefined;
@@ -107,7 +131,7 @@ export function buildObject(unit: TranslationUnit, diags: DiagnosticBag, opts: O
       globalRef: (sym, span) => globalData.ref(sym, span),
       stringRef: (bytes) => globalData.stringRef(bytes),
       foldable,
-      inlineable: (f) => !!f.body && !f.attrs.noinline && !isXdpSection(f.attrs.section),
+      inlineable: (f) => !!f.body && !f.attrs.noinline && !programs.includes(f),
     };
     const bodies: { sym: Sym; out: EmittedInsn[] }[] = [];
     const main = new FuncGen(ctx, prog);

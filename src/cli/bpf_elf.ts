@@ -11,6 +11,7 @@
  */
 import type { KfuncReloc, MapReloc, MapSpec, MapType, ProgramSpec } from '../isa/spec';
 import { MAP_TYPES } from '../isa/spec';
+import { isTypelessSection, isXdpSection } from '../cc/object';
 
 export interface Section { name: string; type: number; offset: number; size: number; link: number; info: number; entsize: number; data: Uint8Array }
 export interface ElfSym { name: string; value: number; size: number; shndx: number; type: number; bind: number }
@@ -182,6 +183,21 @@ export function readMaps(sections: Section[], syms: ElfSym[], unsupported?: (nam
   return out;
 }
 
+const SHT_PROGBITS = 1;
+
+/**
+ * The sections holding the object's XDP programs: the xdp ones (xdp,
+ * xdp.frags, xdp/…); without any, the sections libbpf gives no program
+ * type that hold a global function (SEC("prog")): the loader makes them XDP
+ * (bpftool prog load … type xdp), as our compiler does (src/cc/object.ts).
+ */
+function xdpSections(sections: Section[], syms: ElfSym[]): number[] {
+  const withCode = (i: number) => sections[i]!.size > 0 && sections[i]!.type === SHT_PROGBITS;
+  const xdp = sections.flatMap((s, i) => (isXdpSection(s.name) && withCode(i) ? [i] : []));
+  if (xdp.length) return xdp;
+  return sections.flatMap((s, i) => (isTypelessSection(s.name) && withCode(i) && syms.some((y) => y.shndx === i && y.type === STT_FUNC && y.bind === 1) ? [i] : []));
+}
+
 /**
  * The XDP program of a clang object, linked as libbpf links it. `mapOrder`
  * gives the map names in the order our compiler numbered them, so both
@@ -189,7 +205,7 @@ export function readMaps(sections: Section[], syms: ElfSym[], unsupported?: (nam
  */
 export function extractProgram(buf: Uint8Array, mapOrder: string[]): ElfProgram {
   const { sections, syms } = readElf(buf);
-  const progIdx = sections.findIndex((s) => /^xdp/.test(s.name) && s.size > 0);
+  const progIdx = xdpSections(sections, syms)[0] ?? -1;
   if (progIdx < 0) throw new Error('no xdp section');
   const progSec = sections[progIdx]!;
   const progSym = syms.find((s) => s.shndx === progIdx && s.type === STT_FUNC);
@@ -321,8 +337,9 @@ export function extractObject(buf: Uint8Array): ElfObject {
   // .text functions by slot: libbpf appends only the subprograms a program reaches.
   const textFuncs = syms.filter((s) => s.shndx === textIdx && s.type === STT_FUNC).map((s) => ({ start: s.value / 8, end: (s.value + s.size) / 8 })).sort((a, b) => a.start - b.start);
   const programs: { name: string; section: string; insns: string; map_relocs: MapReloc[]; kfunc_relocs?: KfuncReloc[] }[] = [];
+  const xdp = new Set(xdpSections(sections, syms));
   sections.forEach((sec, si) => {
-    if (!/^xdp/.test(sec.name) || sec.size === 0) return;
+    if (!xdp.has(si)) return;
     const secRels = rels(si);
     const funcs = syms.filter((s) => s.shndx === si && s.type === STT_FUNC && s.bind === 1).sort((a, b) => a.value - b.value);
     for (const f of funcs) {

@@ -14,6 +14,8 @@
 import { describe, expect, it } from 'vitest';
 import { compile } from '../../src/cc';
 import { createEngine, landedToolchain } from '../../src/engine';
+import { applyFix } from '../../src/explain';
+import { checkSource, explainSource } from '../../src/explain/program';
 import { parseSpec, type ProgramSpec } from '../../src/isa';
 import { assemble } from '../../src/isa/asm';
 import { bytesToHex } from '../../src/isa/insn';
@@ -225,6 +227,16 @@ describe('the verifier on compiled map-in-map programs', () => {
     expect(refusal('__u32 *p = bpf_map_lookup_elem(&outer, &k); if (!p) return 1; return *p;')).toMatch(/^R\d invalid mem access 'map_ptr'$/);
     expect(refusal('__u32 *p = bpf_map_lookup_elem(&outer, &k); if (!p) return 1; *p = 1; return 2;')).toBe('only read from bpf_array is supported');
     expect(refusal('void *m = bpf_map_lookup_elem(&outer, &k); __u64 *x = bpf_map_lookup_elem(m, &k); return x ? 1 : 2;')).toBe('R1 type=map_value_or_null expected=map_ptr');
+  });
+  it('the explainer calls the unchecked outer lookup a NULL dereference, and its fix (the NULL test) is accepted', () => {
+    const source = PROGRAM.replace('\tif (!inner)\n\t\treturn XDP_DROP;\n', '');
+    const r = explainSource(source);
+    if ('error' in r) throw new Error(r.error);
+    expect(r.checked.result.error).toBe('R1 type=map_value_or_null expected=map_ptr');
+    expect(r.explanation).toMatchObject({ kind: 'null-deref', line: 28 });
+    const fixed = checkSource(applyFix(source, r.explanation!.fix!));
+    if ('error' in fixed) throw new Error(fixed.error);
+    expect(fixed.result.accepted, `after the fix: ${fixed.result.error}`).toBe(true);
   });
   it('the inner value is bounded by the template\'s value_size', () => {
     expect(refusal('void *m = bpf_map_lookup_elem(&outer, &k); if (!m) return 1; __u64 *x = bpf_map_lookup_elem(m, &k); if (!x) return 1; return x[1];')).toBe('invalid access to map value, value_size=8 off=8 size=8');

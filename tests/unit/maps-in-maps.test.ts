@@ -210,6 +210,16 @@ describe('a C program with an array of maps initialised with two inner arrays', 
   });
 });
 
+describe('the spec', () => {
+  it('a map-in-map names its template; no other map does', () => {
+    const spec = (maps: object[]): unknown => parseSpec({ prog_type: 'xdp', insns: 'b7000000020000009500000000000000', maps });
+    expect(spec([{ type: 'array_of_maps', key_size: 4, value_size: 4, max_entries: 1 }])).toEqual({ error: "spec.maps[0].inner_map: an array_of_maps or hash_of_maps needs the index of its inner map's template" });
+    expect(spec([{ type: 'hash_of_maps', key_size: 4, value_size: 4, max_entries: 1, inner_map: 0 }])).toMatchObject({ error: expect.stringContaining('spec.maps[0].inner_map') });
+    expect(spec([{ type: 'array', key_size: 4, value_size: 4, max_entries: 1, inner_map: 0 }])).toEqual({ error: 'spec.maps[0].inner_map: only an array_of_maps or hash_of_maps has one' });
+    expect(spec([{ type: 'hash_of_maps', key_size: 4, value_size: 4, max_entries: 1, inner_map: 1 }, { type: 'hash', key_size: 4, value_size: 4, max_entries: 1 }])).not.toHaveProperty('error');
+  });
+});
+
 describe('the verifier on compiled map-in-map programs', () => {
   const refusal = (body: string): string | undefined => {
     const parsed = parseSpec(build(PROGRAM.replace(/SEC\("xdp"\)[\s\S]*$/, `SEC("xdp") int prog(struct xdp_md *ctx) {\n\t__u32 k = 0, v = 0;\n\t${body}\n}\nchar _license[] SEC("license") = "GPL";\n`)));

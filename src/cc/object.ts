@@ -7,7 +7,9 @@
  *
  * The entry is the XDP program named by `entry`, else the first one in the
  * file. PROG_ARRAY maps initialised with `.values = { [i] = &prog }` get
- * their slots (MapSpec.prog_slots) pointing into `programs`.
+ * their slots (MapSpec.prog_slots) pointing into `programs`; map-in-maps
+ * initialised with `.values = { [i] = &map }` get init entries whose values
+ * are the inner maps' indices in `maps` (what the VM's outer lookup reads).
  *
  * Once every function is generated, the function bodies, global
  * initialisers and the generators' analyses are dropped (the unit is
@@ -78,6 +80,7 @@ export function buildObject(unit: TranslationUnit, diags: DiagnosticBag, opts: O
   const mapSpecs: MapSpec[] = [];
   const btf: BtfInfo = { maps: [] };
   const progArrays: { sym: Sym; index: number }[] = [];
+  const outerMaps: { sym: Sym; index: number }[] = [];
   for (const g of unit.globals) {
     const sec = g.attrs.section;
     if (sec !== '.maps' && sec !== 'maps') continue;
@@ -85,12 +88,31 @@ export function buildObject(unit: TranslationUnit, diags: DiagnosticBag, opts: O
     if (!def) continue;
     maps.set(g, mapSpecs.length);
     if (def.spec.type === 'prog_array') progArrays.push({ sym: g, index: mapSpecs.length });
+    if (def.inner) outerMaps.push({ sym: g, index: mapSpecs.length });
     const bytes = (n: number): TypeDesc => ({ kind: 'array', elem: { kind: 'int', name: 'unsigned char', size: 1, signed: false }, len: n, size: n });
     for (const d of def.inner ? [def, def.inner] : [def]) {
       if (d === def.inner) def.spec.inner_map = mapSpecs.length;
       mapSpecs.push(d.spec);
       btf.maps.push({ name: d.spec.name!, key: d.key ? describeType(d.key) : bytes(d.spec.key_size), value: d.value ? describeType(d.value) : bytes(d.spec.value_size) });
     }
+  }
+  // Inner maps user space would insert: `.values = { [i] = &map }` in a map-in-map definition. libbpf's
+  // init_map_in_map_slots updates key i (an int) with the inner map's fd; here the value is the map's index.
+  for (const om of outerMaps) {
+    const init: { key: string; value: string }[] = [];
+    const valuesOff = om.sym.type.k === 'struct' ? om.sym.type.members.find((m) => m.name === 'values')?.offset ?? 0 : 0;
+    for (const part of om.sym.init?.parts ?? []) {
+      let e = part.e;
+      while (e.k === 'cast') e = e.e;
+      if (e.k === 'addr') e = e.e;
+      const inner = e.k === 'var' ? maps.get(e.sym) : undefined;
+      if (inner === undefined) {
+        diags.error('cc-map-def', `map '${om.sym.name}': .values may only hold the addresses of maps defined in SEC(".maps")`, part.e.span);
+        continue;
+      }
+      init.push({ key: u32Hex(Math.floor((part.offset - valuesOff) / 8)), value: u32Hex(inner) });
+    }
+    if (init.length) mapSpecs[om.index]!.init = init;
   }
   let programs = unit.funcs.filter((f) => f.body && isXdpSection(f.attrs.section)).sort((a, b) => (a.defIndex ?? 0) - (b.defIndex ?? 0));
   if (programs.length === 0) {
@@ -245,4 +267,9 @@ function link(prog: Sym, bodies: { sym: Sym; out: EmittedInsn[] }[], diags: Diag
     line_info,
     funcs: bodies.map((b) => ({ name: b.sym.name, insn: start.get(b.sym)! })),
   };
+}
+
+/** A u32 as the oracle's little-endian hex. */
+function u32Hex(n: number): string {
+  return bytesToHex(new Uint8Array([n & 0xff, (n >>> 8) & 0xff, (n >>> 16) & 0xff, n >>> 24]));
 }

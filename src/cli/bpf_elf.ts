@@ -3,8 +3,10 @@
  * differential tests need it: find the XDP program in its ELF section,
  * append the subprograms of .text and fix the bpf-to-bpf call offsets,
  * find the map definitions (BTF-style in .maps, read through .BTF; legacy
- * struct bpf_map_def in "maps") and turn map relocations into the spec's
- * map_relocs. extractObject reads a whole object (every XDP program, global
+ * struct bpf_map_def in "maps"; a map-in-map's inner template from its
+ * `values` member, named NAME.inner, and its initial slots from .maps'
+ * relocations) and turn map relocations into the spec's map_relocs; the
+ * test_loader tags of the kernel selftests (readDeclTags). extractObject reads a whole object (every XDP program, global
  * data as internal maps with BPF_PSEUDO_MAP_VALUE relocations). Shared by the
  * compiler differential tests and `xdp-lab bench cc`; it reads object files
  * written by clang-19 (see ./clang.ts).
@@ -63,7 +65,7 @@ export function readElf(buf: Uint8Array): { sections: Section[]; syms: ElfSym[] 
   return { sections, syms };
 }
 
-interface BtfType { kind: number; name: string; vlen: number; sizeOrType: number; extra: DataView; members?: { name: string; type: number }[]; nelems?: number; elemType?: number; vars?: { type: number; offset: number; size: number }[] }
+interface BtfType { kind: number; name: string; vlen: number; sizeOrType: number; extra: DataView; members?: { name: string; type: number; bitOffset: number }[]; nelems?: number; elemType?: number; vars?: { type: number; offset: number; size: number }[] }
 
 function readBtf(data: Uint8Array): BtfType[] {
   const dv = new DataView(data.buffer, data.byteOffset, data.byteLength);
@@ -81,7 +83,17 @@ function readBtf(data: Uint8Array): BtfType[] {
     switch (kind) {
       case 1: p += 4; break; // INT
       case 3: t.elemType = dv.getUint32(p, true); t.nelems = dv.getUint32(p + 8, true); p += 12; break; // ARRAY
-      case 4: case 5: t.members = []; for (let i = 0; i < vlen; i++) { t.members.push({ name: cstr(strs, dv.getUint32(p, true)), type: dv.getUint32(p + 4, true) }); p += 12; } break;
+      case 4: case 5: {
+        // With kind_flag set, a member's offset word holds the bitfield size above its low 24 bits.
+        const kindFlag = (info >>> 31) !== 0;
+        t.members = [];
+        for (let i = 0; i < vlen; i++) {
+          const off = dv.getUint32(p + 8, true);
+          t.members.push({ name: cstr(strs, dv.getUint32(p, true)), type: dv.getUint32(p + 4, true), bitOffset: kindFlag ? off & 0xffffff : off });
+          p += 12;
+        }
+        break;
+      }
       case 6: p += 8 * vlen; break; // ENUM
       case 13: p += 8 * vlen; break; // FUNC_PROTO
       case 14: p += 4; break; // VAR
@@ -127,9 +139,8 @@ export function readMaps(sections: Section[], syms: ElfSym[], unsupported?: (nam
   if (btfSec && mapsIdx >= 0) {
     const types = readBtf(btfSec.data);
     const datasec = types.find((t) => t.kind === 15 && t.name === '.maps');
-    for (const v of datasec?.vars ?? []) {
-      const varT = types[v.type]!;
-      const st = types[skipMods(types, varT.sizeOrType)]!;
+    /** parse_btf_map_def: one map definition struct (an outer map's `values` element type for its inner template). */
+    const readDef = (name: string, st: BtfType, inner: boolean): MapSpec | undefined => {
       const field = (n: string): number | undefined => st.members?.find((m) => m.name === n)?.type;
       const arrLen = (n: string): number | undefined => {
         const f = field(n);
@@ -144,22 +155,42 @@ export function readMaps(sections: Section[], syms: ElfSym[], unsupported?: (nam
         return btfSize(types, types[skipMods(types, f)]!.sizeOrType);
       };
       const type = TYPE_BY_ID.get(arrLen('type') ?? -1);
+      // An inner template of a type XDP Lab has no maps of leaves its outer map without one (linkMapInMaps says so).
+      if (!type && inner) return undefined;
       if (!type && unsupported) {
-        unsupported(varT.name, arrLen('type') ?? -1);
-        continue;
+        unsupported(name, arrLen('type') ?? -1);
+        return undefined;
       }
-      if (!type) throw new Error(`map ${varT.name}: unsupported type`);
+      if (!type) throw new Error(`map ${name}: unsupported type`);
       let keySize = pointee('key') ?? arrLen('key_size');
       let valueSize = pointee('value') ?? arrLen('value_size');
       if (keySize === undefined && ['devmap', 'devmap_hash', 'cpumap', 'xskmap'].includes(type)) keySize = 4;
       if (valueSize === undefined && ['devmap', 'devmap_hash', 'cpumap', 'xskmap'].includes(type)) valueSize = 4;
-      const spec: MapSpec = { name: varT.name, type, key_size: keySize ?? 0, value_size: valueSize ?? 0, max_entries: arrLen('max_entries') ?? 0 };
+      // __array(values, T): libbpf makes a map-in-map's value an fd (4 bytes) and reads its inner template from T.
+      const values = field('values');
+      let template: MapSpec | undefined;
+      if (values !== undefined && (type === 'array_of_maps' || type === 'hash_of_maps')) {
+        valueSize = 4;
+        const arr = types[skipMods(types, values)]!;
+        const ptr = types[skipMods(types, arr.elemType ?? 0)]!;
+        const def = types[skipMods(types, ptr.sizeOrType)]!;
+        if (!inner && def.kind === 4) template = readDef(`${name}.inner`, def, true);
+      }
+      const spec: MapSpec = { name, type, key_size: keySize ?? 0, value_size: valueSize ?? 0, max_entries: arrLen('max_entries') ?? 0 };
       const flags = arrLen('map_flags');
       if (flags) spec.flags = flags;
       // __uint(map_extra, N): a bloom filter's hash count, as libbpf reads it from the BTF map definition.
       const mapExtra = arrLen('map_extra');
       if (mapExtra) spec.map_extra = mapExtra;
-      out.set(varT.name, spec);
+      if (inner) return spec;
+      out.set(name, spec);
+      // The template right after its outer map, named as our compiler names it (linkMapInMaps sets inner_map).
+      if (template) out.set(template.name!, template);
+      return spec;
+    };
+    for (const v of datasec?.vars ?? []) {
+      const varT = types[v.type]!;
+      readDef(varT.name, types[skipMods(types, varT.sizeOrType)]!, false);
     }
   }
   const legacyIdx = sections.findIndex((s) => s.name === 'maps');
@@ -196,6 +227,93 @@ function xdpSections(sections: Section[], syms: ElfSym[]): number[] {
   const xdp = sections.flatMap((s, i) => (isXdpSection(s.name) && withCode(i) ? [i] : []));
   if (xdp.length) return xdp;
   return sections.flatMap((s, i) => (isTypelessSection(s.name) && withCode(i) && syms.some((y) => y.shndx === i && y.type === STT_FUNC && y.bind === 1) ? [i] : []));
+}
+
+/**
+ * BTF declaration tags on functions (btf_decl_tag), by function name, in
+ * the order clang wrote them: the kernel selftests' test_loader reads its
+ * expectations from them (bpf_misc.h's __success, __failure, __msg, …).
+ */
+export function readDeclTags(sections: Section[]): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  const btfSec = sections.find((s) => s.name === '.BTF');
+  if (!btfSec) return out;
+  const types = readBtf(btfSec.data);
+  for (const t of types) {
+    const target = t.kind === 17 ? types[t.sizeOrType] : undefined;
+    // BTF_KIND_FUNC (12): a tag on the function itself.
+    if (!target || target.kind !== 12) continue;
+    const list = out.get(target.name) ?? [];
+    list.push(t.name);
+    out.set(target.name, list);
+  }
+  return out;
+}
+
+/**
+ * The inner maps a map-in-map definition is initialised with
+ * (`.values = { [i] = &map }`): clang leaves them as relocations in .maps
+ * against the inner maps' symbols, at the outer map's `values` member
+ * plus 8 bytes a slot (libbpf's bpf_object__collect_map_relos). Slots by
+ * outer map name.
+ */
+export function readMapInMapSlots(sections: Section[], syms: ElfSym[]): Map<string, { slot: number; inner: string }[]> {
+  const out = new Map<string, { slot: number; inner: string }[]>();
+  const btfSec = sections.find((s) => s.name === '.BTF');
+  const mapsIdx = sections.findIndex((s) => s.name === '.maps');
+  if (!btfSec || mapsIdx < 0) return out;
+  const types = readBtf(btfSec.data);
+  const datasec = types.find((t) => t.kind === 15 && t.name === '.maps');
+  // Each map variable's place in .maps and where its `values` member starts in it.
+  const vars = (datasec?.vars ?? []).flatMap((v) => {
+    const varT = types[v.type]!;
+    const st = types[skipMods(types, varT.sizeOrType)]!;
+    const values = st.members?.find((m) => m.name === 'values');
+    // Where the variable lies in .maps: its symbol says (the DATASEC offsets in clang's object may be 0 until libbpf fixes them up).
+    const at = syms.find((x) => x.shndx === mapsIdx && x.name === varT.name)?.value ?? v.offset;
+    return values ? [{ name: varT.name, values: at + values.bitOffset / 8 }] : [];
+  });
+  // The flexible `values` array's initialiser lies past the struct's BTF size: a slot belongs to the last map starting before it.
+  vars.sort((a, b) => b.values - a.values);
+  for (const rs of sections) {
+    if (rs.type !== SHT_REL || rs.info !== mapsIdx) continue;
+    const dv = new DataView(rs.data.buffer, rs.data.byteOffset, rs.data.byteLength);
+    for (let p = 0; p + 16 <= rs.data.length; p += 16) {
+      const off = Number(dv.getBigUint64(p, true));
+      const sym = syms[Number(dv.getBigUint64(p + 8, true) >> 32n)];
+      const v = vars.find((x) => off >= x.values);
+      if (!v || !sym || sym.shndx !== mapsIdx) continue;
+      const list = out.get(v.name) ?? [];
+      list.push({ slot: (off - v.values) / 8, inner: sym.name });
+      out.set(v.name, list);
+    }
+  }
+  return out;
+}
+
+/**
+ * A map-in-map's spec as the VM takes it, once the maps are in their final
+ * order: inner_map is the index of its template (`NAME.inner`), and each
+ * initial slot an init entry whose key is the slot (libbpf updates key i,
+ * an int) and whose value is the inner map's index.
+ */
+export function linkMapInMaps(maps: MapSpec[], slots: Map<string, { slot: number; inner: string }[]>): string[] {
+  const problems: string[] = [];
+  const index = new Map(maps.map((m, i) => [m.name, i]));
+  const u32 = (n: number): string => bytesToHexLocal(new Uint8Array([n & 0xff, (n >>> 8) & 0xff, (n >>> 16) & 0xff, n >>> 24]));
+  for (const m of maps) {
+    if (m.type !== 'array_of_maps' && m.type !== 'hash_of_maps') continue;
+    const t = index.get(`${m.name}.inner`);
+    if (t === undefined) problems.push(`map-in-map '${m.name}' without an inner map definition (__array(values, struct { ... }))`);
+    else m.inner_map = t;
+    const init = (slots.get(m.name ?? '') ?? []).flatMap(({ slot, inner }) => {
+      const i = index.get(inner);
+      if (i === undefined) problems.push(`map-in-map '${m.name}': slot ${slot} holds '${inner}', which is not among the maps`);
+      return i === undefined ? [] : [{ key: u32(slot), value: u32(i) }];
+    });
+    if (init.length) m.init = init;
+  }
+  return problems;
 }
 
 /**
@@ -273,7 +391,10 @@ export function extractProgram(buf: Uint8Array, mapOrder: string[]): ElfProgram 
     if (!m) throw new Error(`clang's object has no map ${n}`);
     return m;
   });
-  return { insns: all, maps: [...ordered, ...extraMaps], map_relocs: relocs, progName: progSym?.name ?? progSec.name };
+  const allMaps = [...ordered, ...extraMaps];
+  const problems = linkMapInMaps(allMaps, readMapInMapSlots(sections, syms));
+  if (problems.length) throw new Error(problems[0]);
+  return { insns: all, maps: allMaps, map_relocs: relocs, progName: progSym?.name ?? progSec.name };
 }
 
 const BPF_PSEUDO_MAP_FD = 1, BPF_PSEUDO_MAP_VALUE = 2, BPF_PSEUDO_KFUNC_CALL = 2, BPF_PSEUDO_FUNC = 4;
@@ -306,10 +427,12 @@ export function extractObject(buf: Uint8Array): ElfObject {
   const maps: MapSpec[] = [];
   const mapIndex = new Map<string, number>();
   for (const [name, m] of named) {
-    if (m.type === 'array_of_maps' || m.type === 'hash_of_maps') unsupported.push(`map-in-map '${name}'`);
     mapIndex.set(name, maps.length);
     maps.push(m);
   }
+  // The oracle cannot create map-in-maps (XDP Lab's VM can): callers that hand the spec to the oracle learn it here.
+  for (const m of maps) if (m.type === 'array_of_maps' || m.type === 'hash_of_maps') unsupported.push(`map-in-map '${m.name}'`);
+  unsupported.push(...linkMapInMaps(maps, readMapInMapSlots(sections, syms)));
   const dataIndex = new Map<number, number>();
   sections.forEach((s, i) => {
     if (!isDataSection(s.name) || s.size === 0) return;

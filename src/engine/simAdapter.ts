@@ -408,7 +408,8 @@ export class DriverSim implements SimPort {
           const value = Array.isArray(e.value) ? e.value : [e.value];
           const keyC = keyType ? cValue(e.key, types.key) : undefined;
           const valueC = valueType ? value.map((v) => cValue(v, types.value) ?? v) : undefined;
-          return { key: e.key, value, ...(keyC !== undefined ? { keyC } : {}), ...(valueC ? { valueC } : {}) };
+          const innerMap = m.type === 'array_of_maps' || m.type === 'hash_of_maps' ? this.program?.maps[leU32(value[0]!)]?.name : undefined;
+          return { key: e.key, value, ...(keyC !== undefined ? { keyC } : {}), ...(valueC ? { valueC } : {}), ...(innerMap !== undefined ? { innerMap } : {}) };
         }),
       };
     });
@@ -588,3 +589,10 @@ const DETAIL_LABEL: Partial<Record<TraceEvent['kind'], (d: number) => string>> =
   rx_doorbell: (d) => `producer ${d}`,
   tx_doorbell: (d) => `${d} frames`,
 };
+
+/** A little-endian u32 from hex bytes (a map-in-map's value: the inner map's index). */
+function leU32(hex: string): number {
+  let v = 0;
+  for (let i = Math.min(hex.length, 8) - 2; i >= 0; i -= 2) v = v * 256 + parseInt(hex.slice(i, i + 2), 16);
+  return v;
+}

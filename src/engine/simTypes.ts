@@ -216,8 +216,11 @@ export interface MapView {
   /** A zero key / value of those types in C syntax (a struct's members named), as an example of what to type. */
   keyTemplate?: string;
   valueTemplate?: string;
-  /** Present entries (arrays: non-zero ones), at most 512; keyC / valueC: the key and (per CPU) value as C values of keyType / valueType. */
-  entries: { key: string; value: string[]; keyC?: string; valueC?: string[] }[];
+  /**
+   * Present entries (arrays: non-zero ones), at most 512; keyC / valueC: the key and (per CPU) value as C values of keyType / valueType;
+   * innerMap: a map-in-map's value named (the program's map it holds; user space writes its index).
+   */
+  entries: { key: string; value: string[]; keyC?: string; valueC?: string[]; innerMap?: string }[];
   /** A bloom filter, which has no entries to list: its bit array's size, the bits set, and the hashes each value sets. */
   bloom?: { nrBits: number; setBits: number; nrHashFuncs: number };
 }

@@ -327,6 +327,8 @@ export function classify(insns: readonly Insn[], maps: readonly MapSpec[], v: Ve
         const k = resolveMapArgType(proto.id, mapType, proto.args[a]!);
         const r = regOf(st, a + 1);
         if (!argFits(k, r, st?.stack ?? [])) {
+          // A map-in-map lookup's result passed as a map before its NULL test: the inner map may not be there.
+          if (k === 'ARG_CONST_MAP_PTR' && r?.type === 'map_value_or_null') return { pc, kind: 'null-deref', helper: name, arg: a + 1, regno: a + 1, reg: r };
           const kind: ExplainKind = r?.type === 'fp' ? 'uninit-stack' : r ? 'helper-arg' : 'uninit-reg';
           return { pc, kind, helper: name, arg: a + 1, wanted: k, regno: a + 1, ...(r ? { reg: r } : {}) };
         }

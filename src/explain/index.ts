@@ -116,7 +116,7 @@ function describe(f: Facts, names: ReturnType<typeof namesAround>, code: string)
     case 'null-deref':
       return {
         summary: `${at} ${f.helper ? `passes ${R} to ${f.helper}` : `dereferences ${R}`}, the result of a map lookup that may be NULL.`,
-        detail: `bpf_map_lookup_elem returns NULL when the key is not in the map; on this path nothing has compared the result with NULL (${R} is ${r?.type}). Test it and leave when it is NULL; after the test the verifier knows it is a map value.`,
+        detail: `bpf_map_lookup_elem returns NULL when the key is not in the map; on this path nothing has compared the result with NULL (${R} is ${r?.type}). Test it and leave when it is NULL; after the test the verifier knows it is a map value (from an array or hash of maps: the inner map).`,
       };
     case 'map-value-access': {
       const vs = f.valueSize;

@@ -122,6 +122,8 @@ const PERCPU_MAP_TYPES = ['percpu_array', 'percpu_hash', 'lru_percpu_hash'] as c
 /** Map types with no generic lookup/update/delete from programs. */
 const GENERIC_MAP_TYPES = ['array', 'percpu_array', 'hash', 'percpu_hash', 'lru_hash', 'lru_percpu_hash', 'lpm_trie'] as const;
 const PERF_EVENT_ARRAY = ['perf_event_array'] as const;
+/** Maps whose values are maps: a program only looks an inner map up (user space fills them). */
+const MAP_IN_MAP_TYPES = ['array_of_maps', 'hash_of_maps'] as const;
 const RINGBUF = ['ringbuf'] as const;
 const QUEUE_STACK = ['queue', 'stack'] as const;
 
@@ -131,7 +133,7 @@ const SOCK: ArgKind = 'ARG_PTR_TO_BTF_ID_SOCK_COMMON';
 
 /** Prototypes of the helpers the kernel offers XDP programs. */
 const PROTOS: readonly P[] = [
-  { id: 1, args: ['ARG_CONST_MAP_PTR', 'ARG_PTR_TO_MAP_KEY'], ret: 'RET_PTR_TO_MAP_VALUE_OR_NULL', mapTypes: [...GENERIC_MAP_TYPES, 'devmap', 'devmap_hash', 'xskmap'] },
+  { id: 1, args: ['ARG_CONST_MAP_PTR', 'ARG_PTR_TO_MAP_KEY'], ret: 'RET_PTR_TO_MAP_VALUE_OR_NULL', mapTypes: [...GENERIC_MAP_TYPES, 'devmap', 'devmap_hash', 'xskmap', ...MAP_IN_MAP_TYPES] },
   { id: 2, args: ['ARG_CONST_MAP_PTR', 'ARG_PTR_TO_MAP_KEY', 'ARG_PTR_TO_MAP_VALUE', A], ret: 'RET_INTEGER', mapTypes: GENERIC_MAP_TYPES },
   { id: 3, args: ['ARG_CONST_MAP_PTR', 'ARG_PTR_TO_MAP_KEY'], ret: 'RET_INTEGER', mapTypes: GENERIC_MAP_TYPES },
   { id: 5, args: [], ret: 'RET_INTEGER' },
@@ -273,6 +275,9 @@ export const MAP_TYPE_HELPERS: Readonly<Record<string, readonly number[] | undef
   stack: [87, 88, 89],
   // A bloom filter only adds values and tests them: push and peek (pop would have to remove bits).
   bloom_filter: [87, 89],
+  // check_map_func_compatibility: a program only looks an inner map up; user space adds and removes them.
+  array_of_maps: [1],
+  hash_of_maps: [1],
 };
 
 /**

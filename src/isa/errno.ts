@@ -6,6 +6,7 @@
 export const EPERM = 1;
 export const ENOENT = 2;
 export const E2BIG = 7;
+export const EBADF = 9;
 export const EAGAIN = 11;
 export const ENOMEM = 12;
 export const EACCES = 13;

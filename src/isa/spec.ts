@@ -161,6 +161,14 @@ export function parseSpec(json: unknown): ParsedSpec | { error: string } {
       }
       maps.push(mm as unknown as MapSpec);
     }
+    // A map-in-map is created from its inner map's template (BPF_MAP_CREATE's inner_map_fd; EBADF without one):
+    // the verifier types the outer lookup's result by it.
+    for (const [i, m] of maps.entries()) {
+      const outer = m.type === 'array_of_maps' || m.type === 'hash_of_maps';
+      if (m.inner_map === undefined ? outer : !outer || !Number.isInteger(m.inner_map) || m.inner_map < 0 || m.inner_map >= maps.length || m.inner_map === i) {
+        return { error: `spec.maps[${i}].inner_map: ${outer ? 'an array_of_maps or hash_of_maps needs the index of its inner map\'s template' : 'only an array_of_maps or hash_of_maps has one'}` };
+      }
+    }
   }
   const relocs: MapReloc[] = [];
   if (o.map_relocs !== undefined) {

@@ -2,8 +2,11 @@
  * BPF maps with the kernel's semantics, as a program and as user space see
  * them: array, percpu_array, hash, percpu_hash, lru_hash, devmap,
  * devmap_hash, xskmap, cpumap, prog_array, queue and stack (no key; the
- * program pushes, pops and peeks: kernel/bpf/queue_stack_maps.c), and
- * (in ./bloom_filter.ts) bloom_filter. Update flags (BPF_ANY,
+ * program pushes, pops and peeks: kernel/bpf/queue_stack_maps.c),
+ * array_of_maps and hash_of_maps (values are the indices of the program's
+ * inner maps, where the kernel takes fds; what goes in must match the
+ * template as kernel/bpf/map_in_map.c's map_meta_equal wants: checkMapInMaps,
+ * bindMapInMaps), and (in ./bloom_filter.ts) bloom_filter. Update flags (BPF_ANY,
  * BPF_NOEXIST, BPF_EXIST) and the kernel's negative errno results
  * (-EEXIST, -ENOENT, -E2BIG, -EINVAL) follow kernel/bpf/arraymap.c,
  * hashtab.c, devmap.c, cpumap.c and xskmap.c. Values are live byte buffers:
@@ -38,8 +41,8 @@ const QUEUE_STACK_CREATE_FLAGS = 0x4 | 0x8 | 0x10 | BPF_F_RDONLY_PROG | 0x100;
 /** BLOOM_CREATE_FLAG_MASK: the queue/stack flags and BPF_F_ZERO_SEED. */
 const BLOOM_CREATE_FLAGS = QUEUE_STACK_CREATE_FLAGS | BPF_F_ZERO_SEED;
 
-export { E2BIG, EEXIST, EINVAL, ENOENT, ENOMEM, EOPNOTSUPP, EPERM } from '../isa/errno';
-import { E2BIG, EEXIST, EINVAL, ENOENT, EPERM } from '../isa/errno';
+export { E2BIG, EBADF, EEXIST, EINVAL, ENOENT, ENOMEM, EOPNOTSUPP, EPERM } from '../isa/errno';
+import { E2BIG, EBADF, EEXIST, EINVAL, ENOENT, EPERM } from '../isa/errno';
 
 const PERCPU: ReadonlySet<MapType> = new Set(['percpu_array', 'percpu_hash', 'lru_percpu_hash']);
 
@@ -155,6 +158,12 @@ export interface BpfMap {
   delete(key: Uint8Array): number;
   /** User space's view (BPF_MAP_UPDATE_ELEM): a single value is copied to every cpu. */
   userUpdate(key: Uint8Array, value: Uint8Array, flags?: number): number;
+  /**
+   * Map-in-maps: whether user space may put this value (an inner map's
+   * index) in, 0 or a negative errno (bindMapInMaps sets it, knowing the
+   * program's other maps and the template).
+   */
+  innerCheck?: (value: Uint8Array) => number;
   /** User space's lookup: one value per cpu for per-cpu maps. */
   userLookup(key: Uint8Array): Uint8Array[] | undefined;
   /** Queue and stack maps: bpf_map_push_elem (0 or a negative errno). */
@@ -232,6 +241,66 @@ export function checkMapSpec(spec: MapSpec, nCpus: number): string | undefined {
   return undefined;
 }
 
+/** BPF_F_INNER_MAP: maps of this template may have other max_entries (array_map_meta_equal). */
+export const BPF_F_INNER_MAP = 0x1000;
+
+/**
+ * A program's map-in-maps against the other maps: each names a template
+ * (inner_map, as BPF_MAP_CREATE takes inner_map_fd; not itself a
+ * map-in-map: bpf_map_meta_alloc), and each inner map user space puts in
+ * (an init value: the inner map's index) must match it as the kernel's
+ * map_meta_equal wants: type, key and value size, flags, and for arrays
+ * max_entries unless the template has BPF_F_INNER_MAP (EINVAL otherwise).
+ */
+export function checkMapInMaps(specs: readonly MapSpec[]): string | undefined {
+  for (const spec of specs) {
+    const outer = spec.type === 'array_of_maps' || spec.type === 'hash_of_maps';
+    const name = spec.name ?? spec.type;
+    if (!outer) {
+      if (spec.inner_map !== undefined) return `map ${name}: inner_map is for array_of_maps and hash_of_maps maps`;
+      continue;
+    }
+    const meta = spec.inner_map === undefined ? undefined : specs[spec.inner_map];
+    if (!meta) return `map ${name}: a map-in-map needs inner_map, the index of its inner map's template (EBADF)`;
+    if (meta.type === 'array_of_maps' || meta.type === 'hash_of_maps') return `map ${name}: its inner map may not be a map-in-map itself (EINVAL)`;
+    for (const [i, e] of (spec.init ?? []).entries()) {
+      const idx = e.value.length === 8 ? u32(hexBytes(e.value) ?? new Uint8Array(4)) : -1;
+      const inner = specs[idx];
+      if (!inner) return `map ${name}: init[${i}].value must be the index of one of the program's maps (EBADF)`;
+      if (!mapMetaEqual(meta, inner)) {
+        return `map ${name}: init[${i}]: map ${inner.name ?? idx} does not match the inner map template (type, key_size, value_size, flags${meta.type === 'array' || meta.type === 'percpu_array' ? ', max_entries' : ''}) (EINVAL)`;
+      }
+    }
+  }
+  return undefined;
+}
+
+/** map_meta_equal (bpf_map_meta_equal, array_map_meta_equal): may `inner` stand where the template `meta` was verified? */
+function mapMetaEqual(meta: MapSpec, inner: MapSpec): boolean {
+  const isArray = meta.type === 'array' || meta.type === 'percpu_array';
+  const sameMaxEntries = !isArray || inner.max_entries === meta.max_entries || ((meta.flags ?? 0) & BPF_F_INNER_MAP) !== 0;
+  return inner.type === meta.type && inner.key_size === meta.key_size && inner.value_size === meta.value_size && (inner.flags ?? 0) === (meta.flags ?? 0) && sameMaxEntries;
+}
+
+/**
+ * User space's later updates of a program's map-in-maps (the engine's map
+ * editor, a scenario's setup) go through the same checks as the initial
+ * ones: the value is the index of a map that matches the template
+ * (bpf_map_fd_get_ptr: EBADF for no such map, EINVAL for a mismatch).
+ */
+export function bindMapInMaps(maps: readonly BpfMap[], specs: readonly MapSpec[]): void {
+  specs.forEach((spec, i) => {
+    const meta = spec.inner_map === undefined ? undefined : specs[spec.inner_map];
+    const m = maps[i];
+    if (!meta || !m || (spec.type !== 'array_of_maps' && spec.type !== 'hash_of_maps')) return;
+    m.innerCheck = (value) => {
+      const inner = specs[u32(value)];
+      if (!inner) return -EBADF;
+      return mapMetaEqual(meta, inner) ? 0 : -EINVAL;
+    };
+  });
+}
+
 /** Charge a map's footprint to the budget; the kernel's ENOMEM as one line when it does not fit. */
 function chargeMemory(spec: MapSpec, nCpus: number, mem: MapMemory): string | undefined {
   const bytes = mapFootprint(spec, nCpus);
@@ -303,6 +372,7 @@ abstract class MapBase {
   readonly percpu: boolean;
   readonly flags: number;
   frozen = false;
+  innerCheck?: (value: Uint8Array) => number;
   constructor(
     spec: MapSpec,
     readonly nCpus: number,
@@ -463,6 +533,8 @@ class ArrayMap extends MapBase implements BpfMap {
     if (r) return r;
     const vals = this.perCpuValues(value);
     if (!vals) return -EINVAL;
+    const bad = this.innerCheck?.(value);
+    if (bad) return bad;
     const i = u32(key);
     if (this.special) {
       if (flags === BPF_NOEXIST && this.present![i]) return -EEXIST;
@@ -714,6 +786,8 @@ class HashMap extends MapBase implements BpfMap {
     if (this.frozen) return -EPERM;
     const vals = this.perCpuValues(value);
     if (!vals || key.length !== this.keySize) return -EINVAL;
+    const bad = this.innerCheck?.(value);
+    if (bad) return bad;
     const slot = this.put(key, flags);
     if (slot < 0) return slot;
     vals.forEach((v, c) => this.planes[c]!.at(slot).set(v));

@@ -445,9 +445,13 @@ function tryMatchPktPointers(insn: Insn, dst: Reg, src: Reg, thisS: VState, othe
   }
 }
 
-/** mark_ptr_or_null_regs: after `if (p == 0)`, every copy of p learns. */
-/** mark_ptr_or_null_reg: a non-null xskmap lookup result is the socket itself. */
+/**
+ * mark_ptr_or_null_reg: a non-null xskmap lookup result is the socket
+ * itself; a non-null map-in-map lookup result is the inner map
+ * (CONST_PTR_TO_MAP), typed by the outer map's inner_map_meta.
+ */
 function nonNullType(r: Reg, maps: Env['maps']): RegType {
+  if (r.type === 'map_value_or_null' && maps[r.map]?.inner_map !== undefined) return 'map_ptr';
   if (r.type === 'sock_or_null') return 'sock';
   if (r.type === 'sock_common_or_null') return 'sock_common';
   if (r.type === 'ringbuf_mem_or_null') return 'ringbuf_mem';
@@ -456,6 +460,7 @@ function nonNullType(r: Reg, maps: Env['maps']): RegType {
   return r.type === 'xdp_sock_or_null' || maps[r.map]?.type === 'xskmap' ? 'xdp_sock' : 'map_value';
 }
 
+/** mark_ptr_or_null_regs: after `if (p == 0)`, every copy of p learns. */
 function markPtrOrNullRegs(s: VState, id: number, isNull: boolean, maps: Env['maps']): void {
   // A reference that turned out null was never taken: drop it (release_reference_state).
   if (isNull && s.refs?.length) s.refs = s.refs.filter((ref) => ref.id !== id);
@@ -465,7 +470,10 @@ function markPtrOrNullRegs(s: VState, id: number, isNull: boolean, maps: Env['ma
       Object.assign(r, knownScalar(0n));
       return;
     }
-    r.type = nonNullType(r, maps);
+    const t = nonNullType(r, maps);
+    // Which inner map it is is only known at run time: the verifier knows the template (kernel: map->inner_map_meta).
+    if (t === 'map_ptr') r.map = maps[r.map]!.inner_map!;
+    r.type = t;
     r.id = 0;
   });
 }

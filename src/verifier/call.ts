@@ -7,7 +7,7 @@ import { markChainPrecision, markStackSlotPrecision } from './precision';
 import * as O from '../isa/opcodes';
 import type { Insn } from '../isa/insn';
 import { helperById, helperDisplayName, MAP_TYPE_HELPERS, resolveMapArgType, type ArgKind, type HelperProto } from '../helpers/table';
-import { MAP_TYPES } from '../isa/spec';
+import { MAP_TYPES, type MapSpec } from '../isa/spec';
 import type { Env } from './env';
 import {
   BPF_MAX_VAR_SIZ,
@@ -282,7 +282,7 @@ function checkFuncArg(env: Env, arg: number, fn: HelperProto, meta: CallMeta): v
       if (meta.map < 0) env.reject('invalid map_ptr to access map->key');
       const m = env.maps[meta.map]!;
       checkHelperMemAccess(env, regno, m.key_size, false, false, null);
-      if (m.type === 'array' || m.type === 'percpu_array') meta.constMapKey = constantMapKey(env, reg, m.key_size);
+      if (canElideValueNullness(m)) meta.constMapKey = constantMapKey(env, reg, m.key_size);
       return;
     }
     case 'ARG_PTR_TO_MAP_VALUE':
@@ -363,6 +363,19 @@ function checkFuncArg(env: Env, arg: number, fn: HelperProto, meta: CallMeta): v
     default:
       env.reject(`helper ${helperDisplayName(fn.id)}#${fn.id} argument ${regno} (${k}) is not modelled by XDP Lab`);
   }
+}
+
+/** BPF_F_INNER_MAP: an inner map template whose maps may differ from it in max_entries. */
+const BPF_F_INNER_MAP = 0x1000;
+
+/**
+ * can_elide_value_nullness: an array lookup with a constant key in range
+ * cannot fail. Not through a BPF_F_INNER_MAP template, whose max_entries
+ * says nothing of the inner map found at run time (the kernel's fix
+ * "bpf: Keep dynamic inner array lookups nullable").
+ */
+function canElideValueNullness(m: MapSpec): boolean {
+  return (m.type === 'array' || m.type === 'percpu_array') && ((m.flags ?? 0) & BPF_F_INNER_MAP) === 0;
 }
 
 /** record_func_map: map checks the kernel makes right after the arguments. */
@@ -458,7 +471,7 @@ export function checkHelperCall(env: Env, insn: Insn): void {
     case 'RET_PTR_TO_MAP_VALUE_OR_NULL': {
       const m = env.maps[meta.map]!;
       const elide =
-        id === 1 && (m.type === 'array' || m.type === 'percpu_array') && meta.constMapKey !== null && meta.constMapKey < BigInt(m.max_entries);
+        id === 1 && canElideValueNullness(m) && meta.constMapKey !== null && meta.constMapKey < BigInt(m.max_entries);
       // An xskmap lookup is an xdp_sock that may be NULL (this machine's kernel, 6.18.44 build v1272, names it so in
       // its errors; the build before it said map_value_or_null): the null check makes it xdp_sock.
       regs[0] = pointer(elide ? 'map_value' : m.type === 'xskmap' ? 'xdp_sock_or_null' : 'map_value_or_null', { map: meta.map });

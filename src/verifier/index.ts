@@ -28,8 +28,9 @@ export const REG_KIND_BIT: Readonly<Record<Reg['type'], number>> = {
  * What the verifier proved, for the JIT (opts.proof): kinds[insn * 11 + r]
  * is the OR of REG_KIND_BIT over the types register r had before the
  * instruction on every explored path (0: never reached); callMap[insn] is
- * the map index R1 held at a helper call on every path (-1: none or
- * differing); stackDepth per subprogram start, as check_max_stack_depth uses it.
+ * the map index R1 held at a helper call on every path (-1: none,
+ * differing, or an inner map of a map-in-map, known only at run time as
+ * the kernel's BPF_MAP_PTR_POISON); stackDepth per subprogram start, as check_max_stack_depth uses it.
  */
 export interface VerifierProof {
   kinds: Uint32Array;
@@ -224,6 +225,9 @@ export function verify(parsed: ParsedSpec, opts: VerifyOptions = {}): VerifyResu
   if (opts.proof) {
     const n = parsed.insns.length;
     const p: VerifierProof = (proof = { kinds: new Uint32Array(n * 11), callMap: new Int32Array(n).fill(-2), stackDepth: env.stackDepth });
+    // An inner-map template stands for whichever map the outer lookup finds at run time: no static map
+    // (the kernel's map_gen_lookup reads R1 at run time; the JIT's inline lookups bind one map, so: none).
+    const templates = new Set(env.maps.flatMap((m) => (m.inner_map !== undefined ? [m.inner_map] : [])));
     const inner = env.onInsn;
     env.onInsn = (e, idx, phase) => {
       inner?.(e, idx, phase);
@@ -232,7 +236,7 @@ export function verify(parsed: ParsedSpec, opts: VerifyOptions = {}): VerifyResu
       for (let r = 0; r < 11; r++) p.kinds[idx * 11 + r]! |= REG_KIND_BIT[regs[r]!.type];
       const insn = e.insns[idx]!;
       if (insn.code === 0x85 && insn.src === 0) {
-        const m = regs[1]!.type === 'map_ptr' ? regs[1]!.map : -1;
+        const m = regs[1]!.type === 'map_ptr' && !templates.has(regs[1]!.map) ? regs[1]!.map : -1;
         p.callMap[idx] = p.callMap[idx] === -2 || p.callMap[idx] === m ? m : -1;
       }
     };

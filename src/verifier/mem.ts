@@ -7,7 +7,7 @@
 import { INSN_F_STACK_ACCESS, markChainPrecision, pushJmpHistory } from './precision';
 import { NF_CONN_SIZE } from './kfunc';
 import type { Env } from './env';
-import type { MapSpec } from '../isa/spec';
+import type { MapSpec, MapType } from '../isa/spec';
 import {
   copyReg,
   isPointer,
@@ -193,6 +193,17 @@ function mapDirectRead(m: MapSpec, off: number, size: number): bigint | null {
   }
   return v;
 }
+
+/**
+ * The struct under a CONST_PTR_TO_MAP, by map type (each map type's ops
+ * map_btf_id in the kernel: arraymap.c's bpf_array, hashtab.c's bpf_htab, …).
+ */
+const MAP_STRUCT_NAME: Readonly<Record<MapType, string>> = {
+  array: 'bpf_array', percpu_array: 'bpf_array', prog_array: 'bpf_array', perf_event_array: 'bpf_array', array_of_maps: 'bpf_array',
+  hash: 'bpf_htab', percpu_hash: 'bpf_htab', lru_hash: 'bpf_htab', lru_percpu_hash: 'bpf_htab', hash_of_maps: 'bpf_htab',
+  devmap: 'bpf_dtab', devmap_hash: 'bpf_dtab', cpumap: 'bpf_cpu_map', xskmap: 'xsk_map', lpm_trie: 'lpm_trie',
+  queue: 'bpf_queue_stack', stack: 'bpf_queue_stack', ringbuf: 'bpf_ringbuf_map', bloom_filter: 'bpf_bloom_filter',
+};
 
 const BPF_F_RDONLY_PROG = 0x80;
 const BPF_F_WRONLY_PROG = 0x100;
@@ -579,6 +590,17 @@ export function checkMemAccess(env: Env, a: MemAccess): void {
       if (o < 0) env.reject(`R${regno} is ptr_${reg.type} invalid negative access: off=${o}`);
       if (o + size > NF_CONN_SIZE) env.reject(`access beyond struct ${reg.type} at off ${o} size ${size}`);
       if (valueRegno >= 0) markUnknown(env.regs[valueRegno]!);
+      break;
+    }
+    case 'map_ptr': {
+      // check_ptr_to_map_access: a struct bpf_map underneath, read through BTF by privileged programs (the
+      // oracle's root). Its negative offsets and writes are refused as the kernel refuses them; reads of its
+      // fields are not modelled (refused below, where the kernel would accept a field it knows).
+      const tname = MAP_STRUCT_NAME[env.maps[reg.map]!.type];
+      if (!env.allowPtrLeaks) env.reject(`'struct ${tname}' access is allowed only to CAP_PERFMON and CAP_SYS_ADMIN`);
+      if (off < 0) env.reject(`R${regno} is ${tname} invalid negative access: off=${off}`);
+      if (t === 'write') env.reject(`only read from ${tname} is supported`);
+      env.reject(`R${regno} invalid mem access '${reg.type}'`);
       break;
     }
     default:

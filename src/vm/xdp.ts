@@ -9,7 +9,7 @@ import { syncookieHelpers } from './helpers_syncookie';
 import { KFUNCS, xdpKfuncs } from './kfuncs';
 import { relocatedInsns, type ParsedSpec } from '../isa/spec';
 import { BPF_PSEUDO_MAP_FD, BPF_PSEUDO_MAP_VALUE } from '../isa/opcodes';
-import { BPF_F_RDONLY_PROG, BPF_F_WRONLY_PROG, createMap, MapMemory, type BpfMap } from '../maps';
+import { BPF_F_RDONLY_PROG, BPF_F_WRONLY_PROG, bindMapInMaps, checkMapInMaps, createMap, MapMemory, type BpfMap } from '../maps';
 import { verify, type VerifierProof } from '../verifier';
 
 /**
@@ -543,6 +543,8 @@ function contiguousValues(map: BpfMap, max: number): ArrayInline['values'] {
 
 /** Load a parsed spec with its maps (created from the spec unless given). */
 export function createVm(parsed: ParsedSpec, opts: VmOptions = {}): XdpVm | { error: string } {
+  const mim = checkMapInMaps(parsed.spec.maps ?? []);
+  if (mim) return { error: mim };
   let maps = opts.maps;
   if (!maps) {
     maps = [];
@@ -553,6 +555,7 @@ export function createVm(parsed: ParsedSpec, opts: VmOptions = {}): XdpVm | { er
       maps.push(m);
     }
   }
+  bindMapInMaps(maps, parsed.spec.maps ?? []);
   return new XdpVm(parsed, maps, opts);
 }
 

@@ -122,6 +122,8 @@ enum bpf_map_type {
 #define BPF_F_NO_PREALLOC (1U << 0)
 #define BPF_F_ZERO_SEED (1U << 6)
 #define BPF_F_RDONLY_PROG (1U << 7)
+#define BPF_F_WRONLY_PROG (1U << 8)
+#define BPF_F_INNER_MAP (1U << 12)
 
 /* bpf_redirect / bpf_redirect_map flags */
 #define BPF_F_INGRESS (1ULL << 0)

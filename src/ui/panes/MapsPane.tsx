@@ -79,7 +79,10 @@ export function MapsPane() {
                   <td>{e.key}</td>
                   {m.keyType && <td className="num" data-testid="map-key-c">{e.keyC}</td>}
                   <td>{e.value.join(' ')}</td>
-                  {e.valueC
+                  {e.innerMap !== undefined
+                    // A map-in-map's value is a map: named, not counted.
+                    ? <td data-testid="map-inner-map">→ {e.innerMap}</td>
+                    : e.valueC
                     ? <td className="num" data-testid="map-value-c">{e.valueC.join(m.valueTemplate?.startsWith('{') ? ' | ' : ' + ')}</td>
                     : <td className="num">{e.value.map(leNumber).join(' + ')}</td>}
                 </tr>

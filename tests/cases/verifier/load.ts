@@ -4,7 +4,7 @@
  * the kernel gives. Format:
  *
  *   == name of the case
- *   maps: array 4 8 4; hash 4 8 16      (type key_size value_size max_entries)
+ *   maps: array 4 8 4; hash 4 8 16      (type key_size value_size max_entries [inner=I] [flags=N])
  *   expect: accept | reject <first error line>
  *   r2 = *(u32 *)(r1 +0)
  *   r1 = map[0]                          (an lddw relocated to map 0)
@@ -50,8 +50,16 @@ export function loadCases(assemble: Assemble, dir = here): VerifierCase[] {
         const m = /^maps:\s*(.*)$/.exec(line);
         if (m) {
           for (const d of m[1]!.split(';')) {
-            const [type, k, v, n] = d.trim().split(/\s+/);
-            maps.push({ type: type as MapType, key_size: Number(k), value_size: Number(v), max_entries: Number(n) });
+            const [type, k, v, n, ...opts] = d.trim().split(/\s+/);
+            const spec: MapSpec = { type: type as MapType, key_size: Number(k), value_size: Number(v), max_entries: Number(n) };
+            // A map-in-map names its inner map's template: `inner=I` (an index into the same maps: line); `flags=N`: map_flags.
+            for (const o of opts) {
+              const im = /^(inner|flags)=(0x[0-9a-f]+|\d+)$/.exec(o);
+              if (!im) throw new Error(`${f}: case "${name}": unknown map option '${o}'`);
+              if (im[1] === 'inner') spec.inner_map = Number(im[2]);
+              else spec.flags = Number(im[2]);
+            }
+            maps.push(spec);
           }
           continue;
         }

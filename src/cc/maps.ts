@@ -50,7 +50,8 @@ export interface MapDef {
 /** libbpf sizes a PERF_EVENT_ARRAY without max_entries by the possible CPUs; ours is a fixed machine. */
 const PERF_EVENT_ARRAY_DEFAULT_ENTRIES = 64;
 
-export function readMapDef(sym: Sym, diags: DiagnosticBag, depth = 0): MapDef | undefined {
+/** `opts.unused`: no XDP code names the map (an unsupported type is then a warning, and the map is left out). */
+export function readMapDef(sym: Sym, diags: DiagnosticBag, depth = 0, opts: { unused?: boolean } = {}): MapDef | undefined {
   const t = sym.type;
   const sec = depth > 0 ? '.maps' : sym.attrs.section;
   if (t.k !== 'struct') {
@@ -109,7 +110,13 @@ export function readMapDef(sym: Sym, diags: DiagnosticBag, depth = 0): MapDef | 
   }
   const typeName = type !== undefined ? TYPE_BY_ID.get(type) : undefined;
   if (type === undefined) { diags.error('cc-map-def', `map '${sym.name}' has no type`, sym.span); return undefined; }
-  if (!typeName) { diags.error('cc-map-type', `map '${sym.name}': map type ${type} is not supported here (supported: ${[...TYPE_BY_ID.values()].join(', ')})`, sym.span); return undefined; }
+  if (!typeName) {
+    // A map only another program type of the file uses (a reuseport sockarray beside its sk_reuseport program):
+    // libbpf creates it, the XDP program never sees it, so it is left out; one the code names is an error.
+    if (opts.unused) diags.warning('cc-map-type', `map '${sym.name}': map type ${type} is not supported here; no XDP code of this file uses it, so it is left out`, sym.span);
+    else diags.error('cc-map-type', `map '${sym.name}': map type ${type} is not supported here (supported: ${[...TYPE_BY_ID.values()].join(', ')})`, sym.span);
+    return undefined;
+  }
   // devmap, cpumap and xskmap values are fixed by the kernel; their key is a u32.
   if (keySize === undefined && ['devmap', 'devmap_hash', 'cpumap', 'xskmap', 'array', 'percpu_array', 'prog_array'].includes(typeName)) keySize = 4;
   if (valueSize === undefined && ['devmap', 'devmap_hash', 'xskmap', 'prog_array'].includes(typeName)) valueSize = 4;

@@ -81,10 +81,23 @@ export function buildObject(unit: TranslationUnit, diags: DiagnosticBag, opts: O
   const btf: BtfInfo = { maps: [] };
   const progArrays: { sym: Sym; index: number }[] = [];
   const outerMaps: { sym: Sym; index: number }[] = [];
+  // The globals some function names (maps by &map, variables), and those named outside the file's programs of other
+  // types (SEC("sk_reuseport"), SEC("tc"): never compiled here, so a map only they use need not be one we support).
+  const named = new Set<Sym>();
+  const namedHere = new Set<Sym>();
+  for (const f of unit.funcs) {
+    if (!f.body) continue;
+    const here = !OTHER_TYPE_SECTION.test(f.attrs.section ?? '');
+    walkExprs(f.body, (e) => {
+      if (e.k !== 'var' || e.sym.kind !== 'var' || !e.sym.global) return;
+      named.add(e.sym);
+      if (here) namedHere.add(e.sym);
+    });
+  }
   for (const g of unit.globals) {
     const sec = g.attrs.section;
     if (sec !== '.maps' && sec !== 'maps') continue;
-    const def = readMapDef(g, diags);
+    const def = readMapDef(g, diags, 0, { unused: !namedHere.has(g) });
     if (!def) continue;
     maps.set(g, mapSpecs.length);
     if (def.spec.type === 'prog_array') progArrays.push({ sym: g, index: mapSpecs.length });
@@ -139,9 +152,8 @@ export function buildObject(unit: TranslationUnit, diags: DiagnosticBag, opts: O
   const foldable = foldableGlobals(unit.globals, unit.funcs);
   // clang lays a data section out in declaration order, not in order of first use: place every
   // global variable the functions name up front (the layout user space and the maps view see).
-  const named = new Set<Sym>();
-  for (const f of unit.funcs) if (f.body) walkExprs(f.body, (e) => { if (e.k === 'var' && e.sym.kind === 'var' && e.sym.global) named.add(e.sym); });
-  for (const g of unit.globals) if (named.has(g) && !foldable.has(g) && !maps.has(g) && g.kind === 'var') globalData.ref(g, g.span);
+  const isMapDef = (g: Sym) => g.attrs.section === '.maps' || g.attrs.section === 'maps';
+  for (const g of unit.globals) if (named.has(g) && !foldable.has(g) && !isMapDef(g) && g.kind === 'var') globalData.ref(g, g.span);
   const gens: FuncGen[] = [];
   const layouts: { prog: Sym; bodies: { sym: Sym; out: EmittedInsn[] }[] }[] = [];
   for (const prog of [entry, ...others]) {

@@ -423,7 +423,10 @@ export function extractObject(buf: Uint8Array): ElfObject {
   const { sections, syms } = readElf(buf);
   const unsupported: string[] = [];
   const textIdx = sections.findIndex((s) => s.name === '.text');
-  const named = readMaps(sections, syms);
+  // A map of a type we do not support that only the object's other programs use (a reuseport sockarray) is
+  // left out, as our compiler leaves it out; an XDP program's relocation to it refuses the object below.
+  const leftOut = new Set<string>();
+  const named = readMaps(sections, syms, (name) => leftOut.add(name));
   const maps: MapSpec[] = [];
   const mapIndex = new Map<string, number>();
   for (const [name, m] of named) {
@@ -518,7 +521,7 @@ export function extractObject(buf: Uint8Array): ElfObject {
               name = syms.find((s) => s.shndx === r.sym.shndx && s.value === off && s.type !== STT_SECTION)?.name ?? name;
             }
             const mi = mapIndex.get(name);
-            if (mi === undefined) throw new Error(`relocation to unknown map or symbol ${name}`);
+            if (mi === undefined) throw new Error(leftOut.has(name) ? `map ${name}: unsupported type` : `relocation to unknown map or symbol ${name}`);
             dv.setUint8(p + 1, (dv.getUint8(p + 1) & 0x0f) | (BPF_PSEUDO_MAP_FD << 4));
             dv.setInt32(p + 4, 0, true);
             relocs.push({ insn: idx, map: mi });

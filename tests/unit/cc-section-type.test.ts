@@ -5,6 +5,10 @@
  * xdp_md * as the XDP program, with a warning naming the section, and the
  * ELF reader takes clang's object of it the same way. A section of another
  * type (SEC("tc")) is never taken, and an xdp section wins over a typeless one.
+ * A map of a type the lab does not support that only the file's program of
+ * another type uses (the selftests' test_migrate_reuseport.c: a reuseport
+ * sockarray for its sk_reuseport program) is left out with a warning, by
+ * both readers; one the XDP code uses is still refused.
  */
 import { describe, expect, it } from 'vitest';
 import { compile } from '../../src/cc';
@@ -55,5 +59,39 @@ describe('XDP programs in a section of no type', () => {
     const { spec } = extractObject(obj.obj!);
     expect(spec.section).toBe('prog');
     expect([run(spec, 64), run(spec, 10)]).toEqual([3, 1]);
+  });
+});
+
+const REUSEPORT = (xdpUses: boolean) => `${HEAD}
+struct { __uint(type, BPF_MAP_TYPE_REUSEPORT_SOCKARRAY); __uint(max_entries, 4); __type(key, int); __type(value, __u64); } reuseport_map SEC(".maps");
+struct { __uint(type, BPF_MAP_TYPE_ARRAY); __uint(max_entries, 1); __type(key, __u32); __type(value, __u64); } seen SEC(".maps");
+SEC("sk_reuseport") int pick(struct sk_reuseport_md *md) { int k = 0; bpf_sk_select_reuseport(md, &reuseport_map, &k, 0); return SK_PASS; }
+SEC("xdp") int count(struct xdp_md *ctx) {
+  __u32 k = 0; __u64 *n = bpf_map_lookup_elem(${xdpUses ? '&reuseport_map' : '&seen'}, &k);
+  if (n) *n += 1;
+  return XDP_PASS;
+}
+${TAIL}`;
+
+describe('a map only a program of another type uses', () => {
+  it('is left out with a warning; the XDP program and its own map build and run', () => {
+    const r = compile(REUSEPORT(false), { file: 'reuseport.c' });
+    expect(r.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
+    expect(r.diagnostics.find((d) => d.code === 'cc-map-type')).toMatchObject({ severity: 'warning', message: expect.stringMatching(/map 'reuseport_map': map type 20 is not supported here; no XDP code of this file uses it/) });
+    expect(r.spec!.maps!.map((m) => m.name)).toEqual(['seen']);
+    expect(run(r.spec!, 64)).toBe(2);
+  });
+  it('is refused when the XDP code uses it', () => {
+    const r = compile(REUSEPORT(true), { file: 'reuseport.c' });
+    expect(r.diagnostics.find((d) => d.severity === 'error')?.message).toMatch(/map 'reuseport_map': map type 20 is not supported here \(supported/);
+  });
+  it.skipIf(!clangAvailable())('clang-19\'s object reads back without it; with the XDP code using it, the reader refuses it', () => {
+    const ok = clangCompile(REUSEPORT(false), 'reuseport.c');
+    expect(ok.stderr.includes('error:') ? ok.stderr : '').toBe('');
+    const { spec } = extractObject(ok.obj!);
+    expect(spec.maps!.map((m) => m.name)).toEqual(['seen']);
+    expect(run(spec, 64)).toBe(2);
+    const bad = clangCompile(REUSEPORT(true), 'reuseport.c');
+    expect(() => extractObject(bad.obj!)).toThrow(/map reuseport_map: unsupported type/);
   });
 });

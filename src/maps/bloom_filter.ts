@@ -8,8 +8,9 @@
  * numbered as the kernel does, so a value sets the same bits here as in a
  * kernel filter created with BPF_F_ZERO_SEED.
  */
-import type { MapSpec, MapType } from '../isa/spec';
-import type { BpfMap, MapDumpEntry } from './index';
+import type { MapSpec } from '../isa/spec';
+import type { BpfMap } from './index';
+import { HelperOnlyMap } from './base';
 import { EINVAL, ENOENT, EOPNOTSUPP, EPERM } from '../isa/errno';
 import { jhash, jhash2 } from './jhash';
 
@@ -65,16 +66,7 @@ function roundupPowOfTwo(n: number): number {
   return p;
 }
 
-export class BloomFilterMap implements BpfMap {
-  readonly type: MapType = 'bloom_filter';
-  readonly name: string;
-  readonly keySize = 0;
-  readonly valueSize: number;
-  readonly maxEntries: number;
-  readonly nCpus: number;
-  readonly percpu = false;
-  readonly flags: number;
-  frozen = false;
+export class BloomFilterMap extends HelperOnlyMap implements BpfMap {
   readonly geometry: BloomGeometry;
   /**
    * hash_seed. The kernel draws a random one unless BPF_F_ZERO_SEED; the lab
@@ -86,11 +78,7 @@ export class BloomFilterMap implements BpfMap {
   private setBits = 0;
 
   constructor(spec: MapSpec, nCpus: number) {
-    this.name = spec.name ?? spec.type;
-    this.valueSize = spec.value_size;
-    this.maxEntries = spec.max_entries;
-    this.nCpus = nCpus;
-    this.flags = spec.flags ?? 0;
+    super({ ...spec, key_size: 0 }, nCpus);
     this.geometry = bloomGeometry(spec.max_entries, spec.map_extra ?? 0);
     // createMap charged bitsetBytes to the memory budget first: a 2^32-bit array never gets here.
     this.bitset = new Uint8Array(this.geometry.bitsetBytes);
@@ -152,17 +140,6 @@ export class BloomFilterMap implements BpfMap {
     this.setBits = n;
   }
 
-  // No keys: the generic element ops find nothing and refuse (the verifier refuses them in programs).
-  lookup(): Uint8Array | undefined {
-    return undefined;
-  }
-  update(): number {
-    return -EINVAL;
-  }
-  delete(): number {
-    return -EINVAL;
-  }
-
   /** BPF_MAP_UPDATE_ELEM from user space pushes the value (its key is ignored: the map has none). */
   userUpdate(_key: Uint8Array, value: Uint8Array, flags = 0): number {
     if (this.frozen) return -EPERM;
@@ -175,12 +152,9 @@ export class BloomFilterMap implements BpfMap {
     return undefined;
   }
 
+  /** No keys, so the dump lists nothing: what was pushed cannot be read back from the bits. */
   keys(): Uint8Array[] {
     return [];
   }
 
-  /** No elements to list: what was pushed cannot be read back from the bits. */
-  dump(): { type: MapType; entries: MapDumpEntry[] } {
-    return { type: this.type, entries: [] };
-  }
 }

@@ -24,6 +24,7 @@
 import type { MapSpec, MapType } from '../isa/spec';
 import { bytesToHex } from '../isa/insn';
 import { LpmTrie } from './lpm';
+import { HelperOnlyMap, MapBase, PERCPU, stride } from './base';
 import { BLOOM_MAP_EXTRA_MASK, BPF_F_ZERO_SEED, BloomFilterMap, bloomGeometry } from './bloom_filter';
 
 export const BPF_ANY = 0;
@@ -43,8 +44,6 @@ const BLOOM_CREATE_FLAGS = QUEUE_STACK_CREATE_FLAGS | BPF_F_ZERO_SEED;
 
 export { E2BIG, EBADF, EEXIST, EINVAL, ENOENT, ENOMEM, EOPNOTSUPP, EPERM } from '../isa/errno';
 import { E2BIG, EBADF, EEXIST, EINVAL, ENOENT, EPERM } from '../isa/errno';
-
-const PERCPU: ReadonlySet<MapType> = new Set(['percpu_array', 'percpu_hash', 'lru_percpu_hash']);
 
 /** KMALLOC_MAX_SIZE on x86_64 (4 KiB pages, MAX_PAGE_ORDER 10): the largest single value. */
 export const KMALLOC_MAX_SIZE = 4 << 20;
@@ -353,61 +352,10 @@ function hexBytes(h: string): Uint8Array | undefined {
 
 const u32Bytes = (n: number): Uint8Array => new Uint8Array([n & 0xff, (n >>> 8) & 0xff, (n >>> 16) & 0xff, n >>> 24]);
 
-/** Per-cpu values are laid out 8-byte aligned, as the kernel copies them. */
-const stride = (vs: number): number => Math.ceil(vs / 8) * 8;
 const u32 = (k: Uint8Array): number => (k[0]! | (k[1]! << 8) | (k[2]! << 16) | (k[3]! << 24)) >>> 0;
-const keyStr = (k: Uint8Array): string => bytesToHex(k);
-const isZero = (b: Uint8Array): boolean => b.every((x) => x === 0);
 /** A program's update: the value's first dst.length bytes into the element (a loop: no view made per packet). */
 function copyValue(dst: Uint8Array, src: Uint8Array): void {
   for (let i = 0; i < dst.length; i++) dst[i] = src[i]!;
-}
-
-abstract class MapBase {
-  readonly type: MapType;
-  readonly name: string;
-  readonly keySize: number;
-  readonly valueSize: number;
-  readonly maxEntries: number;
-  readonly percpu: boolean;
-  readonly flags: number;
-  frozen = false;
-  innerCheck?: (value: Uint8Array) => number;
-  constructor(
-    spec: MapSpec,
-    readonly nCpus: number,
-  ) {
-    this.type = spec.type;
-    this.name = spec.name ?? spec.type;
-    this.keySize = spec.key_size;
-    this.valueSize = spec.value_size;
-    this.maxEntries = spec.max_entries;
-    this.percpu = PERCPU.has(spec.type);
-    this.flags = spec.flags ?? 0;
-  }
-  abstract keys(): Uint8Array[];
-  abstract userLookup(key: Uint8Array): Uint8Array[] | undefined;
-
-  /** Split a user-space value into per-cpu values (one value fills every cpu). */
-  protected perCpuValues(value: Uint8Array): Uint8Array[] | undefined {
-    if (!this.percpu) return value.length === this.valueSize ? [value] : undefined;
-    if (value.length === this.valueSize) return Array.from({ length: this.nCpus }, () => value);
-    const s = stride(this.valueSize);
-    if (value.length !== s * this.nCpus) return undefined;
-    return Array.from({ length: this.nCpus }, (_, c) => value.subarray(c * s, c * s + this.valueSize));
-  }
-
-  dump(): { type: MapType; entries: MapDumpEntry[] } {
-    const entries: MapDumpEntry[] = [];
-    const arrays = this.type === 'array' || this.type === 'percpu_array';
-    for (const k of this.keys()) {
-      const vals = this.userLookup(k);
-      if (!vals) continue;
-      if (arrays && vals.every(isZero)) continue;
-      entries.push({ key: keyStr(k), value: this.percpu ? vals.map((v) => bytesToHex(v)) : bytesToHex(vals[0]!) });
-    }
-    return { type: this.type, entries };
-  }
 }
 
 /**
@@ -812,23 +760,6 @@ class HashMap extends MapBase implements BpfMap {
  * helpers (the records land in the VM's event log), so there is nothing to
  * look up, update or dump (the oracle dumps them empty too).
  */
-/**
- * Maps whose elements a program reaches only through their own helpers:
- * the generic lookup, update and delete find nothing and refuse (the
- * verifier refuses those calls on them; the kernel's ops return NULL / -EINVAL).
- */
-abstract class HelperOnlyMap extends MapBase {
-  lookup(): Uint8Array | undefined {
-    return undefined;
-  }
-  update(): number {
-    return -EINVAL;
-  }
-  delete(): number {
-    return -EINVAL;
-  }
-}
-
 class EventMap extends HelperOnlyMap implements BpfMap {
   userUpdate(): number {
     return -EINVAL;

@@ -9,9 +9,9 @@
  * missing prefix. Entries are few in the programs this serves (routing
  * tables of a lab), so a linear scan is the trie.
  */
-import type { MapSpec, MapType } from '../isa/spec';
-import { bytesToHex } from '../isa/insn';
-import type { BpfMap, MapDumpEntry } from './index';
+import type { MapSpec } from '../isa/spec';
+import type { BpfMap } from './index';
+import { MapBase } from './base';
 import { EEXIST, EINVAL, ENOENT, ENOSPC } from '../isa/errno';
 
 const BPF_NOEXIST = 1;
@@ -39,26 +39,12 @@ function commonBits(a: Uint8Array, b: Uint8Array, max: number): number {
 
 const prefixOf = (k: Uint8Array): number => (k[0]! | (k[1]! << 8) | (k[2]! << 16) | (k[3]! << 24)) >>> 0;
 
-export class LpmTrie implements BpfMap {
-  readonly type: MapType = 'lpm_trie';
-  readonly name: string;
-  readonly keySize: number;
-  readonly valueSize: number;
-  readonly maxEntries: number;
-  readonly nCpus: number;
-  readonly percpu = false;
-  readonly flags: number;
-  frozen = false;
+export class LpmTrie extends MapBase implements BpfMap {
   private readonly nodes: Node[] = [];
   private readonly maxPrefix: number;
 
   constructor(spec: MapSpec, nCpus: number) {
-    this.name = spec.name ?? spec.type;
-    this.keySize = spec.key_size;
-    this.valueSize = spec.value_size;
-    this.maxEntries = spec.max_entries;
-    this.nCpus = nCpus;
-    this.flags = spec.flags ?? 0;
+    super(spec, nCpus);
     this.maxPrefix = (spec.key_size - 4) * 8;
   }
 
@@ -114,9 +100,5 @@ export class LpmTrie implements BpfMap {
 
   keys(): Uint8Array[] {
     return this.nodes.map((n) => n.key);
-  }
-
-  dump(): { type: MapType; entries: MapDumpEntry[] } {
-    return { type: this.type, entries: this.nodes.map((n) => ({ key: bytesToHex(n.key), value: bytesToHex(n.value) })) };
   }
 }

@@ -8,7 +8,7 @@
  * other name is refused, naming it. Acquired pointers are tracked as the
  * helpers' references are: leaking one refuses the program at exit.
  */
-import type { Env } from './env';
+import { Reject, type Env } from './env';
 import { checkMemSizeRegFor, clearAllPktPointers } from './call';
 import { checkPtrOffReg } from './mem';
 import { isNullScalar, isPointer, knownScalar, markUnknown, notInit, pointer, type RegType } from './reg';
@@ -115,14 +115,21 @@ function checkKfuncArgs(env: Env, name: string, proto: KfuncProto): KfuncMeta {
         meta.dynptrId = processDynptrFunc(env, regno, k === 'dynptr_uninit');
         return;
       case 'buffer_opt':
-        // KF_ARG_PTR_TO_MEM_SIZE: a NULL buffer (it is optional) needs no memory; any other, read and written.
-        if (isNullScalar(reg)) return;
-        if (!isPointer(reg)) env.reject(`arg#${i} pointer type VOID must point to scalar, or struct with scalar`);
+        // KF_ARG_PTR_TO_MEM_SIZE: a NULL buffer (it is optional) needs no memory; any other is checked with its size
+        // (read and written, check_kfunc_mem_size_reg) at the szk argument, which refuses what is not memory.
         return;
       case 'szk': {
         const buf = env.regs[regno - 1]!;
         if (reg.type !== 'scalar') env.reject(`R${regno} is not a scalar`);
-        if (!isNullScalar(buf)) checkMemSizeRegFor(env, regno, -1, true);
+        if (!isNullScalar(buf)) {
+          try {
+            checkMemSizeRegFor(env, regno, -1, true);
+          } catch (e) {
+            // The kernel adds which pair it was checking after the reason.
+            if (e instanceof Reject) env.verbose(`arg#${i - 1} arg#${i} memory, len pair leads to invalid memory access\n`);
+            throw e;
+          }
+        }
         if (!tnumIsConst(reg.varOff)) env.reject(`R${regno} must be a known constant`);
         meta.constSize = Number(reg.varOff.value);
         // The slice's size is this value: a state pruned here must have had the same one.

@@ -30,6 +30,7 @@ export type ExplainKind =
   | 'loop'
   | 'stack-size'
   | 'kfunc-unavailable'
+  | 'dynptr'
   | 'other';
 
 export interface Facts {
@@ -60,6 +61,12 @@ export interface Facts {
   alu32?: boolean;
   /** The kfunc a kfunc-unavailable call names (from the program's kfunc relocations). */
   kfunc?: string;
+  /**
+   * A dynptr rule broken (kind dynptr): the dynptr argument itself (not made, misplaced), a buffer__szk that is not a
+   * constant, an access outside a slice or a write into a read-only one, the dynptr's bytes read as data. With
+   * null-deref: the pointer was a dynptr slice, not a map lookup.
+   */
+  dynptr?: 'arg' | 'szk' | 'slice-bounds' | 'slice-rdonly' | 'bytes' | 'slice-null';
   /** A loop the walk found coming back to its head in the same state (the kernel's "infinite loop detected"). */
   infinite?: boolean;
   /** A loop that left a branch to check on every trip until 8192 were waiting (the kernel's "The sequence of 8193 jumps is too complex"). */
@@ -270,6 +277,12 @@ export function classify(insns: readonly Insn[], maps: readonly MapSpec[], v: Ve
       case 'map_value_or_null':
       case 'xdp_sock_or_null':
         return { ...base, kind: 'null-deref' };
+      case 'mem_or_null':
+      case 'rdonly_mem_or_null':
+        return { ...base, kind: 'null-deref', dynptr: 'slice-null' };
+      case 'mem':
+      case 'rdonly_mem':
+        return { ...base, kind: 'dynptr', dynptr: reg!.type === 'rdonly_mem' && c !== BPF_LDX ? 'slice-rdonly' : 'slice-bounds' };
       case 'ctx':
         return { ...base, kind: c === BPF_LDX ? 'ctx-access' : 'ctx-write' };
       case 'pkt':
@@ -284,6 +297,8 @@ export function classify(insns: readonly Insn[], maps: readonly MapSpec[], v: Ve
       case 'fp': {
         if (c === BPF_LDX) {
           const at = reg!.off + insn.off;
+          // STACK_DYNPTR ('d'): the bytes of a struct bpf_dynptr are the kernel's, not the program's.
+          if (st!.stack.some((s) => s.off === Math.floor(at / 8) * 8 && s.types.includes('d'))) return { ...base, kind: 'dynptr', dynptr: 'bytes' };
           if (at % size !== 0) return { ...base, kind: 'stack-access' };
           return { ...base, kind: stackInitialised(st!.stack, at) ? 'stack-access' : 'uninit-stack' };
         }
@@ -310,6 +325,13 @@ export function classify(insns: readonly Insn[], maps: readonly MapSpec[], v: Ve
     }
     if (ptr) return { pc, kind: 'pointer-arith', reg: ptr, regno: ptr === dst ? insn.dst : insn.src, op: ALU_OPS[insn.code & 0xf0] ?? '?', alu32: c === BPF_ALU };
   }
+
+  // kfunc calls and the dynptr helpers: a dynptr argument or a slice's size the verifier refused.
+  if (insn.code === 0x85 && (insn.src === BPF_PSEUDO_KFUNC_CALL || insn.src === 0) && /dynptr|must be a known constant/.test(v.error ?? '')) {
+    return { pc, kind: 'dynptr', dynptr: /must be a known constant/.test(v.error ?? '') ? 'szk' : 'arg' };
+  }
+  // Any other kfunc refusal: its arguments are not described here (the kernel's line is).
+  if (insn.code === 0x85 && insn.src === BPF_PSEUDO_KFUNC_CALL) return { pc, kind: 'other' };
 
   // Helper calls: the first argument that does not fit the prototype.
   if (insn.code === 0x85 && insn.src === 0) {

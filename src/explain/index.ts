@@ -114,6 +114,11 @@ function describe(f: Facts, names: ReturnType<typeof namesAround>, code: string)
           `Re-read ${names.ctx}->data and ${names.ctx}->data_end after the call, recompute the pointer and check the bounds again.`,
       };
     case 'null-deref':
+      if (f.dynptr === 'slice-null')
+        return {
+          summary: `${at} dereferences ${R}, a dynptr slice that may be NULL.`,
+          detail: `bpf_dynptr_slice and bpf_dynptr_slice_rdwr return NULL when the bytes asked for are not inside the dynptr (a packet shorter than offset + size); on this path nothing has compared the result with NULL (${R} is ${r?.type}). Test it and leave when it is NULL.`,
+        };
       return {
         summary: `${at} ${f.helper ? `passes ${R} to ${f.helper}` : `dereferences ${R}`}, the result of a map lookup that may be NULL.`,
         detail: `bpf_map_lookup_elem returns NULL when the key is not in the map; on this path nothing has compared the result with NULL (${R} is ${r?.type}). Test it and leave when it is NULL; after the test the verifier knows it is a map value (from an array or hash of maps: the inner map).`,
@@ -209,9 +214,11 @@ function describe(f: Facts, names: ReturnType<typeof namesAround>, code: string)
         summary: `${at} calls ${name}, a kernel function (kfunc) XDP programs may not call.`,
         detail:
           `A kfunc can be called only from the program types its subsystem registers it for, and only if the running kernel has it; the kernel checks every kfunc call before it verifies anything. ` +
-          `XDP programs here may call the conntrack kfuncs (bpf_xdp_ct_lookup, bpf_ct_release, ...) and bpf_xdp_pull_data. Check the name, or do the work with a helper (bpf_*) instead.`,
+          `XDP programs here may call the conntrack kfuncs (bpf_xdp_ct_lookup, bpf_ct_release, ...) bpf_xdp_pull_data and the XDP dynptr kfuncs (bpf_dynptr_from_xdp, bpf_dynptr_slice, bpf_dynptr_slice_rdwr). Check the name, or do the work with a helper (bpf_*) instead.`,
       };
     }
+    case 'dynptr':
+      return describeDynptr(f, at, R);
     default:
       return { summary: `${at} was refused by the verifier.`, detail: 'See the kernel\'s message beside this explanation.' };
   }
@@ -266,4 +273,37 @@ function pickFix(cands: Fix[], source: string, line: number, kind: ExplainKind, 
     if (!sameSpot && !moved) moved = c;
   }
   return moved;
+}
+
+/** The dynptr rules (kernel/bpf/verifier.c process_dynptr_func, the slice kfuncs' checks), in a student's words. */
+function describeDynptr(f: Facts, at: string, R: string): { summary: string; detail: string } {
+  switch (f.dynptr) {
+    case 'szk':
+      return {
+        summary: `${at} asks bpf_dynptr_slice for a number of bytes the verifier does not know.`,
+        detail: 'buffer__szk, the last argument, must be a constant (sizeof the header you read): the verifier gives the returned pointer exactly that many bytes.',
+      };
+    case 'slice-bounds':
+      return {
+        summary: `${at} accesses ${R}, a dynptr slice, outside the bytes it was asked for.`,
+        detail: 'A slice covers exactly the buffer__szk bytes it was asked for, from its start; to read further, ask for a bigger slice, or for a second one at the later offset.',
+      };
+    case 'slice-rdonly':
+      return {
+        summary: `${at} writes through ${R}, a slice from bpf_dynptr_slice, which is read-only.`,
+        detail: 'Use bpf_dynptr_slice_rdwr for a slice the program may write, or bpf_dynptr_write to copy bytes into the packet.',
+      };
+    case 'bytes':
+      return {
+        summary: `${at} reads the bytes of a struct bpf_dynptr as data.`,
+        detail: 'A dynptr is the kernel\'s: the program may only pass its address to the dynptr kfuncs and helpers, never read, copy or assign it. Keep it where bpf_dynptr_from_xdp put it.',
+      };
+    default:
+      return {
+        summary: `${at} passes a struct bpf_dynptr the verifier cannot use there.`,
+        detail:
+          'A dynptr lives on the stack at a fixed, 8-byte aligned place (a local `struct bpf_dynptr ptr;`, passed as `&ptr`). bpf_dynptr_from_xdp must have made it on every path before a slice or bpf_dynptr_read/write uses it, ' +
+          'and any store into its 16 bytes destroys it.',
+      };
+  }
 }

@@ -225,8 +225,11 @@ const PROTOS: readonly P[] = [
   { id: 196, args: [SOCK], ret: 'RET_PTR_TO_BTF_ID', unmodelled: true },
   { id: 197, args: ['ARG_PTR_TO_UNINIT_MEM', 'ARG_CONST_SIZE_OR_ZERO', A, 'ARG_PTR_TO_DYNPTR'], ret: 'RET_INTEGER', unmodelled: true },
   { id: 198, args: ['ARG_CONST_MAP_PTR', A, A, 'ARG_PTR_TO_DYNPTR'], ret: 'RET_INTEGER', mapTypes: RINGBUF, unmodelled: true },
-  ...[199, 200, 202, 203].map((id): P => ({ id, args: ['ARG_PTR_TO_DYNPTR', A], ret: 'RET_VOID', unmodelled: true })),
-  { id: 201, args: ['ARG_PTR_TO_UNINIT_MEM', 'ARG_CONST_SIZE_OR_ZERO', 'ARG_PTR_TO_DYNPTR', A, A], ret: 'RET_INTEGER', unmodelled: true },
+  ...[199, 200].map((id): P => ({ id, args: ['ARG_PTR_TO_DYNPTR', A], ret: 'RET_VOID', unmodelled: true })),
+  // The dynptr helpers over an initialised dynptr (XDP Lab makes only XDP ones, with bpf_dynptr_from_xdp).
+  { id: 201, args: ['ARG_PTR_TO_UNINIT_MEM', 'ARG_CONST_SIZE_OR_ZERO', 'ARG_PTR_TO_DYNPTR', A, A], ret: 'RET_INTEGER' },
+  { id: 202, args: ['ARG_PTR_TO_DYNPTR', A, 'ARG_PTR_TO_MEM', 'ARG_CONST_SIZE_OR_ZERO', A], ret: 'RET_INTEGER' },
+  { id: 203, args: ['ARG_PTR_TO_DYNPTR', A, 'ARG_CONST_ALLOC_SIZE_OR_ZERO'], ret: 'RET_PTR_TO_MEM_OR_NULL' },
   // The raw SYN-cookie helpers: the IP header is fixed-size memory (sizeof iphdr 20, ipv6hdr 40); gen takes
   // the TCP header with its length, check a fixed-size tcphdr (20).
   { id: 204, args: ['ARG_PTR_TO_FIXED_SIZE_MEM', 'ARG_PTR_TO_MEM', 'ARG_CONST_SIZE'], argSizes: [20], ret: 'RET_INTEGER' },

@@ -147,6 +147,8 @@ function adjustPtrMinMaxVals(env: Env, insn: Insn, ptr: Reg, offReg: Reg, dstIsO
     case 'ctx':
     case 'map_value':
     case 'ringbuf_mem':
+    case 'mem':
+    case 'rdonly_mem':
     case 'fp':
     case 'pkt_meta':
     case 'pkt':

@@ -82,7 +82,7 @@ const regConstValue = (r: Reg, is32: boolean): bigint => (is32 ? u32(r.varOff.va
 /** Pointers that can never be NULL (reg_not_null). */
 const regNotNull = (r: Reg): boolean =>
   r.type === 'map_value' || r.type === 'map_ptr' || r.type === 'xdp_sock' || r.type === 'sock' || r.type === 'sock_common' || r.type === 'ringbuf_mem' ||
-  r.type === 'func' || r.type === 'nf_conn' || r.type === 'nf_conn___init';
+  r.type === 'mem' || r.type === 'rdonly_mem' || r.type === 'func' || r.type === 'nf_conn' || r.type === 'nf_conn___init';
 
 function isPktPtrBranchTaken(dst: Reg, src: Reg, op: number): number {
   let pkt: Reg;
@@ -455,6 +455,8 @@ function nonNullType(r: Reg, maps: Env['maps']): RegType {
   if (r.type === 'sock_or_null') return 'sock';
   if (r.type === 'sock_common_or_null') return 'sock_common';
   if (r.type === 'ringbuf_mem_or_null') return 'ringbuf_mem';
+  if (r.type === 'mem_or_null') return 'mem';
+  if (r.type === 'rdonly_mem_or_null') return 'rdonly_mem';
   if (r.type === 'nf_conn_or_null') return 'nf_conn';
   if (r.type === 'nf_conn___init_or_null') return 'nf_conn___init';
   return r.type === 'xdp_sock_or_null' || maps[r.map]?.type === 'xskmap' ? 'xdp_sock' : 'map_value';

@@ -22,7 +22,8 @@ import {
 } from './mem';
 import { isNullScalar, isPointer, knownScalar, markUnknown, mayBeNull, notInit, pointer, type Reg, type RegType } from './reg';
 import { regBoundsSync } from './scalar';
-import { STACK_INVALID, STACK_MISC, STACK_SPILL, STACK_ZERO, curFrame, forEachReg, growStack } from './state';
+import { STACK_DYNPTR, STACK_INVALID, STACK_MISC, STACK_SPILL, STACK_ZERO, curFrame, forEachReg, growStack } from './state';
+import { isDynptrSlicePkt, processDynptrFunc } from './dynptr';
 import { tnumIsConst, tnumStr, s64 } from './tnum';
 import { checkRegArg } from './regarg';
 
@@ -45,7 +46,7 @@ function compatibleTypes(k: ArgKind): { types: readonly RegType[]; text: string 
     case 'ARG_PTR_TO_FIXED_SIZE_MEM':
     case 'ARG_PTR_TO_FIXED_SIZE_MEM_U32':
     case 'ARG_PTR_TO_LONG':
-      return { types: ['fp', 'pkt', 'pkt_meta', 'map_value', 'ringbuf_mem'], text: MEM_TYPES };
+      return { types: ['fp', 'pkt', 'pkt_meta', 'map_value', 'ringbuf_mem', 'mem', 'rdonly_mem'], text: MEM_TYPES };
     case 'ARG_CONST_SIZE':
     case 'ARG_CONST_SIZE_OR_ZERO':
     case 'ARG_CONST_ALLOC_SIZE_OR_ZERO':
@@ -90,6 +91,8 @@ interface CallMeta {
   refObjId: number;
   /** ARG_CONST_ALLOC_SIZE_OR_ZERO's value (meta.mem_size). */
   memSize: number;
+  /** The id of the dynptr an ARG_PTR_TO_DYNPTR argument named (meta.dynptr_id). */
+  dynptrId?: number;
 }
 
 /** check_stack_range_initialized: helper access to [off, off+size) of the stack. */
@@ -128,6 +131,11 @@ function checkStackRangeInitialized(env: Env, regno: number, off: number, size: 
     maxOff = Number(reg.smax) + off;
   }
   if (meta && meta.rawMode) {
+    // The helper's writes are simulated byte by byte after the arguments: none may land on a dynptr.
+    for (let i = minOff; i < maxOff + size; i++) {
+      const { spi, byte } = slotOf(i);
+      if (f.stack[spi]?.types[byte] === STACK_DYNPTR) env.reject(`potential write to dynptr at off=${i} disallowed`);
+    }
     meta.accessSize = size;
     meta.regno = regno;
     return;
@@ -169,6 +177,11 @@ function checkHelperMemAccess(env: Env, regno: number, size: number, write: bool
       return checkMapAccess(env, regno, reg.off, size, zeroOk);
     }
     case 'ringbuf_mem':
+    case 'mem':
+      return checkMapAccess(env, regno, reg.off, size, zeroOk);
+    case 'rdonly_mem':
+      // A read-only slice passes only where the helper reads (the kernel's MEM_RDONLY compatibility).
+      if (write) env.reject(`R${regno} type=${reg.type} expected=fp, pkt, pkt_meta, map_key, map_value, mem, ringbuf_mem, buf, trusted_ptr_`);
       return checkMapAccess(env, regno, reg.off, size, zeroOk);
     case 'fp':
       return checkStackRangeInitialized(env, regno, reg.off, size, zeroOk, write, meta);
@@ -199,9 +212,13 @@ function checkMemSizeReg(env: Env, regno: number, zeroOk: boolean, write: boolea
  * bounds the memory in regno-1 (check_kfunc_mem_size_reg); otherwise the
  * memory in regno has that fixed size. Read access: the memory must be initialised.
  */
-export function checkMemSizeRegFor(env: Env, regno: number, fixedSize: number): void {
+export function checkMemSizeRegFor(env: Env, regno: number, fixedSize: number, alsoWrite = false): void {
   const meta: CallMeta = { map: -1, rawMode: false, accessSize: 0, regno: -1, constMapKey: null, refObjId: 0, memSize: 0 };
-  if (fixedSize < 0) checkMemSizeReg(env, regno, false, false, meta);
+  if (fixedSize < 0) {
+    checkMemSizeReg(env, regno, alsoWrite, false, meta);
+    // check_kfunc_mem_size_reg's BPF_WRITE pass: a kfunc that copies into the buffer leaves its stack bytes data.
+    if (alsoWrite) checkMemSizeReg(env, regno, true, true, meta);
+  }
   else checkHelperMemAccess(env, regno, fixedSize, false, false, null);
 }
 
@@ -336,6 +353,11 @@ function checkFuncArg(env: Env, arg: number, fn: HelperProto, meta: CallMeta): v
       return;
     case 'ARG_PTR_TO_CONST_STR':
       return checkRegConstStr(env, reg, regno);
+    case 'ARG_PTR_TO_DYNPTR':
+      // bpf_dynptr_read / _write / _data: ARG_PTR_TO_DYNPTR | MEM_RDONLY, an initialised dynptr of any kind.
+      // (The ringbuf and from_mem dynptr helpers are refused as unmodelled after their arguments, unchanged.)
+      if (!fn.unmodelled) meta.dynptrId = processDynptrFunc(env, regno, false);
+      return;
     case 'ARG_CONST_ALLOC_SIZE_OR_ZERO':
       if (!tnumIsConst(reg.varOff)) env.reject(`R${regno} is not a known constant'`);
       meta.memSize = Number(reg.varOff.value);
@@ -413,7 +435,7 @@ function checkMapFuncCompatibility(env: Env, mapIdx: number, fn: HelperProto): v
 /** clear_all_pkt_pointers: after a call that may move the packet, no packet pointer's range holds (with allow_ptr_leaks they become unknown scalars). */
 export function clearAllPktPointers(env: Env): void {
   forEachReg(env.cur, (r) => {
-    if (r.type === 'pkt' || r.type === 'pkt_meta' || r.type === 'pkt_end') {
+    if (r.type === 'pkt' || r.type === 'pkt_meta' || r.type === 'pkt_end' || isDynptrSlicePkt(r)) {
       if (env.allowPtrLeaks) markUnknown(r);
       else Object.assign(r, notInit());
     }
@@ -459,6 +481,10 @@ export function checkHelperCall(env: Env, insn: Insn): void {
       (env.cur.refs ??= []).push({ id: refId, insn: env.insnIdx });
       break;
     }
+    case 'RET_PTR_TO_MEM_OR_NULL':
+      // bpf_dynptr_data (RET_PTR_TO_DYNPTR_MEM_OR_NULL): mem_size bytes of the dynptr, no dynptr type flag.
+      regs[0] = pointer('mem_or_null', { id: ++env.idGen, range: meta.memSize, dynptrId: meta.dynptrId ?? 0 });
+      break;
     case 'RET_PTR_TO_SOCKET_OR_NULL': {
       // A maybe-null pointer gets an id for the null check, then acquire_reference a new one
       // that both the pointer and the reference carry (the kernel's ids advance by two).

@@ -22,6 +22,7 @@ export const REG_KIND_BIT: Readonly<Record<Reg['type'], number>> = {
   not_init: 1, scalar: 2, ctx: 4, map_ptr: 8, map_value: 16, map_value_or_null: 32, fp: 64, pkt: 128, pkt_meta: 256, pkt_end: 512, xdp_sock: 1024, xdp_sock_or_null: 2048,
   sock: 4096, sock_or_null: 8192, sock_common: 16384, sock_common_or_null: 32768, ringbuf_mem: 65536, ringbuf_mem_or_null: 131072,
   func: 262144, nf_conn: 524288, nf_conn_or_null: 1048576, nf_conn___init: 2097152, nf_conn___init_or_null: 4194304,
+  mem: 8388608, mem_or_null: 16777216, rdonly_mem: 33554432, rdonly_mem_or_null: 67108864,
 };
 
 /**

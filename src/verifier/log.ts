@@ -5,7 +5,7 @@
  * register/stack printing of the scratched or all registers.
  */
 import { formatReg, type MapInfo } from './reg';
-import { SLOT_CHAR, STACK_INVALID, STACK_SPILL, type Frame } from './state';
+import { SLOT_CHAR, STACK_DYNPTR, STACK_INVALID, STACK_SPILL, type Frame } from './state';
 
 /**
  * libbpf's log buffer (BPF_LOG_BUF_SIZE, UINT32_MAX >> 8 = 16 MiB): what a
@@ -119,7 +119,10 @@ export function formatFrame(
     if (sl.types.every((t) => t === STACK_INVALID)) continue;
     if (scratchedStack !== null && !scratchedStack(spi)) continue;
     const name = ` fp${-(spi + 1) * 8}`;
-    if (sl.types[7] === STACK_SPILL) {
+    if (sl.types[7] === STACK_DYNPTR) {
+      // A dynptr prints once, at its first slot (the lower address): "fp-16=dynptr_xdp(id=2)".
+      if (sl.dynptr?.first) s += `${name}=dynptr_${sl.dynptr.type}(id=${sl.dynptr.id})`;
+    } else if (sl.types[7] === STACK_SPILL) {
       // A partial spill prints the types of the bytes below it first.
       let prefix = '';
       let k = 7;

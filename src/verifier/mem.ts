@@ -6,10 +6,12 @@
  */
 import { INSN_F_STACK_ACCESS, markChainPrecision, pushJmpHistory } from './precision';
 import { NF_CONN_SIZE } from './kfunc';
+import { destroyIfDynptrStackSlot } from './dynptr';
 import type { Env } from './env';
 import type { MapSpec, MapType } from '../isa/spec';
 import {
   copyReg,
+  isDynptrMem,
   isPointer,
   isNullScalar,
   knownScalar,
@@ -143,7 +145,7 @@ export function checkPacketAccess(env: Env, regno: number, off: number, size: nu
 export function checkMapAccess(env: Env, regno: number, off: number, size: number, zeroOk: boolean): void {
   const reg = env.regs[regno]!;
   // The same region check serves ringbuf memory, whose size the pointer carries.
-  const memSize = reg.type === 'ringbuf_mem' ? reg.range : env.maps[reg.map]!.value_size;
+  const memSize = reg.type === 'ringbuf_mem' || isDynptrMem(reg.type) ? reg.range : env.maps[reg.map]!.value_size;
   const o = BigInt(off);
   if (reg.smin < 0n && (reg.smin === S64_MIN || o + reg.smin !== BigInt.asIntN(32, o + reg.smin) || reg.smin + o < 0n)) {
     env.reject(`R${regno} min value is negative, either use unsigned index or do a if (index >=0) check.`);
@@ -311,6 +313,7 @@ function saveRegisterState(f: Frame, spi: number, reg: Reg, size: number): void 
 
 function checkStackWriteFixedOff(env: Env, f: Frame, off: number, size: number, valueRegno: number, stImm: number | null): void {
   const { spi } = slotOf(off);
+  destroyIfDynptrStackSlot(env, f, spi);
   const sl = f.stack[spi]!;
   if (!env.allowPtrLeaks && isSpilledReg(f, spi) && sl.spilled.type !== 'scalar' && size !== 8) {
     env.reject('attempt to corrupt spilled pointer on stack');
@@ -365,6 +368,7 @@ function checkStackWriteVarOff(env: Env, f: Frame, ptrRegno: number, off: number
   const reg = valueRegno >= 0 ? env.regs[valueRegno]! : null;
   const zero = (reg && isNullScalar(reg)) || (!reg && stImm === 0);
   let zeroUsed = false;
+  for (let i = minOff; i < maxOff; i++) destroyIfDynptrStackSlot(env, f, slotOf(i).spi);
   for (let i = minOff; i < maxOff; i++) {
     const { spi, byte } = slotOf(i);
     const sl = f.stack[spi]!;
@@ -561,6 +565,16 @@ export function checkMemAccess(env: Env, a: MemAccess): void {
       break;
     }
     case 'ringbuf_mem':
+      if (t === 'write' && valueRegno >= 0 && isPointer(env.regs[valueRegno]!) && !env.allowPtrLeaks) {
+        env.reject(`R${valueRegno} leaks addr into mem`);
+      }
+      checkMapAccess(env, regno, off, size, false);
+      if (t === 'read' && valueRegno >= 0) markUnknown(env.regs[valueRegno]!);
+      break;
+    case 'mem':
+    case 'rdonly_mem':
+      // A dynptr slice: mem_size bytes; bpf_dynptr_slice's is MEM_RDONLY.
+      if (t === 'write' && reg.type === 'rdonly_mem') env.reject(`R${regno} cannot write into ${reg.type}`);
       if (t === 'write' && valueRegno >= 0 && isPointer(env.regs[valueRegno]!) && !env.allowPtrLeaks) {
         env.reject(`R${valueRegno} leaks addr into mem`);
       }

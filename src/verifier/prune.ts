@@ -27,6 +27,7 @@ import {
   STACK_MISC,
   STACK_SPILL,
   STACK_ZERO,
+  STACK_DYNPTR,
   type Checkpoint,
   type Frame,
   type StackSlot,
@@ -57,7 +58,7 @@ const rangeWithin = (o: Reg, c: Reg): boolean =>
 
 function regsExact(o: Reg, c: Reg, idmap: IdMap): boolean {
   return (
-    o.type === c.type && o.off === c.off && o.add32 === c.add32 && o.addConst === c.addConst && o.range === c.range && o.map === c.map && o.frameno === c.frameno &&
+    o.type === c.type && o.off === c.off && o.add32 === c.add32 && o.addConst === c.addConst && o.range === c.range && o.map === c.map && o.frameno === c.frameno && o.dynptrId === c.dynptrId && o.dynptrPkt === c.dynptrPkt &&
     o.varOff.value === c.varOff.value && o.varOff.mask === c.varOff.mask &&
     o.umin === c.umin && o.umax === c.umax && o.smin === c.smin && o.smax === c.smax &&
     o.u32min === c.u32min && o.u32max === c.u32max && o.s32min === c.s32min && o.s32max === c.s32max &&
@@ -92,6 +93,10 @@ function regsafe(o: Reg, c: Reg, idmap: IdMap, exact: Exact): boolean {
       return idmap.checkScalar(o.id && o.id * 2 + (o.addConst ? 1 : 0), c.id && c.id * 2 + (c.addConst ? 1 : 0)) && rangeWithin(o, c) && tnumIn(o.varOff, c.varOff);
     case 'map_value':
       return o.off === c.off && o.map === c.map && rangeWithin(o, c) && tnumIn(o.varOff, c.varOff) && idmap.check(o.id, c.id);
+    case 'mem':
+    case 'rdonly_mem':
+      // PTR_TO_MEM: the fields before var_off (mem_size, dynptr_id) alike, the offset within, the ids mapped.
+      return o.off === c.off && o.range === c.range && o.dynptrId === c.dynptrId && o.dynptrPkt === c.dynptrPkt && rangeWithin(o, c) && tnumIn(o.varOff, c.varOff) && idmap.check(o.id, c.id);
     case 'pkt':
     case 'pkt_meta':
       // The markers AT_PKT_END (-1) and BEYOND_PKT_END (-2) are facts about the end, not byte counts:
@@ -146,6 +151,8 @@ function stacksafe(o: Frame, c: Frame, idmap: IdMap, exact: Exact, live: StackLi
     if (os.types[b] !== cs.types[b]) return false;
     if (b !== 7) continue;
     if (os.types[7] === STACK_SPILL && !regsafe(os.spilled, cs.spilled, idmap, exact)) return false;
+    // STACK_DYNPTR: the same kind of dynptr, cut the same way (first_slot); XDP dynptrs hold no reference to map.
+    if (os.types[7] === STACK_DYNPTR && (os.dynptr?.type !== cs.dynptr?.type || os.dynptr?.first !== cs.dynptr?.first)) return false;
   }
   return true;
 }
@@ -306,6 +313,7 @@ function cleanLiveStates(env: Env, list: Checkpoint[], cur: VState): void {
         const slot = f.stack[spi]!;
         slot.types.fill(STACK_INVALID);
         slot.spilled = notInit();
+        delete slot.dynptr;
       }
     }
   }

@@ -48,7 +48,13 @@ export type RegType =
   | 'nf_conn'
   | 'nf_conn_or_null'
   | 'nf_conn___init'
-  | 'nf_conn___init_or_null';
+  | 'nf_conn___init_or_null'
+  // PTR_TO_MEM | DYNPTR_TYPE_XDP (| MEM_RDONLY) (| PTR_MAYBE_NULL): a slice of an XDP dynptr (bpf_dynptr_slice,
+  // _rdwr) or bpf_dynptr_data's result; `range` holds mem_size, `dynptrId` the dynptr it came from.
+  | 'mem'
+  | 'mem_or_null'
+  | 'rdonly_mem'
+  | 'rdonly_mem_or_null';
 
 export const S64_MIN = -(1n << 63n);
 export const S64_MAX = (1n << 63n) - 1n;
@@ -86,6 +92,10 @@ export interface Reg {
   add32: boolean;
   /** The id carries BPF_ADD_CONST: this scalar is its link's base plus `off` (0 included); never two deltas. */
   addConst: boolean;
+  /** For a dynptr slice: the id of the dynptr it was taken from (dynptr_id), 0 otherwise. */
+  dynptrId: number;
+  /** DYNPTR_TYPE_XDP in the type of a dynptr slice: it points into the packet, so a packet-changing call invalidates it. */
+  dynptrPkt: boolean;
 }
 
 export function notInit(): Reg {
@@ -109,6 +119,8 @@ export function notInit(): Reg {
     refObjId: 0,
     add32: false,
     addConst: false,
+    dynptrId: 0,
+    dynptrPkt: false,
   };
 }
 
@@ -161,6 +173,8 @@ export const copyReg = (r: Reg): Reg => ({
   refObjId: r.refObjId,
   add32: r.add32,
   addConst: r.addConst,
+  dynptrId: r.dynptrId,
+  dynptrPkt: r.dynptrPkt,
 });
 
 export const isPointer = (r: Reg): boolean => r.type !== 'scalar' && r.type !== 'not_init';
@@ -168,7 +182,9 @@ export const isPktPointer = (r: Reg): boolean => r.type === 'pkt' || r.type === 
 export const isPktPointerAny = (r: Reg): boolean => r.type === 'pkt' || r.type === 'pkt_meta' || r.type === 'pkt_end';
 export const mayBeNull = (t: RegType): boolean =>
   t === 'map_value_or_null' || t === 'xdp_sock_or_null' || t === 'sock_or_null' || t === 'sock_common_or_null' || t === 'ringbuf_mem_or_null' ||
-  t === 'nf_conn_or_null' || t === 'nf_conn___init_or_null';
+  t === 'nf_conn_or_null' || t === 'nf_conn___init_or_null' || t === 'mem_or_null' || t === 'rdonly_mem_or_null';
+/** base_type(t) == PTR_TO_MEM for a dynptr slice: the memory is `range` bytes. */
+export const isDynptrMem = (t: RegType): boolean => t === 'mem' || t === 'rdonly_mem';
 /** type_is_sk_pointer */
 export const isSkPointer = (t: RegType): boolean => t === 'sock' || t === 'sock_common' || t === 'xdp_sock';
 export const isConstScalar = (r: Reg): boolean => r.type === 'scalar' && tnumIsConst(r.varOff);

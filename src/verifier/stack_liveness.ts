@@ -101,8 +101,8 @@ function transfer(insn: Insn, v: Int16Array): boolean {
       if (fpArg && (insn.src === O.BPF_PSEUDO_CALL || insn.src === O.BPF_PSEUDO_KFUNC_CALL)) return false;
       for (let r = 1; r <= 5; r++) v[r] = NOT;
       // A helper's result never points into this frame: a map lookup keyed on the stack returns a map
-      // value. (bpf_dynptr_data over a stack buffer would, and the verifier refuses dynptr helpers;
-      // kfuncs given this frame already made it escape above.)
+      // value. (bpf_dynptr_data over a stack buffer would; the only dynptrs made here are XDP ones, over the
+      // packet, and kfuncs given this frame — bpf_dynptr_from_xdp among them — already made it escape above.)
       v[0] = NOT;
       return true;
     }

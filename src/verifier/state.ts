@@ -2,7 +2,7 @@
  * The verifier state of one path (the kernel's bpf_verifier_state): a stack
  * of function frames, each with eleven registers and its own stack slots.
  * A stack slot is 8 bytes, each byte typed (invalid, part of a spilled
- * register, misc data, zero); a spilled register keeps its full state.
+ * register, misc data, zero, half of a dynptr); a spilled register keeps its full state.
  */
 import { MAX_BPF_REG } from '../isa/opcodes';
 import { copyReg, notInit, pointer, type Reg } from './reg';
@@ -11,12 +11,26 @@ export const STACK_INVALID = 0;
 export const STACK_SPILL = 1;
 export const STACK_MISC = 2;
 export const STACK_ZERO = 3;
-export const SLOT_CHAR = ['?', 'r', 'm', '0'];
+/** Half of a struct bpf_dynptr (16 bytes, two slots) that a kfunc initialised: neither data nor a spill (./dynptr.ts). */
+export const STACK_DYNPTR = 4;
+export const SLOT_CHAR = ['?', 'r', 'm', '0', 'd'];
+
+/**
+ * A STACK_DYNPTR slot's spilled_ptr.dynptr: its kind (only XDP programs' packet dynptrs here), whether it is
+ * the dynptr's first slot (the lower address, the higher spi) and the id its slices carry as dynptr_id.
+ */
+export interface DynptrSlot {
+  type: 'xdp';
+  first: boolean;
+  id: number;
+}
 
 export interface StackSlot {
   /** Byte types; index j covers the byte at fp-(8*spi)-1-j... as the kernel's slot_type[]. */
   types: number[];
   spilled: Reg;
+  /** Set while the slot's bytes are STACK_DYNPTR. */
+  dynptr?: DynptrSlot;
 }
 
 export interface Frame {
@@ -99,7 +113,7 @@ export function newSlot(): StackSlot {
 export function cloneFrame(f: Frame): Frame {
   return {
     regs: f.regs.map(copyReg),
-    stack: f.stack.map((s) => ({ types: s.types.slice(), spilled: copyReg(s.spilled) })),
+    stack: f.stack.map((s) => (s.dynptr ? { types: s.types.slice(), spilled: copyReg(s.spilled), dynptr: { ...s.dynptr } } : { types: s.types.slice(), spilled: copyReg(s.spilled) })),
     frameno: f.frameno,
     callsite: f.callsite,
     subprogStart: f.subprogStart,

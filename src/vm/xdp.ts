@@ -6,7 +6,7 @@
  * read-only. Packet bytes are the caller's buffer (zero copy).
  */
 import { syncookieHelpers } from './helpers_syncookie';
-import { KFUNCS, xdpKfuncs } from './kfuncs';
+import { dynptrHelpers, KFUNCS, xdpKfuncs } from './kfuncs';
 import { relocatedInsns, type ParsedSpec } from '../isa/spec';
 import { BPF_PSEUDO_MAP_FD, BPF_PSEUDO_MAP_VALUE } from '../isa/opcodes';
 import { BPF_F_RDONLY_PROG, BPF_F_WRONLY_PROG, bindMapInMaps, checkMapInMaps, createMap, MapMemory, type BpfMap } from '../maps';
@@ -212,6 +212,7 @@ export class XdpVm {
     };
     for (const [id, fn] of xdpHelpers(helpersCtx)) lazy.set(id, fn);
     for (const [id, fn] of syncookieHelpers()) if (!lazy.has(id)) lazy.set(id, fn);
+    for (const [id, fn] of dynptrHelpers({ xdp: () => this.state })) lazy.set(id, fn);
     // lddw of a map: relocations first, else src_reg says imm is a map (index) or a map value.
     const relocated = new Set<number>();
     // Global data (BPF_PSEUDO_MAP_VALUE): a pointer to byte `offset` of the map's value 0, as libbpf relocates .data/.bss/.rodata.

@@ -9,6 +9,7 @@
  *   r2 = *(u32 *)(r1 +0)
  *   r1 = map[0]                          (an lddw relocated to map 0)
  *   raw: 0f0b000000000000                (one slot as hex, for encodings no assembler writes)
+ *   call kfunc bpf_dynptr_from_xdp       (a BPF_PSEUDO_KFUNC_CALL bound by name, as kfunc_relocs binds it)
  *   ...
  */
 import { readdirSync, readFileSync } from 'node:fs';
@@ -28,6 +29,7 @@ export interface VerifierCase {
 type Assemble = (text: string) => { insns: Insn[]; errors: { line: number; message: string }[] };
 
 const RAW_MARK = 0x7ea000;
+const KFUNC_MARK = 0x7eb000;
 const here = path.dirname(fileURLToPath(import.meta.url));
 
 export function loadCases(assemble: Assemble, dir = here): VerifierCase[] {
@@ -44,6 +46,8 @@ export function loadCases(assemble: Assemble, dir = here): VerifierCase[] {
       const asm: string[] = [];
       const mapOrder: (number | null)[] = [];
       const raws: string[] = [];
+      const kfuncs: string[] = [];
+      const kfuncRelocs: { insn: number; name: string }[] = [];
       for (const raw of lines.slice(1)) {
         const line = raw.replace(/\s+$/, '');
         if (!line.trim() || line.trim().startsWith('#')) continue;
@@ -67,6 +71,12 @@ export function loadCases(assemble: Assemble, dir = here): VerifierCase[] {
         if (e) {
           expectAccept = e[1] === 'accept';
           if (e[2]) expectError = e[2];
+          continue;
+        }
+        const kf = /^call kfunc (\w+)$/.exec(line.trim());
+        if (kf) {
+          asm.push(`r9 = ${KFUNC_MARK + kfuncs.length}`);
+          kfuncs.push(kf[1]!);
           continue;
         }
         const rw = /^raw:\s*([0-9a-fA-F]{16})$/.exec(line.trim());
@@ -95,6 +105,11 @@ export function loadCases(assemble: Assemble, dir = here): VerifierCase[] {
           const b = hexToBytes(raws[k]!) as Uint8Array;
           res.insns[slot] = decodeProgram(b).insns[0]!;
         }
+        const kk = insn.imm - KFUNC_MARK;
+        if (insn.code === 0xb7 && insn.dst === 9 && kk >= 0 && kk < kfuncs.length) {
+          res.insns[slot] = { code: 0x85, dst: 0, src: 2, off: 0, imm: 0 };
+          kfuncRelocs.push({ insn: slot, name: kfuncs[kk]! });
+        }
       }
       const relocs: { insn: number; map: number }[] = [];
       let k = 0;
@@ -113,6 +128,7 @@ export function loadCases(assemble: Assemble, dir = here): VerifierCase[] {
         spec.maps = maps;
         spec.map_relocs = relocs;
       }
+      if (kfuncRelocs.length) spec.kfunc_relocs = kfuncRelocs;
       out.push({ file: f, name, spec, expectAccept, expectError });
     }
   }

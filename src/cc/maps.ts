@@ -8,7 +8,7 @@
 import type { Sym } from './ast';
 import type { DiagnosticBag } from './diagnostics';
 import { constOf } from './codegen/tree';
-import { MAP_TYPES, type MapSpec, type MapType } from '../isa/spec';
+import { isMapInMap, MAP_TYPES, type MapSpec, type MapType } from '../isa/spec';
 import { findMember, sizeOf, type Type } from './types';
 
 /**
@@ -129,7 +129,7 @@ export function readMapDef(sym: Sym, diags: DiagnosticBag, depth = 0, opts: { un
   if (typeName === 'ringbuf') { keySize ??= 0; valueSize ??= 0; }
   // Queues, stacks and bloom filters have no key (BPF_MAP_CREATE wants key_size 0).
   if (typeName === 'queue' || typeName === 'stack' || typeName === 'bloom_filter') keySize ??= 0;
-  if ((typeName === 'array_of_maps' || typeName === 'hash_of_maps') && !innerDef) {
+  if (isMapInMap(typeName) && !innerDef) {
     diags.error('cc-map-def', `map '${sym.name}': a map-in-map needs its inner map's definition: __array(values, struct { ... })`, sym.span);
     return undefined;
   }

@@ -12,7 +12,7 @@
  * written by clang-19 (see ./clang.ts).
  */
 import type { KfuncReloc, MapReloc, MapSpec, MapType, ProgramSpec } from '../isa/spec';
-import { MAP_TYPES } from '../isa/spec';
+import { isMapInMap, MAP_TYPES } from '../isa/spec';
 import { isTypelessSection, isXdpSection } from '../cc/object';
 
 export interface Section { name: string; type: number; offset: number; size: number; link: number; info: number; entsize: number; data: Uint8Array }
@@ -169,7 +169,7 @@ export function readMaps(sections: Section[], syms: ElfSym[], unsupported?: (nam
       // __array(values, T): libbpf makes a map-in-map's value an fd (4 bytes) and reads its inner template from T.
       const values = field('values');
       let template: MapSpec | undefined;
-      if (values !== undefined && (type === 'array_of_maps' || type === 'hash_of_maps')) {
+      if (values !== undefined && isMapInMap(type)) {
         valueSize = 4;
         const arr = types[skipMods(types, values)]!;
         const ptr = types[skipMods(types, arr.elemType ?? 0)]!;
@@ -434,7 +434,7 @@ export function extractObject(buf: Uint8Array): ElfObject {
     maps.push(m);
   }
   // The oracle cannot create map-in-maps (XDP Lab's VM can): callers that hand the spec to the oracle learn it here.
-  for (const m of maps) if (m.type === 'array_of_maps' || m.type === 'hash_of_maps') unsupported.push(`map-in-map '${m.name}'`);
+  for (const m of maps) if (isMapInMap(m.type)) unsupported.push(`map-in-map '${m.name}'`);
   unsupported.push(...linkMapInMaps(maps, readMapInMapSlots(sections, syms)));
   const dataIndex = new Map<number, number>();
   sections.forEach((s, i) => {

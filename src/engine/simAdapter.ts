@@ -17,6 +17,7 @@ import { XdpDumpCapture, type XdpDumpStatus } from './xdpdump';
 import { replayRun, type PacketDetail } from './inspect';
 import type { MapView } from './simTypes';
 import { hexToBytes } from '../isa';
+import { isMapInMap } from '../isa/spec';
 import { redirectCounts, redirectView } from './views/redirect';
 import { installRedirectEntries, loadTargetPrograms, type TargetPrograms } from './redirectSetup';
 import { xskView } from './views/xsk';
@@ -408,7 +409,7 @@ export class DriverSim implements SimPort {
           const value = Array.isArray(e.value) ? e.value : [e.value];
           const keyC = keyType ? cValue(e.key, types.key) : undefined;
           const valueC = valueType ? value.map((v) => cValue(v, types.value) ?? v) : undefined;
-          const innerMap = m.type === 'array_of_maps' || m.type === 'hash_of_maps' ? this.program?.maps[leU32(value[0]!)]?.name : undefined;
+          const innerMap = isMapInMap(m.type) ? this.program?.maps[leU32(value[0]!)]?.name : undefined;
           return { key: e.key, value, ...(keyC !== undefined ? { keyC } : {}), ...(valueC ? { valueC } : {}), ...(innerMap !== undefined ? { innerMap } : {}) };
         }),
       };

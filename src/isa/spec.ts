@@ -37,6 +37,9 @@ export const MAP_TYPES = {
 } as const;
 export type MapType = keyof typeof MAP_TYPES;
 
+/** BPF_MAP_TYPE_ARRAY_OF_MAPS / HASH_OF_MAPS: a map whose values are maps (created from an inner map's template). */
+export const isMapInMap = (t: string): boolean => t === 'array_of_maps' || t === 'hash_of_maps';
+
 export interface MapSpec {
   name?: string;
   type: MapType;
@@ -164,7 +167,7 @@ export function parseSpec(json: unknown): ParsedSpec | { error: string } {
     // A map-in-map is created from its inner map's template (BPF_MAP_CREATE's inner_map_fd; EBADF without one):
     // the verifier types the outer lookup's result by it.
     for (const [i, m] of maps.entries()) {
-      const outer = m.type === 'array_of_maps' || m.type === 'hash_of_maps';
+      const outer = isMapInMap(m.type);
       if (m.inner_map === undefined ? outer : !outer || !Number.isInteger(m.inner_map) || m.inner_map < 0 || m.inner_map >= maps.length || m.inner_map === i) {
         return { error: `spec.maps[${i}].inner_map: ${outer ? 'an array_of_maps or hash_of_maps needs the index of its inner map\'s template' : 'only an array_of_maps or hash_of_maps has one'}` };
       }

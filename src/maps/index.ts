@@ -21,7 +21,7 @@
  * storage is allocated lazily in chunks, so a large but legal array costs
  * nothing until its elements are touched.
  */
-import type { MapSpec, MapType } from '../isa/spec';
+import { isMapInMap, type MapSpec, type MapType } from '../isa/spec';
 import { bytesToHex } from '../isa/insn';
 import { LpmTrie } from './lpm';
 import { HelperOnlyMap, MapBase, PERCPU, stride } from './base';
@@ -215,7 +215,7 @@ export function checkMapSpec(spec: MapSpec, nCpus: number): string | undefined {
   if (ks === 0 && type !== 'ringbuf' && type !== 'queue' && type !== 'stack' && type !== 'bloom_filter') return `map ${type}: key_size must be > 0 (EINVAL)`;
   if ((type === 'devmap' || type === 'devmap_hash') && vs !== 4 && vs !== 8) return `map ${type}: value_size must be 4 or 8 (EINVAL)`;
   if ((type === 'cpumap') && vs !== 4 && vs !== 8) return `map cpumap: value_size must be 4 or 8 (EINVAL)`;
-  if ((type === 'xskmap' || type === 'prog_array' || type === 'perf_event_array' || type === 'array_of_maps' || type === 'hash_of_maps') && vs !== 4) return `map ${type}: value_size must be 4 (EINVAL)`;
+  if ((type === 'xskmap' || type === 'prog_array' || type === 'perf_event_array' || isMapInMap(type)) && vs !== 4) return `map ${type}: value_size must be 4 (EINVAL)`;
   if (type === 'perf_event_array' && ks !== 4) return 'map perf_event_array: key_size must be 4 (EINVAL)';
   if (type === 'ringbuf' && (ks !== 0 || vs !== 0)) return 'map ringbuf: key_size and value_size must be 0 (EINVAL)';
   if (type === 'ringbuf' && (n < 4096 || (n & (n - 1)) !== 0)) return `map ringbuf: max_entries ${n} must be a power of 2 and a multiple of the page size (EINVAL)`;
@@ -253,7 +253,7 @@ export const BPF_F_INNER_MAP = 0x1000;
  */
 export function checkMapInMaps(specs: readonly MapSpec[]): string | undefined {
   for (const spec of specs) {
-    const outer = spec.type === 'array_of_maps' || spec.type === 'hash_of_maps';
+    const outer = isMapInMap(spec.type);
     const name = spec.name ?? spec.type;
     if (!outer) {
       if (spec.inner_map !== undefined) return `map ${name}: inner_map is for array_of_maps and hash_of_maps maps`;
@@ -261,7 +261,7 @@ export function checkMapInMaps(specs: readonly MapSpec[]): string | undefined {
     }
     const meta = spec.inner_map === undefined ? undefined : specs[spec.inner_map];
     if (!meta) return `map ${name}: a map-in-map needs inner_map, the index of its inner map's template (EBADF)`;
-    if (meta.type === 'array_of_maps' || meta.type === 'hash_of_maps') return `map ${name}: its inner map may not be a map-in-map itself (EINVAL)`;
+    if (isMapInMap(meta.type)) return `map ${name}: its inner map may not be a map-in-map itself (EINVAL)`;
     for (const [i, e] of (spec.init ?? []).entries()) {
       const idx = e.value.length === 8 ? u32(hexBytes(e.value) ?? new Uint8Array(4)) : -1;
       const inner = specs[idx];

@@ -20,7 +20,7 @@ import {
   slotOf,
   stackFrameOf,
 } from './mem';
-import { isNullScalar, isPointer, knownScalar, markUnknown, mayBeNull, notInit, pointer, type Reg, type RegType } from './reg';
+import { isNullScalar, isPointer, knownScalar, markRegInvalid, markUnknown, mayBeNull, notInit, pointer, type Reg, type RegType } from './reg';
 import { regBoundsSync } from './scalar';
 import { STACK_DYNPTR, STACK_INVALID, STACK_MISC, STACK_SPILL, STACK_ZERO, curFrame, forEachReg, growStack } from './state';
 import { isDynptrSlicePkt, processDynptrFunc } from './dynptr';
@@ -435,10 +435,7 @@ function checkMapFuncCompatibility(env: Env, mapIdx: number, fn: HelperProto): v
 /** clear_all_pkt_pointers: after a call that may move the packet, no packet pointer's range holds (with allow_ptr_leaks they become unknown scalars). */
 export function clearAllPktPointers(env: Env): void {
   forEachReg(env.cur, (r) => {
-    if (r.type === 'pkt' || r.type === 'pkt_meta' || r.type === 'pkt_end' || isDynptrSlicePkt(r)) {
-      if (env.allowPtrLeaks) markUnknown(r);
-      else Object.assign(r, notInit());
-    }
+    if (r.type === 'pkt' || r.type === 'pkt_meta' || r.type === 'pkt_end' || isDynptrSlicePkt(r)) markRegInvalid(r, env.allowPtrLeaks);
   });
 }
 
@@ -539,9 +536,7 @@ function releaseReference(env: Env, refObjId: number, fn: HelperProto): void {
   if (i < 0) env.reject(`func ${helperDisplayName(fn.id)}#${fn.id} reference has not been acquired before`);
   refs.splice(i, 1);
   forEachReg(env.cur, (r) => {
-    if (r.refObjId !== refObjId) return;
-    if (env.allowPtrLeaks) markUnknown(r);
-    else Object.assign(r, notInit());
+    if (r.refObjId === refObjId) markRegInvalid(r, env.allowPtrLeaks);
   });
 }
 

@@ -14,19 +14,13 @@
  */
 import type { Env } from './env';
 import { checkMemAccess, stackFrameOf } from './mem';
-import { markUnknown, notInit, type Reg } from './reg';
+import { markRegInvalid, notInit, type Reg } from './reg';
 import { forEachReg, newSlot, STACK_DYNPTR, STACK_INVALID, type DynptrSlot, type Frame } from './state';
 import { s64, tnumIsConst } from './tnum';
 
 export const BPF_DYNPTR_SIZE = 16;
 const BPF_DYNPTR_NR_SLOTS = 2;
 const ERANGE = -34;
-
-/** mark_reg_invalid: a pointer that no longer holds becomes not_init, or with allow_ptr_leaks an unknown scalar. */
-export function markRegInvalid(env: Env, r: Reg): void {
-  if (env.allowPtrLeaks) markUnknown(r);
-  else Object.assign(r, notInit());
-}
 
 /** stack_slot_obj_get_spi for a dynptr: the spi of its first slot, ERANGE past the allocated stack, or a refusal already logged (-1). */
 function dynptrGetSpi(env: Env, reg: Reg, lines: string[]): number {
@@ -64,7 +58,7 @@ export function destroyIfDynptrStackSlot(env: Env, f: Frame, spi: number): void 
     delete x.dynptr;
   }
   forEachReg(env.cur, (r) => {
-    if ((r.type === 'mem' || r.type === 'mem_or_null') && !r.dynptrPkt && r.dynptrId === id) markRegInvalid(env, r);
+    if ((r.type === 'mem' || r.type === 'mem_or_null') && !r.dynptrPkt && r.dynptrId === id) markRegInvalid(r, env.allowPtrLeaks);
   });
   env.live.markWrite(f.frameno, first);
   env.live.markWrite(f.frameno, first - 1);

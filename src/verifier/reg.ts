@@ -213,6 +213,16 @@ export function mark32Unbounded(r: Reg): void {
   r.u32max = U32_MAX;
 }
 
+/**
+ * mark_reg_invalid: a pointer that no longer holds (its packet moved, its
+ * reference was released, its dynptr destroyed). With allow_ptr_leaks it
+ * stays readable as an unknown scalar; otherwise it is not initialised.
+ */
+export function markRegInvalid(r: Reg, allowPtrLeaks: boolean): void {
+  if (allowPtrLeaks) markUnknown(r);
+  else Object.assign(r, notInit());
+}
+
 /** Turn r into an unknown scalar in place (the kernel's __mark_reg_unknown). */
 export function markUnknown(r: Reg): void {
   Object.assign(r, unknownScalar(), { precise: false });

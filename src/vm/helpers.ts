@@ -15,6 +15,7 @@ import { objectHelpers, type EventLog } from './helpers_objects';
 import { contextHelpers } from './helpers_context';
 import { AF_INET, AF_INET6, FIB_LOOKUP_SIZE, type FibTable } from './fib';
 import { EACCES, EAFNOSUPPORT, EFAULT, EINVAL, ENODEV } from '../isa/errno';
+import { isMapInMap } from '../isa/spec';
 
 export const XDP_ABORTED = 0;
 export const XDP_DROP = 1;
@@ -135,7 +136,7 @@ export function xdpHelpers(ctx: XdpHelperContext): Map<number, HelperFn> {
     if (map.lookupCounter) map.lookupCounter.n++;
     const v = map.lookup(key, ctx.env.cpu);
     if (!v) return m.setReg(0, 0);
-    if (map.type === 'array_of_maps' || map.type === 'hash_of_maps') {
+    if (isMapInMap(map.type)) {
       // The value is the inner map (its index in the program's map list here, an fd in the kernel).
       const inner = ctx.mapRegions[(v[0]! | (v[1]! << 8) | (v[2]! << 16) | (v[3]! << 24)) >>> 0];
       return inner ? m.setPtr(0, inner, 0) : m.setReg(0, 0);

@@ -25,7 +25,7 @@ import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { readDeclTags, readElf, readMaps, type ElfSym } from '../../src/cli/bpf_elf';
-import type { MapReloc, MapSpec, ProgramSpec } from '../../src/isa/spec';
+import { isMapInMap, type MapReloc, type MapSpec, type ProgramSpec } from '../../src/isa/spec';
 import { kernelFirstErrorLine, normalizeErrorLine } from '../cases/verifier/load';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -137,7 +137,6 @@ interface Rel {
 
 class Unlinkable extends Error {}
 
-const isMapInMap = (t: string): boolean => t === 'array_of_maps' || t === 'hash_of_maps';
 
 /**
  * A selftest program the oracle cannot load (it uses a map-in-map), with

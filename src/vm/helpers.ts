@@ -55,6 +55,18 @@ export interface XdpBuffState {
   tailCalls: number;
 }
 
+/**
+ * bpf_xdp_pointer on a linear frame (the VM's frames are one buffer): where
+ * `len` bytes at `off` from data start in buf, or -EFAULT for an offset or
+ * length past 16 bits, -EINVAL past data_end. bpf_xdp_load_bytes,
+ * bpf_xdp_store_bytes and the dynptr slices and reads all go through it.
+ */
+export function xdpPointer(x: XdpBuffState, off: number, len: number): number {
+  if (off > 0xffff || len > 0xffff) return -EFAULT;
+  if (off + len > x.dataEnd - x.data) return -EINVAL;
+  return x.data + off;
+}
+
 export interface HelperEnv {
   /** Nanoseconds (a double: exact for 104 days of virtual time), so no BigInt per call. */
   ktimeNs(): number;
@@ -331,12 +343,11 @@ export function xdpHelpers(ctx: XdpHelperContext): Map<number, HelperFn> {
   });
   const xdpBytes = (store: boolean) => (m: Machine, pc: number) => {
     const x = ctx.xdp();
-    const offset = m.regU32(2);
     const len = m.regNum(4);
-    if (offset > 0xffff || len > 0xffff) return m.setReg(0, -EFAULT);
-    if (offset + len > x.dataEnd - x.data) return m.setReg(0, -EINVAL);
+    const at = xdpPointer(x, m.regU32(2), len);
+    if (at < 0) return m.setReg(0, at);
     const buf = m.bytesAt(pc, 3, len, !store);
-    const pkt = x.buf.subarray(x.data + offset, x.data + offset + len);
+    const pkt = x.buf.subarray(at, at + len);
     if (store) pkt.set(buf);
     else buf.set(pkt);
     m.setReg(0, 0);

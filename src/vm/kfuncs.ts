@@ -30,8 +30,8 @@
  * bpf_dynptr_data is NULL for XDP dynptrs, as in the kernel.
  */
 import type { HelperFn, Machine } from './interp';
-import { E2BIG, EFAULT, EINVAL, ENOENT } from '../isa/errno';
-import type { XdpBuffState } from './helpers';
+import { E2BIG, EINVAL, ENOENT } from '../isa/errno';
+import { xdpPointer, type XdpBuffState } from './helpers';
 
 /** A kfunc runs as a helper does: arguments in r1-r5, its result in r0. */
 export type Kfunc = HelperFn;
@@ -89,13 +89,6 @@ function dynptrAt(m: Machine, pc: number, reg: number): DynptrKern {
 function checkOffLen(d: DynptrKern, offset: bigint, len: bigint): number {
   if (offset > BigInt(d.size) || len > BigInt(d.size) - offset) return -E2BIG;
   return 0;
-}
-
-/** bpf_xdp_pointer on a linear frame: the byte offset in buf, or a negative errno. */
-function xdpPointer(x: XdpBuffState, off: number, len: number): number {
-  if (off > 0xffff || len > 0xffff) return -EFAULT;
-  if (off + len > x.dataEnd - x.data) return -EINVAL;
-  return x.data + off;
 }
 
 /** bpf_dynptr_slice (rdwr: bpf_dynptr_slice_rdwr): r0 = a pointer to the bytes, or NULL. */

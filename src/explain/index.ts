@@ -214,7 +214,7 @@ function describe(f: Facts, names: ReturnType<typeof namesAround>, code: string)
         summary: `${at} calls ${name}, a kernel function (kfunc) XDP programs may not call.`,
         detail:
           `A kfunc can be called only from the program types its subsystem registers it for, and only if the running kernel has it; the kernel checks every kfunc call before it verifies anything. ` +
-          `XDP programs here may call the conntrack kfuncs (bpf_xdp_ct_lookup, bpf_ct_release, ...) bpf_xdp_pull_data and the XDP dynptr kfuncs (bpf_dynptr_from_xdp, bpf_dynptr_slice, bpf_dynptr_slice_rdwr). Check the name, or do the work with a helper (bpf_*) instead.`,
+          `XDP programs here may call the conntrack kfuncs (bpf_xdp_ct_lookup, bpf_ct_release, ...), bpf_xdp_pull_data and the XDP dynptr kfuncs (bpf_dynptr_from_xdp, bpf_dynptr_slice, bpf_dynptr_slice_rdwr). Check the name, or do the work with a helper (bpf_*) instead.`,
       };
     }
     case 'dynptr':

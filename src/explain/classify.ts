@@ -8,7 +8,7 @@
 import type { Insn } from '../isa/insn';
 import type { MapSpec } from '../isa/spec';
 import type { RegView, StateView, VerifyResult } from '../verifier';
-import { helperById, helperDisplayName, resolveMapArgType, type ArgKind } from '../helpers/table';
+import { BPF_FUNC, helperById, helperDisplayName, resolveMapArgType, type ArgKind } from '../helpers/table';
 import { BPF_PSEUDO_KFUNC_CALL } from '../isa/opcodes';
 import { XDP_KFUNCS } from '../verifier/kfunc';
 
@@ -31,6 +31,10 @@ export type ExplainKind =
   | 'stack-size'
   | 'kfunc-unavailable'
   | 'dynptr'
+  | 'unreleased-ref'
+  | 'released-ref'
+  | 'mem-access'
+  | 'map-readonly'
   | 'other';
 
 export interface Facts {
@@ -67,6 +71,14 @@ export interface Facts {
    * null-deref: the pointer was a dynptr slice, not a map lookup.
    */
   dynptr?: 'arg' | 'szk' | 'slice-bounds' | 'slice-rdonly' | 'bytes' | 'slice-null';
+  /**
+   * References (unreleased-ref, released-ref, mem-access, null-deref of an acquired pointer): the call that took the
+   * reference (`cause` is its pc for unreleased-ref and mem-access) and the function that gives it back.
+   */
+  acquire?: string;
+  release?: string;
+  /** A global the program may only read (map-readonly): its map's name (.rodata). */
+  mapName?: string;
   /** A loop the walk found coming back to its head in the same state (the kernel's "infinite loop detected"). */
   infinite?: boolean;
   /** A loop that left a branch to check on every trip until 8192 were waiting (the kernel's "The sequence of 8193 jumps is too complex"). */
@@ -119,6 +131,8 @@ export function originOf(insns: readonly Insn[], path: readonly number[], idx: n
 const CLASS = (code: number) => code & 7;
 const BPF_LDX = 1, BPF_ST = 2, BPF_STX = 3, BPF_ALU = 4, BPF_JMP = 5, BPF_JMP32 = 6, BPF_ALU64 = 7;
 const BPF_MOV = 0xb0;
+/** BPF_F_RDONLY_PROG: the program may only read the map (libbpf creates .rodata with it). */
+const BPF_F_RDONLY_PROG = 0x80;
 const ALU_OPS: Record<number, string> = { 0x00: '+', 0x10: '-', 0x20: '*', 0x30: '/', 0x40: '|', 0x50: '&', 0x60: '<<', 0x70: '>>', 0x80: '-(negate)', 0x90: '%', 0xa0: '^', 0xc0: '>>(signed)', 0xd0: 'byte swap' };
 const SIZE_BYTES: Record<number, number> = { 0x00: 4, 0x08: 2, 0x10: 1, 0x18: 8 };
 const MAX_PACKET_OFF = 0xffff;
@@ -134,6 +148,37 @@ function changesPktData(insn: Insn, kfunc: string | undefined): boolean {
   if (insn.code !== 0x85) return false;
   if (insn.src === BPF_PSEUDO_KFUNC_CALL) return kfunc !== undefined && Object.hasOwn(XDP_KFUNCS, kfunc) && XDP_KFUNCS[kfunc]!.changesPktData === true;
   return insn.src === 0 && helperById(insn.imm)?.changesPktData === true;
+}
+
+/** The call at `pc` acquires a reference (check_helper_call's acquire_reference, KF_ACQUIRE): its name, as C calls it. */
+export function acquireName(insns: readonly Insn[], pc: number, kfuncs: ReadonlyMap<number, string>): string | undefined {
+  const i = insns[pc];
+  if (!i || i.code !== 0x85) return undefined;
+  if (i.src === BPF_PSEUDO_KFUNC_CALL) {
+    const k = kfuncs.get(pc);
+    return k !== undefined && Object.hasOwn(XDP_KFUNCS, k) && XDP_KFUNCS[k]!.acquire === true ? k : undefined;
+  }
+  const h = i.src === 0 ? helperById(i.imm) : undefined;
+  return h && (h.ret === 'RET_PTR_TO_RINGBUF_MEM_OR_NULL' || h.ret === 'RET_PTR_TO_SOCKET_OR_NULL') ? helperDisplayName(i.imm) : undefined;
+}
+
+/** The call at `pc` gives a reference back (OBJ_RELEASE helpers, KF_RELEASE kfuncs): its name. */
+function releaseCallName(insns: readonly Insn[], pc: number, kfuncs: ReadonlyMap<number, string>): string | undefined {
+  const i = insns[pc];
+  if (!i || i.code !== 0x85) return undefined;
+  if (i.src === BPF_PSEUDO_KFUNC_CALL) {
+    const k = kfuncs.get(pc);
+    return k !== undefined && Object.hasOwn(XDP_KFUNCS, k) && XDP_KFUNCS[k]!.release === true ? k : undefined;
+  }
+  const h = i.src === 0 ? helperById(i.imm) : undefined;
+  return h && (h.args[0] === 'ARG_PTR_TO_RINGBUF_MEM' || helperDisplayName(i.imm) === 'bpf_sk_release') ? helperDisplayName(i.imm) : undefined;
+}
+
+/** What gives back a reference `acquire` took, as a learner writes it (the error paths' choice: a reservation is discarded). */
+export function releaseFor(acquire: string): string {
+  if (acquire === 'bpf_ringbuf_reserve') return 'bpf_ringbuf_discard';
+  if (acquire.startsWith('bpf_xdp_ct_') || acquire === 'bpf_ct_insert_entry') return 'bpf_ct_release';
+  return 'bpf_sk_release';
 }
 
 function isBackEdge(insns: readonly Insn[], pc: number): boolean {
@@ -164,6 +209,9 @@ function argFits(k: ArgKind, r: RegView | undefined, stack: StateView['stack']):
     case 'ARG_CONST_SIZE':
     case 'ARG_CONST_SIZE_OR_ZERO':
       return t === 'scalar';
+    case 'ARG_CONST_ALLOC_SIZE_OR_ZERO':
+      // The size of what bpf_ringbuf_reserve returns is part of the pointer's type: it must be a known constant.
+      return t === 'scalar' && r?.value !== undefined;
     default:
       return t !== 'not_init';
   }
@@ -272,11 +320,36 @@ export function classify(insns: readonly Insn[], maps: readonly MapSpec[], v: Ve
         const idx = path.lastIndexOf(pc);
         for (let k = idx - 1; k >= 0; k--) if (changesPktData(insns[path[k]!]!, kfuncs.get(path[k]!))) return { ...base, kind: 'stale-pkt-pointer', cause: path[k] };
         const o = originOf(insns, path, idx < 0 ? path.length : idx, regno);
+        // A reference given back on this path before the access: release_reference made every copy of the pointer a number.
+        const acquire = o?.how === 'call' ? acquireName(insns, o.pc, kfuncs) : undefined;
+        if (acquire !== undefined) {
+          const from = path.lastIndexOf(o!.pc, idx < 0 ? path.length - 1 : idx);
+          for (let k = from + 1; k < (idx < 0 ? path.length : idx); k++) {
+            const release = releaseCallName(insns, path[k]!, kfuncs);
+            if (release !== undefined) return { ...base, kind: 'released-ref', cause: path[k], acquire, release };
+          }
+        }
         return { ...base, kind: 'scalar-deref', ...(o ? { origin: o.how, cause: o.pc } : {}) };
       }
       case 'map_value_or_null':
       case 'xdp_sock_or_null':
         return { ...base, kind: 'null-deref' };
+      case 'ringbuf_mem_or_null':
+      case 'sock_or_null':
+      case 'sock_common_or_null':
+      case 'nf_conn_or_null':
+      case 'nf_conn___init_or_null': {
+        // Not a map lookup: the acquiring call that may have returned NULL.
+        const idx = path.lastIndexOf(pc);
+        const o = originOf(insns, path, idx < 0 ? path.length : idx, regno);
+        const acquire = o?.how === 'call' ? acquireName(insns, o.pc, kfuncs) : undefined;
+        return { ...base, kind: 'null-deref', ...(acquire !== undefined ? { acquire, cause: o!.pc } : {}) };
+      }
+      case 'ringbuf_mem': {
+        const idx = path.lastIndexOf(pc);
+        const o = originOf(insns, path, idx < 0 ? path.length : idx, regno);
+        return { ...base, kind: 'mem-access', acquire: 'bpf_ringbuf_reserve', ...(o?.how === 'call' ? { cause: o.pc } : {}) };
+      }
       case 'mem_or_null':
       case 'rdonly_mem_or_null':
         return { ...base, kind: 'null-deref', dynptr: 'slice-null' };
@@ -291,7 +364,10 @@ export function classify(insns: readonly Insn[], maps: readonly MapSpec[], v: Ve
         if (reg!.type === 'pkt_end' || big(reg!.smin) < 0n || big(reg!.umax) > BigInt(MAX_PACKET_OFF)) return { ...base, kind: reg!.type === 'pkt_end' ? 'pkt-access' : 'pkt-unbounded-offset' };
         return { ...base, kind: 'pkt-access' };
       case 'map_value': {
-        const vs = reg!.map !== undefined ? maps[reg!.map]?.value_size : undefined;
+        const m = reg!.map !== undefined ? maps[reg!.map] : undefined;
+        const vs = m?.value_size;
+        // A store into a map the program may only read (BPF_F_RDONLY_PROG: a const global's .rodata): no offset is right.
+        if (c !== BPF_LDX && m !== undefined && ((m.flags ?? 0) & BPF_F_RDONLY_PROG) !== 0) return { ...base, kind: 'map-readonly', mapName: m.name ?? '' };
         return { ...base, kind: 'map-value-access', ...(vs !== undefined ? { valueSize: vs } : {}) };
       }
       case 'fp': {
@@ -351,7 +427,8 @@ export function classify(insns: readonly Insn[], maps: readonly MapSpec[], v: Ve
         if (!argFits(k, r, st?.stack ?? [])) {
           // A map-in-map lookup's result passed as a map before its NULL test: the inner map may not be there.
           if (k === 'ARG_CONST_MAP_PTR' && r?.type === 'map_value_or_null') return { pc, kind: 'null-deref', helper: name, arg: a + 1, regno: a + 1, reg: r };
-          const kind: ExplainKind = r?.type === 'fp' ? 'uninit-stack' : r ? 'helper-arg' : 'uninit-reg';
+          // A stack pointer where memory is wanted: its bytes were not written. Where a number is wanted, it is the wrong kind.
+          const kind: ExplainKind = r?.type === 'fp' && k.startsWith('ARG_PTR_TO') ? 'uninit-stack' : r ? 'helper-arg' : 'uninit-reg';
           return { pc, kind, helper: name, arg: a + 1, wanted: k, regno: a + 1, ...(r ? { reg: r } : {}) };
         }
       }
@@ -373,6 +450,12 @@ export function classify(insns: readonly Insn[], maps: readonly MapSpec[], v: Ve
   }
 
   // exit: the return value, else the stack of the whole call chain (check_max_stack_depth runs after the walk).
+  // An exit (or a tail call) with a reference still held: check_reference_leak, before the return value is looked at.
+  if ((insn.code === 0x95 || (insn.code === 0x85 && insn.src === 0 && insn.imm === BPF_FUNC.tail_call)) && st?.refs?.length) {
+    const ref = st.refs[0]!;
+    const acquire = acquireName(insns, ref.insn, kfuncs);
+    return { pc, kind: 'unreleased-ref', cause: ref.insn, ...(acquire !== undefined ? { acquire, release: releaseFor(acquire) } : {}) };
+  }
   if (insn.code === 0x95) {
     if (!regOf(st, 0)) return { pc, kind: 'uninit-reg', regno: 0 };
     const chain = deepestCall(insns, funcStarts);

@@ -153,15 +153,84 @@ function clobberText(lines: readonly string[], from: { line: number; col: number
 }
 
 /** `if (!p) return …;` for each map lookup result used on the line (or else every one made before it in the function). */
-function nullGuardStmts(lines: readonly string[], fnStart: number, line: number, ret: string): string[] {
+function nullGuardStmts(lines: readonly string[], fnStart: number, line: number, ret: string, from = 'bpf_map_lookup_elem'): string[] {
   const text = lines[line - 1] ?? '';
   const looked: string[] = [];
+  const call = callAssignment(from);
   for (let l = fnStart; l < line; l++) {
-    const m = /(\w+)\s*=\s*bpf_map_lookup_elem\s*\(/.exec(lines[l - 1] ?? '');
+    const m = call.exec(lines[l - 1] ?? '');
     if (m && !looked.includes(m[1]!)) looked.push(m[1]!);
   }
   const cands = [...derefNames(text), ...identifiers(text)].filter((n) => looked.includes(n));
   return [...new Set(cands.length ? cands : looked)].map((n) => `if (!${n})\n\treturn ${ret};`);
+}
+
+/** `NAME = FN(`, a cast between them allowed (`sk = (struct bpf_sock *)bpf_skc_lookup_tcp(`): group 1 is NAME. */
+function callAssignment(fn: string): RegExp {
+  return new RegExp(`(\\w+)\\s*=\\s*(?:\\([^()]*\\)\\s*)?${fn}\\s*\\(`);
+}
+
+/** The variable the call on `line` to `fn` was assigned to. */
+function assignedFrom(lines: readonly string[], line: number | undefined, fn: string): string | undefined {
+  return line !== undefined ? callAssignment(fn).exec(lines[line - 1] ?? '')?.[1] : undefined;
+}
+
+/** The statement that gives back `name`'s reference: `release(name)` (a ring buffer record: and flags 0). */
+function releaseCall(release: string, name: string): string {
+  return release === 'bpf_ringbuf_discard' || release === 'bpf_ringbuf_submit' ? `${release}(${name}, 0);` : `${release}(${name});`;
+}
+
+/**
+ * A return that leaves with a reference held: the release first. A `return` line becomes a block (it may be the body of
+ * an if without braces); any other line gets the release inserted before it.
+ */
+function releaseBeforeExit(f: Facts, lines: readonly string[], line: number, fnStart: number, causeLine: number | undefined): Fix[] {
+  if (f.acquire === undefined || f.release === undefined) return [];
+  const name = assignedFrom(lines, causeLine, f.acquire);
+  if (!name) return [];
+  const text = lines[line - 1] ?? '';
+  const ind = indentOf(text);
+  const rel = releaseCall(f.release, name);
+  if (/^\s*return\b/.test(text)) return [{ line, insert: `${ind}{\n${ind}\t${rel}\n${ind}\t${text.trim()}\n${ind}}`, replace: true }];
+  return insertionLines(lines, line, fnStart + 1).map((l) => ({ line: l, insert: indentOf(lines[l - 1] ?? '') + rel }));
+}
+
+/** A use after the release at `causeLine`: the release moved after the use (after this line, or after the last line that names the pointer). */
+function releaseAfterUse(lines: readonly string[], line: number, fnEnd: number, causeLine: number | undefined): Fix[] {
+  if (causeLine === undefined || causeLine >= line) return [];
+  const rel = lines[causeLine - 1] ?? '';
+  const name = /\(\s*(\w+)/.exec(rel)?.[1];
+  if (!name) return [];
+  let last = line;
+  for (let l = line + 1; l < fnEnd; l++) {
+    const t = lines[l - 1] ?? '';
+    if (/^\s*return\b/.test(t)) break;
+    if (new RegExp(`\\b${name}\\b`).test(t)) last = l;
+  }
+  const ind = indentOf(lines[line - 1] ?? '');
+  return [...new Set([line, last])].map((after) => ({ line: after + 1, insert: ind + rel.trim(), also: [{ line: causeLine, insert: '', replace: true }] }));
+}
+
+/** The reservation on `causeLine` made large enough for an access ending at byte `need` (its size written as a number). */
+function largerReservation(lines: readonly string[], causeLine: number | undefined, need: number): Fix[] {
+  if (causeLine === undefined) return [];
+  const text = lines[causeLine - 1] ?? '';
+  const m = /(bpf_ringbuf_reserve\s*\([^,]+,\s*)(\d+)(\s*,)/.exec(text);
+  if (!m || Number(m[2]) >= need) return [];
+  return [need, Math.ceil(need / 8) * 8].filter((v, i, a) => a.indexOf(v) === i).map((v) => ({ line: causeLine, insert: text.replace(m[0], `${m[1]}${v}${m[3]}`), replace: true }));
+}
+
+/** A const global the line writes to: its declaration without `const` (a .data/.bss global the program may write). */
+function dropConst(lines: readonly string[], line: number): Fix[] {
+  const out: Fix[] = [];
+  for (const n of identifiers(lines[line - 1] ?? '')) {
+    lines.forEach((d, i) => {
+      // A file-scope declaration: no indentation, `const` before the name.
+      if (!new RegExp(`^(?:static\\s+)?(?:volatile\\s+)?const\\b[^;()]*\\b${n}\\s*(?:=|;|\\[)`).test(d) && !new RegExp(`^(?:static\\s+)?const\\s+volatile\\b[^;()]*\\b${n}\\s*(?:=|;|\\[)`).test(d)) return;
+      out.push({ line: i + 1, insert: d.replace(/\bconst\s+/, ''), replace: true });
+    });
+  }
+  return out;
 }
 
 /** Give each variable named on the line a value where it is declared without one (`= 0`, or `= {}` for arrays and structs). */
@@ -342,7 +411,19 @@ export function fixCandidates(f: Facts, lines: readonly string[], line: number, 
       break;
     }
     case 'null-deref':
-      insertAll(nullGuardStmts(lines, fn.start, line, 'XDP_PASS'));
+      insertAll(nullGuardStmts(lines, fn.start, line, 'XDP_PASS', f.acquire));
+      break;
+    case 'unreleased-ref':
+      out.push(...releaseBeforeExit(f, lines, line, fn.start, causeLine));
+      break;
+    case 'released-ref':
+      out.push(...releaseAfterUse(lines, line, fn.end, causeLine));
+      break;
+    case 'mem-access':
+      if (f.size !== undefined) out.push(...largerReservation(lines, causeLine, (r?.off ?? 0) + (f.insnOff ?? 0) + f.size));
+      break;
+    case 'map-readonly':
+      out.push(...dropConst(lines, line));
       break;
     case 'pointer-arith':
       // Arithmetic on a lookup result before its NULL test (`&v->field`): test it first.
@@ -380,9 +461,9 @@ export function fixCandidates(f: Facts, lines: readonly string[], line: number, 
       break;
     }
     case 'helper-arg': {
-      // A value passed where the helper wants a pointer to it: pass its address.
+      // A value passed where the helper wants a pointer to it: pass its address (never where it wants a number).
       const call = /\w+\s*\((.*)\)/.exec(text);
-      if (call) for (const n of identifiers(call[1]!)) {
+      if (call && !f.wanted?.startsWith('ARG_CONST') && f.wanted !== 'ARG_ANYTHING') for (const n of identifiers(call[1]!)) {
         const re = new RegExp(`([(,]\\s*)${n}\\b`);
         if (re.test(text)) out.push({ line, insert: text.replace(re, `$1&${n}`), replace: true });
       }

@@ -16,11 +16,11 @@ import type { VerifyResult } from '../verifier';
 import { XDP_METADATA_KFUNCS } from '../verifier/kfunc';
 import { classify, lastBackEdge, type ExplainKind, type Facts } from './classify';
 import { fixCandidates, type Fix } from './fix';
-import { applyFix as applyFixText, functionAround, lineAfterFix, namesAround, pathLines, posOfPc } from './source';
+import { applyFix as applyFixText, functionAround, lineAfterFix, namesAround, pathLines, posOfPc, takenReturn } from './source';
 
 export type { ExplainKind } from './classify';
 export type { Edit, Fix } from './fix';
-export { applyFix } from './source';
+export { applyFix, editHeading } from './source';
 
 export interface Explanation {
   kind: ExplainKind;
@@ -51,7 +51,15 @@ function plural(n: number, w: string): string {
   return `${n} ${w}${n === 1 ? '' : 's'}`;
 }
 
-function describe(f: Facts, names: ReturnType<typeof namesAround>, code: string): { summary: string; detail: string } {
+/** What an acquired reference is, in a learner's words. */
+function heldThing(acquire: string | undefined): string {
+  if (acquire === 'bpf_ringbuf_reserve') return 'a ring buffer record';
+  if (acquire?.startsWith('bpf_xdp_ct_') || acquire === 'bpf_ct_insert_entry') return 'a reference to a conntrack entry';
+  return acquire ? 'a reference to a socket' : 'a reference';
+}
+
+function describe(f: Facts, names: ReturnType<typeof namesAround>, code: string, causeLine?: number): { summary: string; detail: string } {
+  const atCause = causeLine !== undefined ? ` at line ${causeLine}` : '';
   const R = f.regno !== undefined ? `R${f.regno}` : 'the register';
   const at = `\`${code}\``;
   const r = f.reg;
@@ -114,6 +122,13 @@ function describe(f: Facts, names: ReturnType<typeof namesAround>, code: string)
           `Re-read ${names.ctx}->data and ${names.ctx}->data_end after the call, recompute the pointer and check the bounds again.`,
       };
     case 'null-deref':
+      if (f.acquire !== undefined) {
+        const when = f.acquire === 'bpf_ringbuf_reserve' ? 'when the ring buffer has no room left for the record' : f.acquire.startsWith('bpf_xdp_ct_') ? 'when no conntrack entry matches (or none can be made)' : 'when no socket matches the tuple';
+        return {
+          summary: `${at} ${f.helper ? `passes ${R} to ${f.helper}` : `dereferences ${R}`}, the result of ${f.acquire}${atCause}, which may be NULL.`,
+          detail: `${f.acquire} returns NULL ${when}; on this path nothing has compared the result with NULL (${R} is ${r?.type}). Test it and leave when it is NULL (there is then nothing to release).`,
+        };
+      }
       if (f.dynptr === 'slice-null')
         return {
           summary: `${at} dereferences ${R}, a dynptr slice that may be NULL.`,
@@ -173,6 +188,13 @@ function describe(f: Facts, names: ReturnType<typeof namesAround>, code: string)
           summary: `${at} calls ${f.helper ?? 'a helper'} with a map of a type that helper does not accept.`,
           detail: `The arguments have the right kinds, but the verifier checks which map types each helper may be given (check_map_func_compatibility); this map's type is not among them for ${f.helper ?? 'this helper'}. Use the helper meant for that map type, or another map type.`,
         };
+      if (f.wanted === 'ARG_CONST_ALLOC_SIZE_OR_ZERO')
+        return {
+          summary: `${at} asks ${f.helper ?? 'bpf_ringbuf_reserve'} for a number of bytes the verifier does not know (argument ${f.arg ?? 2}).`,
+          detail:
+            `The size of a ring buffer record is part of the pointer ${f.helper ?? 'bpf_ringbuf_reserve'} returns, so it must be a constant (sizeof the event struct); ${R} holds ${r?.text ?? 'a value'}. ` +
+            'To send a variable amount, reserve the largest size you need and record the length inside, or use bpf_ringbuf_output, which copies a length the verifier can bound.',
+        };
       return {
         summary: `${at} calls ${f.helper ?? 'a helper'} with argument ${f.arg ?? '?'} of the wrong kind${r ? ` (${r.type})` : ''}.`,
         detail: f.wanted ? `The helper's prototype wants ${f.wanted} for argument ${f.arg}; ${R} holds ${r?.text ?? 'nothing'}.${r?.type === 'pkt' ? ' Packet memory passed to a helper must be bounds-checked for the full size the helper reads.' : ''}` : 'The arguments do not match the helper\'s prototype.',
@@ -219,6 +241,40 @@ function describe(f: Facts, names: ReturnType<typeof namesAround>, code: string)
     }
     case 'dynptr':
       return describeDynptr(f, at, R);
+    case 'unreleased-ref': {
+      const thing = heldThing(f.acquire);
+      const give = f.acquire === 'bpf_ringbuf_reserve' ? 'bpf_ringbuf_submit (to send it) or bpf_ringbuf_discard (to drop it)' : (f.release ?? 'its release function');
+      return {
+        summary: `${at} leaves the program while it still holds ${thing} that ${f.acquire ?? 'a call'}${atCause} returned.`,
+        detail:
+          `The verifier counts what a program acquires (a ring buffer record from bpf_ringbuf_reserve, a socket from bpf_sk_lookup_* or bpf_skc_lookup_tcp, a conntrack entry) and refuses any path that ends without giving it back, ` +
+          `since the kernel would leak it (the kernel's "Unreleased reference"). On this path nothing gave this one back: call ${give} before this return, on every path that returns after the NULL test.`,
+      };
+    }
+    case 'released-ref':
+      return {
+        summary: `${at} uses ${R} after ${f.release ?? 'a release'}${atCause} gave it back: it no longer points anywhere.`,
+        detail:
+          `${f.acquire === 'bpf_ringbuf_reserve' ? 'Once a record is submitted or discarded it belongs to the ring buffer\'s reader' : 'Once a reference is released the object is no longer the program\'s'}, and the verifier turns every copy of the pointer into a plain number (${R} is now ${r?.type ?? 'a scalar'}). ` +
+          `Do everything with it first and call ${f.release ?? 'the release'} last.`,
+      };
+    case 'mem-access': {
+      const off = (r?.off ?? 0) + (f.insnOff ?? 0);
+      const have = r?.range;
+      return {
+        summary: `${at} accesses ${plural(f.size ?? 0, 'byte')} at offset ${off} of a record bpf_ringbuf_reserve${atCause} reserved with ${have !== undefined ? plural(have, 'byte') : 'fewer bytes'}.`,
+        detail:
+          `A ring buffer record is exactly as large as the size given to bpf_ringbuf_reserve (its second argument), and the verifier allows accesses only inside it (${R} is ${r?.text ?? 'ringbuf_mem'}). ` +
+          `Reserve enough for everything you write (sizeof the event struct you fill), or write less.`,
+      };
+    }
+    case 'map-readonly':
+      return {
+        summary: `${at} writes to read-only data: ${f.mapName ? `the ${f.mapName} map, ` : ''}where the program's \`const\` globals live.`,
+        detail:
+          'A global declared `const` (typically `const volatile`, which the loader may set before the program loads) goes in .rodata, a map libbpf creates read-only for the program (BPF_F_RDONLY_PROG) and freezes: the verifier refuses every store into it. ' +
+          'To change the value at run time, declare it without `const` (it then lives in .data or .bss), or keep it in a map.',
+      };
     default:
       return { summary: `${at} was refused by the verifier.`, detail: 'See the kernel\'s message beside this explanation.' };
   }
@@ -235,11 +291,21 @@ export function explain(input: ExplainInput, opts: { recheck?: Recheck } = {}): 
   const lines = source.split('\n');
   // A loop that never ends is about the loop, not the instruction the walk happened to stop on.
   const loopPc = facts.kind === 'loop' ? lastBackEdge(parsed.insns, result.errorPath ?? []) : undefined;
-  const pos = posOfPc(li, loopPc ?? facts.pc) ?? { line: 1, column: 1 };
+  let pos = posOfPc(li, loopPc ?? facts.pc) ?? { line: 1, column: 1 };
+  let shared: number | undefined;
+  // A leak is at the return the path took, which may share its exit instruction with an equal return elsewhere.
+  if (facts.kind === 'unreleased-ref') {
+    const taken = takenReturn(lines, pathLines(li, result.errorPath ?? []), pos.line);
+    if (taken !== undefined) {
+      shared = pos.line;
+      pos = { line: taken, column: (lines[taken - 1] ?? '').indexOf('return') + 1 };
+    }
+  }
   const code = (lines[pos.line - 1] ?? '').trim();
   const names = namesAround(lines, pos.line);
-  const { summary, detail } = describe(facts, names, code);
+  const { summary, detail } = describe(facts, names, code, facts.cause !== undefined ? posOfPc(li, facts.cause)?.line : undefined);
   const path = pathLines(li, result.errorPath ?? []);
+  if (shared !== undefined && path[path.length - 1] === shared) path[path.length - 1] = pos.line;
   const out: Explanation = { kind: facts.kind, line: pos.line, column: pos.column, summary, detail, path, message: result.error ?? 'rejected', pc: facts.pc };
   if (source) {
     const causeLine = facts.cause !== undefined ? posOfPc(li, facts.cause)?.line : undefined;

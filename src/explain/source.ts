@@ -148,6 +148,32 @@ export function applyFix(source: string, fix: EditLike): string {
   return lines.join('\n');
 }
 
+/**
+ * The `return` the path really took when the compiler shared one exit between several equal returns: the exit's line
+ * info names one of them (`line`), but the path came there from the branch on line `prev`, whose own body is
+ * `return <the same>;` (on that line or the next). Undefined when the exit's own line is the one taken.
+ */
+export function takenReturn(lines: readonly string[], path: readonly number[], line: number): number | undefined {
+  const ret = /^\s*(return\b[^;]*;)/.exec(lines[line - 1] ?? '')?.[1]?.replace(/\s+/g, ' ');
+  if (!ret) return undefined;
+  const at = path.lastIndexOf(line);
+  const prev = at > 0 ? path[at - 1] : undefined;
+  if (prev === undefined || prev === line || prev === line - 1) return undefined;
+  if (!/^\s*(?:\}\s*)?(?:else\s+)?if\s*\(/.test(lines[prev - 1] ?? '')) return undefined;
+  for (const l of [prev, prev + 1]) {
+    const t = lines[l - 1] ?? '';
+    const m = /\breturn\b[^;]*;/.exec(l === prev ? t.slice(t.lastIndexOf(')')) : t);
+    if (m && m[0].replace(/\s+/g, ' ') === ret && (l === prev || /^\s*return\b/.test(t))) return l;
+  }
+  return undefined;
+}
+
+/** How one edit reads to a learner: "replace line 12 with", "insert before line 12", "delete line 12" (a line replaced by nothing). */
+export function editHeading(e: EditLike): string {
+  if (e.replace && e.insert.trim() === '') return `delete line ${e.line}`;
+  return e.replace ? `replace line ${e.line} with` : `insert before line ${e.line}`;
+}
+
 /** Where original line `line` is after the fix is applied. */
 export function lineAfterFix(fix: EditLike, line: number): number {
   let shift = 0;

@@ -76,6 +76,8 @@ export interface StateView {
   frame: number;
   regs: RegView[];
   stack: SlotView[];
+  /** References acquired and not yet released on this path (the kernel's acquired_refs): their id and the instruction that took each. */
+  refs?: { id: number; insn: number }[];
 }
 
 /** The state before an instruction's first visit, as the kernel would print it (states: 'first'). */
@@ -138,13 +140,14 @@ function regView(regno: number, r: Reg, env: Env): RegView {
     precise: r.precise,
   };
   if (r.type === 'scalar' && tnumIsConst(r.varOff)) v.value = s64(r.varOff.value).toString();
-  if (r.type === 'pkt' || r.type === 'pkt_meta') v.range = r.range;
+  // pkt: the proven range; memory from bpf_ringbuf_reserve or a dynptr slice: its mem_size.
+  if (r.type === 'pkt' || r.type === 'pkt_meta' || r.type === 'ringbuf_mem' || r.type === 'mem' || r.type === 'rdonly_mem') v.range = r.range;
   if (r.map >= 0) v.map = r.map;
   if (r.type === 'fp') v.frameno = r.frameno;
   return v;
 }
 
-function stateView(env: Env, f: Frame, frame: number): StateView {
+function stateView(env: Env, f: Frame, frame: number, refs?: readonly { id: number; insn: number }[]): StateView {
   const regs: RegView[] = [];
   f.regs.forEach((r, i) => {
     if (r.type !== 'not_init') regs.push(regView(i, r, env));
@@ -156,7 +159,7 @@ function stateView(env: Env, f: Frame, frame: number): StateView {
     if (sl.types[7] === STACK_SPILL) sv.spilled = regView(-1, sl.spilled, env);
     stack.push(sv);
   });
-  return { frame, regs, stack };
+  return { frame, regs, stack, ...(refs?.length ? { refs: refs.map((x) => ({ id: x.id, insn: x.insn })) } : {}) };
 }
 
 function firstStateText(env: Env, f: Frame, idx: number, frame: number): FirstStateText {
@@ -272,7 +275,7 @@ export function verify(parsed: ParsedSpec, opts: VerifyOptions = {}): VerifyResu
   };
   if (!accepted) {
     result.error = env.errorLine ?? 'rejected';
-    if (env.cur) result.errorState = stateView(env, curFrame(env.cur), env.cur.frames.length - 1);
+    if (env.cur) result.errorState = stateView(env, curFrame(env.cur), env.cur.frames.length - 1, env.cur.refs);
     result.pendingBranches = env.pending.length;
     const path = env.path.slice();
     if (path.length) {

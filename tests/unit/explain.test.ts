@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { applyFix, explain } from '../../src/explain';
+import { applyFix, editHeading, explain } from '../../src/explain';
 import { checkSource, explainSource } from '../../src/explain/program';
 import { parseSpec } from '../../src/isa/spec';
 import { verify } from '../../src/verifier';
@@ -41,6 +41,15 @@ export const EXPLAIN_CASES: { file: string; kind: string; line: number; fix: boo
   { file: 'jump_seq.c', kind: 'loop', line: 11, fix: true },
   { file: 'r0_asm_exit.c', kind: 'uninit-reg', line: 11, fix: true },
   { file: 'r0_asm_multiline.c', kind: 'uninit-reg', line: 11, fix: true },
+  // References: a ring buffer record or a socket held at a return, used after its release, a record too small, NULL untested.
+  { file: 'ringbuf_leak.c', kind: 'unreleased-ref', line: 20, fix: true },
+  { file: 'sk_leak.c', kind: 'unreleased-ref', line: 32, fix: true },
+  { file: 'ringbuf_after_submit.c', kind: 'released-ref', line: 15, fix: true },
+  { file: 'ringbuf_oob.c', kind: 'mem-access', line: 17, fix: true },
+  { file: 'ringbuf_null.c', kind: 'null-deref', line: 19, fix: true },
+  { file: 'ringbuf_var_size.c', kind: 'helper-arg', line: 13, fix: false },
+  // A store into a const global (.rodata, BPF_F_RDONLY_PROG).
+  { file: 'rodata_write.c', kind: 'map-readonly', line: 10, fix: true },
 ];
 
 describe('explain: every rejection family, from the verifier state', () => {
@@ -64,6 +73,28 @@ describe('explain: every rejection family, from the verifier state', () => {
       expect(fixed.result.accepted, `after the fix: ${fixed.result.error}`).toBe(true);
     });
   }
+
+  it('a use after bpf_ringbuf_submit: the fix moves the submit after the use, shown as two edits (insert, delete)', () => {
+    const source = readFileSync(path.join(EXPLAIN_DIR, 'ringbuf_after_submit.c'), 'utf8');
+    const r = explainSource(source);
+    if ('error' in r) throw new Error(r.error);
+    const fix = r.explanation!.fix!;
+    expect(r.explanation!.summary).toMatch(/after bpf_ringbuf_submit at line 14/);
+    expect([fix, ...(fix.also ?? [])].map(editHeading)).toEqual(['insert before line 16', 'delete line 14']);
+    expect(fix.insert.trim()).toBe('bpf_ringbuf_submit(e, 0);');
+  });
+
+  it('a leak at a return the compiler merged with an equal one: the return the path took, not the one the exit is attributed to', () => {
+    const source = readFileSync(path.join(EXPLAIN_DIR, 'ringbuf_leak.c'), 'utf8');
+    const r = explainSource(source);
+    if ('error' in r) throw new Error(r.error);
+    const e = r.explanation!;
+    // The exit instruction carries line 18 (the NULL test's return); the path reached it from the bounds check on line 19.
+    expect(e.line).toBe(20);
+    expect(e.path.slice(-2)).toEqual([19, 20]);
+    expect(e.summary).toMatch(/bpf_ringbuf_reserve at line 16/);
+    expect(e.fix?.insert).toMatch(/bpf_ringbuf_discard\(e, 0\);\n\s*return XDP_PASS;/);
+  });
 
   it('R0 !read_ok: an exit with no return value is explained as one, on the closing line', () => {
     // Hand-written: our compiler always sets R0, clang -O2 may not.

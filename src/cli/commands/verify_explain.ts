@@ -5,7 +5,7 @@
  */
 import type { ParsedSpec } from '../../isa/spec';
 import type { VerifyOptions, VerifyResult } from '../../verifier';
-import { explain, type Explanation } from '../../explain';
+import { editHeading, explain, type Explanation } from '../../explain';
 import { recheckWith, type Recompile } from '../../explain/program';
 
 /** The explanation, or null when the program was accepted; candidate fixes are rebuilt with `recompile` (the file's own includes and flags). */
@@ -19,8 +19,12 @@ export function formatExplanation(e: Explanation, source: string | undefined): s
   const out = [`rejected: ${e.message}`, '', `line ${e.line}:${e.column}: ${e.kind}: ${e.summary}`, `  ${(lines[e.line - 1] ?? '').trim()}`, '', e.detail];
   if (e.path.length) out.push('', `path: lines ${e.path.join(' → ')}`);
   if (e.fix) {
-    out.push('', e.fix.replace ? `fix: replace line ${e.fix.line} with` : `fix: insert before line ${e.fix.line}`);
-    for (const l of e.fix.insert.split('\n')) out.push(`  + ${l}`);
+    // The fix's edits, each in the original's line numbers (a release moved: inserted after the use, deleted where it was).
+    [e.fix, ...(e.fix.also ?? [])].forEach((x, i) => {
+      const h = editHeading(x);
+      out.push('', `${i === 0 ? 'fix' : 'and'}: ${h}`);
+      if (!h.startsWith('delete')) for (const l of x.insert.split('\n')) out.push(`  + ${l}`);
+    });
   } else out.push('', 'fix: none that can be written mechanically; see above.');
   return out.join('\n') + '\n';
 }

@@ -5,7 +5,7 @@
  * highlighted in the editor, and the fix as code with "Apply fix" (undoable).
  */
 import { useEffect, useState } from 'react';
-import { applyFix } from '../../explain/source';
+import { applyFix, editHeading } from '../../explain/source';
 import type { Explanation } from '../../explain';
 import { setSource } from '../controller';
 import { useApp } from '../../store';
@@ -69,9 +69,15 @@ export function ExplainBar() {
           <p data-testid="explain-summary"><strong>Line {e.line}:</strong> {e.summary}</p>
           {e.fix ? (
             <div className="explain-fix">
-              <span>{e.fix.replace ? `Fix: replace line ${e.fix.line} with` : `Fix: insert before line ${e.fix.line}`}</span>{' '}
+              <span>Fix: {editHeading(e.fix)}</span>{' '}
               <button data-testid="explain-apply" onClick={() => void applyIt(e.fix!, rejected!.source)}>Apply fix</button>
               <pre data-testid="explain-fix">{e.fix.insert}</pre>
+              {(e.fix.also ?? []).map((x) => (
+                <div key={x.line} data-testid="explain-fix-also">
+                  <span>and {editHeading(x)}</span>
+                  {editHeading(x).startsWith('delete') ? null : <pre>{x.insert}</pre>}
+                </div>
+              ))}
             </div>
           ) : (
             <p className="muted">No fix can be written mechanically here; the explanation says what to change.</p>

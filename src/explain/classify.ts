@@ -50,8 +50,9 @@ export interface Facts {
   helper?: string;
   arg?: number;
   wanted?: ArgKind;
-  /** The helper refused the map's type (not an argument's kind). */
+  /** The helper refused the map's type (not an argument's kind), and the map types it takes when it says (check_map_func_compatibility). */
   mapIncompatible?: boolean;
+  mapTypes?: readonly string[];
   /** A pc earlier on the path that explains the state (e.g. the call that invalidated packet pointers). */
   cause?: number;
   /** The value size of the map behind a map value pointer. */
@@ -416,7 +417,7 @@ export function classify(insns: readonly Insn[], maps: readonly MapSpec[], v: Ve
     // Every argument register already cleared: the arguments were accepted and the refusal came after them
     // (check_map_func_compatibility: this helper does not take this kind of map).
     const cleared = [1, 2, 3, 4, 5].every((r) => !regOf(st, r));
-    if (proto && cleared && proto.args.length > 0) return { pc, kind: 'helper-arg', helper: name, mapIncompatible: true };
+    if (proto && cleared && proto.args.length > 0) return { pc, kind: 'helper-arg', helper: name, mapIncompatible: true, ...(proto.mapTypes ? { mapTypes: proto.mapTypes } : {}) };
     if (proto) {
       // The kinds as check_func_arg resolves them for this map (a bloom filter's peek reads its value).
       const mapIdx = regOf(st, 1)?.map;

@@ -220,6 +220,20 @@ function largerReservation(lines: readonly string[], causeLine: number | undefin
   return [need, Math.ceil(need / 8) * 8].filter((v, i, a) => a.indexOf(v) === i).map((v) => ({ line: causeLine, insert: text.replace(m[0], `${m[1]}${v}${m[3]}`), replace: true }));
 }
 
+/** The map the call on `text` passes first (`&name`), declared libbpf-style with another `__uint(type, ...)`: one candidate per type the helper takes. */
+function mapTypeChanges(lines: readonly string[], text: string, types: readonly string[]): Fix[] {
+  const name = /\(\s*&\s*(\w+)/.exec(text)?.[1];
+  if (!name || types.length === 0) return [];
+  const decl = lines.findIndex((d) => new RegExp(`^\\s*\\}\\s*${name}\\s+SEC\\(\\s*"\\.maps"\\s*\\)`).test(d));
+  for (let l = decl - 1; l >= 0 && l >= decl - 12; l--) {
+    const t = lines[l]!;
+    const m = /(__uint\s*\(\s*type\s*,\s*)(BPF_MAP_TYPE_\w+)/.exec(t);
+    if (m) return types.map((ty) => ({ line: l + 1, insert: t.replace(m[0], `${m[1]}BPF_MAP_TYPE_${ty.toUpperCase()}`), replace: true }));
+    if (/^\s*struct\s*\{/.test(t)) break;
+  }
+  return [];
+}
+
 /** A const global the line writes to: its declaration without `const` (a .data/.bss global the program may write). */
 function dropConst(lines: readonly string[], line: number): Fix[] {
   const out: Fix[] = [];
@@ -463,6 +477,11 @@ export function fixCandidates(f: Facts, lines: readonly string[], line: number, 
     case 'helper-arg': {
       // A value passed where the helper wants a pointer to it: pass its address (never where it wants a number).
       const call = /\w+\s*\((.*)\)/.exec(text);
+      // A map of a type the helper does not take: the map declared with a type it does.
+      if (f.mapIncompatible) {
+        out.push(...mapTypeChanges(lines, text, f.mapTypes ?? []));
+        break;
+      }
       if (call && !f.wanted?.startsWith('ARG_CONST') && f.wanted !== 'ARG_ANYTHING') for (const n of identifiers(call[1]!)) {
         const re = new RegExp(`([(,]\\s*)${n}\\b`);
         if (re.test(text)) out.push({ line, insert: text.replace(re, `$1&${n}`), replace: true });

@@ -140,6 +140,16 @@ function describe(f: Facts, names: ReturnType<typeof namesAround>, code: string,
       };
     case 'map-value-access': {
       const vs = f.valueSize;
+      // No variable part: a fixed offset past the value's end (a constant index too large, a struct larger than the value).
+      if (r && r.umax === '0' && r.smin === '0') {
+        const off = r.off + (f.insnOff ?? 0);
+        return {
+          summary: `${at} accesses ${plural(f.size ?? 0, 'byte')} at offset ${off} of a ${vs ?? '?'}-byte map value: ${off >= (vs ?? Infinity) ? 'past its end' : 'running past its end'}.`,
+          detail:
+            `The map's values are ${vs ?? '?'} bytes (the value type it was declared with), and this access ends at byte ${off + (f.size ?? 0)}. ` +
+            'A constant index beyond its array\'s last element, or a pointer to a larger struct than the map holds: index within the array, or declare the map with the larger value type.',
+        };
+      }
       return {
         summary: `${at} accesses a map value at an offset the verifier cannot keep inside the ${vs ?? '?'}-byte value.`,
         detail:
@@ -186,7 +196,11 @@ function describe(f: Facts, names: ReturnType<typeof namesAround>, code: string,
       if (f.mapIncompatible)
         return {
           summary: `${at} calls ${f.helper ?? 'a helper'} with a map of a type that helper does not accept.`,
-          detail: `The arguments have the right kinds, but the verifier checks which map types each helper may be given (check_map_func_compatibility); this map's type is not among them for ${f.helper ?? 'this helper'}. Use the helper meant for that map type, or another map type.`,
+          detail:
+            `The arguments have the right kinds, but the verifier checks which map types each helper may be given (check_map_func_compatibility); this map's type is not among them for ${f.helper ?? 'this helper'}. ` +
+            (f.mapTypes?.length
+              ? `${f.helper ?? 'It'} takes only ${f.mapTypes.map((t) => `BPF_MAP_TYPE_${t.toUpperCase()}`).join(', ')}: declare the map with one of those types, or use the helper meant for this map's type.`
+              : 'Use the helper meant for that map type, or another map type.'),
         };
       if (f.wanted === 'ARG_CONST_ALLOC_SIZE_OR_ZERO')
         return {

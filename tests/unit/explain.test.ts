@@ -50,6 +50,10 @@ export const EXPLAIN_CASES: { file: string; kind: string; line: number; fix: boo
   { file: 'ringbuf_var_size.c', kind: 'helper-arg', line: 13, fix: false },
   // A store into a const global (.rodata, BPF_F_RDONLY_PROG).
   { file: 'rodata_write.c', kind: 'map-readonly', line: 10, fix: true },
+  // bpf_redirect_map on a hash map: the map declared as a type the helper takes.
+  { file: 'redirect_map_type.c', kind: 'helper-arg', line: 12, fix: true },
+  // A constant index one past a map value's array.
+  { file: 'map_value_const_oob.c', kind: 'map-value-access', line: 17, fix: false },
 ];
 
 describe('explain: every rejection family, from the verifier state', () => {

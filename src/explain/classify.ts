@@ -410,6 +410,13 @@ export function classify(insns: readonly Insn[], maps: readonly MapSpec[], v: Ve
   // Any other kfunc refusal: its arguments are not described here (the kernel's line is).
   if (insn.code === 0x85 && insn.src === BPF_PSEUDO_KFUNC_CALL) return { pc, kind: 'other' };
 
+  // An exit or a tail call with a reference still held (check_reference_leak; for an exit, before the return value is looked at).
+  if ((insn.code === 0x95 || (insn.code === 0x85 && insn.src === 0 && insn.imm === BPF_FUNC.tail_call)) && st?.refs?.length) {
+    const ref = st.refs[0]!;
+    const acquire = acquireName(insns, ref.insn, kfuncs);
+    return { pc, kind: 'unreleased-ref', cause: ref.insn, ...(insn.code === 0x85 ? { helper: 'bpf_tail_call' } : {}), ...(acquire !== undefined ? { acquire, release: releaseFor(acquire) } : {}) };
+  }
+
   // Helper calls: the first argument that does not fit the prototype.
   if (insn.code === 0x85 && insn.src === 0) {
     const proto = helperById(insn.imm);
@@ -451,12 +458,6 @@ export function classify(insns: readonly Insn[], maps: readonly MapSpec[], v: Ve
   }
 
   // exit: the return value, else the stack of the whole call chain (check_max_stack_depth runs after the walk).
-  // An exit (or a tail call) with a reference still held: check_reference_leak, before the return value is looked at.
-  if ((insn.code === 0x95 || (insn.code === 0x85 && insn.src === 0 && insn.imm === BPF_FUNC.tail_call)) && st?.refs?.length) {
-    const ref = st.refs[0]!;
-    const acquire = acquireName(insns, ref.insn, kfuncs);
-    return { pc, kind: 'unreleased-ref', cause: ref.insn, ...(acquire !== undefined ? { acquire, release: releaseFor(acquire) } : {}) };
-  }
   if (insn.code === 0x95) {
     if (!regOf(st, 0)) return { pc, kind: 'uninit-reg', regno: 0 };
     const chain = deepestCall(insns, funcStarts);

@@ -190,9 +190,21 @@ function releaseBeforeExit(f: Facts, lines: readonly string[], line: number, fnS
   if (!name) return [];
   const text = lines[line - 1] ?? '';
   const ind = indentOf(text);
-  const rel = releaseCall(f.release, name);
+  // Before a tail call a ring buffer record is one the program meant to send: submit it.
+  const rel = releaseCall(f.helper === 'bpf_tail_call' && f.release === 'bpf_ringbuf_discard' ? 'bpf_ringbuf_submit' : f.release, name);
   if (/^\s*return\b/.test(text)) return [{ line, insert: `${ind}{\n${ind}\t${rel}\n${ind}\t${text.trim()}\n${ind}}`, replace: true }];
-  return insertionLines(lines, line, fnStart + 1).map((l) => ({ line: l, insert: indentOf(lines[l - 1] ?? '') + rel }));
+  const out: Fix[] = [];
+  // A tail call with the release written after it (where it runs only when the tail call fails): the release moved before it.
+  if (f.helper === 'bpf_tail_call') {
+    const later = new RegExp(`^\\s*(?:bpf_ringbuf_submit|bpf_ringbuf_discard|bpf_sk_release|bpf_ct_release)\\s*\\(\\s*${name}\\b`);
+    for (let l = line + 1; l <= Math.min(lines.length, line + 12); l++) {
+      if (!later.test(lines[l - 1] ?? '')) continue;
+      out.push({ line, insert: ind + (lines[l - 1] ?? '').trim(), also: [{ line: l, insert: '', replace: true }] });
+      break;
+    }
+  }
+  for (const l of insertionLines(lines, line, fnStart + 1)) out.push({ line: l, insert: indentOf(lines[l - 1] ?? '') + rel });
+  return out;
 }
 
 /** A use after the release at `causeLine`: the release moved after the use (after this line, or after the last line that names the pointer). */

@@ -158,6 +158,14 @@ function describe(f: Facts, names: ReturnType<typeof namesAround>, code: string,
       };
     }
     case 'ctx-access':
+      // egress_ifindex (offset 20) exists only for a program run by a devmap entry (expected_attach_type BPF_XDP_DEVMAP).
+      if ((r?.off ?? 0) + (f.insnOff ?? 0) === 20 && f.size === 4)
+        return {
+          summary: `${at} reads ${names.ctx}->egress_ifindex, which only a program attached to a devmap entry may read.`,
+          detail:
+            'egress_ifindex is the device a redirected frame is about to leave by; it exists only for programs that a devmap runs on frames it transmits (SEC("xdp/devmap"), expected_attach_type BPF_XDP_DEVMAP). ' +
+            `A program on a device's receive path has no egress device yet: use ${names.ctx}->ingress_ifindex for the device the frame arrived on.`,
+        };
       return {
         summary: `${at} reads ${plural(f.size ?? 0, 'byte')} at offset ${(r?.off ?? 0) + (f.insnOff ?? 0)} of struct xdp_md, which is not a field the program may read that way.`,
         detail: `struct xdp_md has six __u32 fields (data, data_end, data_meta, ingress_ifindex, rx_queue_index, egress_ifindex) at offsets 0..20; each must be read whole, 4 bytes, through ${names.ctx}.`,
@@ -258,6 +266,13 @@ function describe(f: Facts, names: ReturnType<typeof namesAround>, code: string,
     case 'unreleased-ref': {
       const thing = heldThing(f.acquire);
       const give = f.acquire === 'bpf_ringbuf_reserve' ? 'bpf_ringbuf_submit (to send it) or bpf_ringbuf_discard (to drop it)' : (f.release ?? 'its release function');
+      if (f.helper === 'bpf_tail_call')
+        return {
+          summary: `${at} jumps to another program while this one still holds ${thing} that ${f.acquire ?? 'a call'}${atCause} returned.`,
+          detail:
+            `A tail call does not come back when it succeeds, so whatever the program acquired would never be given back; the verifier refuses a tail call with a reference held (the kernel's "tail_call would lead to reference leak"). ` +
+            `Call ${give} before the tail call.`,
+        };
       return {
         summary: `${at} leaves the program while it still holds ${thing} that ${f.acquire ?? 'a call'}${atCause} returned.`,
         detail:

@@ -54,6 +54,10 @@ export const EXPLAIN_CASES: { file: string; kind: string; line: number; fix: boo
   { file: 'redirect_map_type.c', kind: 'helper-arg', line: 12, fix: true },
   // A constant index one past a map value's array.
   { file: 'map_value_const_oob.c', kind: 'map-value-access', line: 17, fix: false },
+  // A tail call with a ring buffer record held (its submit written after the call): the submit moved before it.
+  { file: 'tailcall_leak.c', kind: 'unreleased-ref', line: 20, fix: true },
+  // egress_ifindex outside a devmap program.
+  { file: 'ctx_egress.c', kind: 'ctx-access', line: 6, fix: false },
 ];
 
 describe('explain: every rejection family, from the verifier state', () => {

@@ -50,6 +50,9 @@ export interface Facts {
   helper?: string;
   arg?: number;
   wanted?: ArgKind;
+  /** A size argument the helper cannot take (helper-arg): why, and the bytes the memory before it holds (when known). */
+  sizeIssue?: SizeIssue;
+  sizeCap?: number;
   /** The helper refused the map's type (not an argument's kind), and the map types it takes when it says (check_map_func_compatibility). */
   mapIncompatible?: boolean;
   mapTypes?: readonly string[];
@@ -209,13 +212,37 @@ function argFits(k: ArgKind, r: RegView | undefined, stack: StateView['stack']):
       return t === 'map_value' || t === 'pkt' || t === 'pkt_meta' || t === 'map_value_or_null';
     case 'ARG_CONST_SIZE':
     case 'ARG_CONST_SIZE_OR_ZERO':
-      return t === 'scalar';
+      return t === 'scalar' && sizeProblem(k, r!, undefined) === undefined;
     case 'ARG_CONST_ALLOC_SIZE_OR_ZERO':
       // The size of what bpf_ringbuf_reserve returns is part of the pointer's type: it must be a known constant.
       return t === 'scalar' && r?.value !== undefined;
     default:
       return t !== 'not_init';
   }
+}
+
+/** BPF_MAX_VAR_SIZ: the most bytes a helper may be given to read or write. */
+const BPF_MAX_VAR_SIZ = 1 << 29;
+
+/**
+ * check_mem_size_reg's refusals of a size argument: it may be negative, it may be 0 where the helper wants at least
+ * one byte (ARG_CONST_SIZE), or it may be more than the memory before it holds (`cap`, when known) or than any helper takes.
+ */
+export function sizeProblem(k: ArgKind, r: RegView, cap: number | undefined): SizeIssue | undefined {
+  if (big(r.smin) < 0n) return 'negative';
+  if (big(r.umin) === 0n && k === 'ARG_CONST_SIZE') return 'zero';
+  if (big(r.umax) >= BigInt(BPF_MAX_VAR_SIZ) || (cap !== undefined && big(r.umax) > BigInt(cap))) return 'too-big';
+  return undefined;
+}
+export type SizeIssue = 'negative' | 'zero' | 'too-big';
+
+/** The bytes a memory argument holds from where it points: the rest of the stack frame, of the map value, or of the packet proven. */
+function memCap(r: RegView | undefined, maps: readonly MapSpec[]): number | undefined {
+  if (!r || r.umax !== '0' || r.smin !== '0') return undefined;
+  if (r.type === 'fp') return -r.off;
+  if (r.type === 'map_value' && r.map !== undefined && maps[r.map]) return maps[r.map]!.value_size - r.off;
+  if ((r.type === 'pkt' || r.type === 'pkt_meta') && r.range !== undefined) return r.range - r.off;
+  return undefined;
 }
 
 function stackInitialised(stack: StateView['stack'], off: number): boolean {
@@ -432,6 +459,13 @@ export function classify(insns: readonly Insn[], maps: readonly MapSpec[], v: Ve
       for (let a = 0; a < proto.args.length; a++) {
         const k = resolveMapArgType(proto.id, mapType, proto.args[a]!);
         const r = regOf(st, a + 1);
+        // A size whose range the helper cannot take (check_mem_size_reg), measured against the memory argument before it.
+        if ((k === 'ARG_CONST_SIZE' || k === 'ARG_CONST_SIZE_OR_ZERO') && r?.type === 'scalar' && a > 0) {
+          const cap = memCap(regOf(st, a), maps);
+          const issue = sizeProblem(k, r, cap);
+          if (issue !== undefined) return { pc, kind: 'helper-arg', helper: name, arg: a + 1, wanted: k, regno: a + 1, reg: r, sizeIssue: issue, ...(cap !== undefined ? { sizeCap: cap } : {}) };
+          continue;
+        }
         if (!argFits(k, r, st?.stack ?? [])) {
           // A map-in-map lookup's result passed as a map before its NULL test: the inner map may not be there.
           if (k === 'ARG_CONST_MAP_PTR' && r?.type === 'map_value_or_null') return { pc, kind: 'null-deref', helper: name, arg: a + 1, regno: a + 1, reg: r };

@@ -232,6 +232,28 @@ function largerReservation(lines: readonly string[], causeLine: number | undefin
   return [need, Math.ceil(need / 8) * 8].filter((v, i, a) => a.indexOf(v) === i).map((v) => ({ line: causeLine, insert: text.replace(m[0], `${m[1]}${v}${m[3]}`), replace: true }));
 }
 
+/** The arguments of the call to `fn` on `text`, split at its top-level commas (`a, f(b, c), d` is three); undefined when the line does not call it. */
+function callArgs(text: string, fn: string): string[] | undefined {
+  const m = new RegExp(`\\b${fn}\\s*\\(`).exec(text);
+  if (!m) return undefined;
+  const out: string[] = [];
+  let depth = 0;
+  let cur = '';
+  for (const ch of text.slice(m.index + m[0].length)) {
+    if (ch === '(' || ch === '[' || ch === '{') depth++;
+    else if (ch === ')' || ch === ']' || ch === '}') {
+      if (depth === 0) break;
+      depth--;
+    }
+    if (ch === ',' && depth === 0) {
+      out.push(cur);
+      cur = '';
+    } else cur += ch;
+  }
+  out.push(cur);
+  return out;
+}
+
 /** The map the call on `text` passes first (`&name`), declared libbpf-style with another `__uint(type, ...)`: one candidate per type the helper takes. */
 function mapTypeChanges(lines: readonly string[], text: string, types: readonly string[]): Fix[] {
   const name = /\(\s*&\s*(\w+)/.exec(text)?.[1];
@@ -489,6 +511,16 @@ export function fixCandidates(f: Facts, lines: readonly string[], line: number, 
     case 'helper-arg': {
       // A value passed where the helper wants a pointer to it: pass its address (never where it wants a number).
       const call = /\w+\s*\((.*)\)/.exec(text);
+      // A length out of the helper's range: tested against both ends before the call.
+      if (f.sizeIssue !== undefined && f.helper !== undefined && f.arg !== undefined) {
+        const arg = callArgs(text, f.helper)?.[f.arg - 1]?.trim();
+        if (arg && /^\w+$/.test(arg)) {
+          const low = f.wanted === 'ARG_CONST_SIZE' ? `${arg} < 1` : `${arg} < 0`;
+          const caps = f.sizeCap !== undefined ? [f.sizeCap] : [64, 256, 1500];
+          insertAll(caps.map((c) => guard(`${low} || ${arg} > ${c}`)));
+        }
+        break;
+      }
       // A map of a type the helper does not take: the map declared with a type it does.
       if (f.mapIncompatible) {
         out.push(...mapTypeChanges(lines, text, f.mapTypes ?? []));

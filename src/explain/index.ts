@@ -210,6 +210,17 @@ function describe(f: Facts, names: ReturnType<typeof namesAround>, code: string,
               ? `${f.helper ?? 'It'} takes only ${f.mapTypes.map((t) => `BPF_MAP_TYPE_${t.toUpperCase()}`).join(', ')}: declare the map with one of those types, or use the helper meant for this map's type.`
               : 'Use the helper meant for that map type, or another map type.'),
         };
+      if (f.sizeIssue !== undefined) {
+        const range = `${R} is in [${r?.smin ?? '?'}, ${r?.umax ?? '?'}]`;
+        const cap = f.sizeCap !== undefined ? ` the ${plural(f.sizeCap, 'byte')} the memory before it holds` : ' what any helper takes';
+        const why = f.sizeIssue === 'negative' ? 'may be negative' : f.sizeIssue === 'zero' ? `may be 0, and ${f.helper ?? 'the helper'} needs at least one byte` : `may be more than${cap}`;
+        return {
+          summary: `${at} passes ${f.helper ?? 'a helper'} a length (argument ${f.arg ?? '?'}) that ${why}.`,
+          detail:
+            `The verifier checks a length against every value it may have on this path (${range}): it must not be negative${f.wanted === 'ARG_CONST_SIZE' ? ', not 0 (this helper\'s size is ARG_CONST_SIZE, not _OR_ZERO)' : ''}, ` +
+            `and at most the bytes the pointer before it may reach${f.sizeCap !== undefined ? ` (${f.sizeCap} here)` : ''}. Test the length against both ends right before the call and leave when it is out of range; an unsigned type keeps it from being negative.`,
+        };
+      }
       if (f.wanted === 'ARG_CONST_ALLOC_SIZE_OR_ZERO')
         return {
           summary: `${at} asks ${f.helper ?? 'bpf_ringbuf_reserve'} for a number of bytes the verifier does not know (argument ${f.arg ?? 2}).`,

@@ -56,6 +56,9 @@ export const EXPLAIN_CASES: { file: string; kind: string; line: number; fix: boo
   { file: 'map_value_const_oob.c', kind: 'map-value-access', line: 17, fix: false },
   // A tail call with a ring buffer record held (its submit written after the call): the submit moved before it.
   { file: 'tailcall_leak.c', kind: 'unreleased-ref', line: 20, fix: true },
+  // A length a helper cannot take: maybe 0 (ARG_CONST_SIZE), maybe more than the stack buffer before it.
+  { file: 'helper_len_zero.c', kind: 'helper-arg', line: 10, fix: true },
+  { file: 'helper_len_big.c', kind: 'helper-arg', line: 13, fix: true },
   // egress_ifindex outside a devmap program.
   { file: 'ctx_egress.c', kind: 'ctx-access', line: 6, fix: false },
 ];

@@ -228,8 +228,13 @@ function describe(f: Facts, names: ReturnType<typeof namesAround>, code: string,
             `The size of a ring buffer record is part of the pointer ${f.helper ?? 'bpf_ringbuf_reserve'} returns, so it must be a constant (sizeof the event struct); ${R} holds ${r?.text ?? 'a value'}. ` +
             'To send a variable amount, reserve the largest size you need and record the length inside, or use bpf_ringbuf_output, which copies a length the verifier can bound.',
         };
+      if (f.arg === undefined)
+        return {
+          summary: `${at} calls ${f.helper ?? 'a helper'} with arguments the verifier refused.`,
+          detail: `Each argument register must hold what ${f.helper ?? 'the helper'}'s prototype asks for (a map, a pointer to enough initialised memory, a bounded size); the kernel's message beside this explanation names the register and what it held.`,
+        };
       return {
-        summary: `${at} calls ${f.helper ?? 'a helper'} with argument ${f.arg ?? '?'} of the wrong kind${r ? ` (${r.type})` : ''}.`,
+        summary: `${at} calls ${f.helper ?? 'a helper'} with argument ${f.arg} of the wrong kind${r ? ` (${r.type})` : ''}.`,
         detail: f.wanted ? `The helper's prototype wants ${f.wanted} for argument ${f.arg}; ${R} holds ${r?.text ?? 'nothing'}.${r?.type === 'pkt' ? ' Packet memory passed to a helper must be bounds-checked for the full size the helper reads.' : ''}` : 'The arguments do not match the helper\'s prototype.',
       };
     case 'loop':

@@ -104,6 +104,21 @@ const CASES: Case[] = [
     want: { 12: 28n },
     ret: 2,
   },
+  {
+    // The helper's fifth argument is written into r5, the register s is given; the next local must not get it too.
+    name: 'a local initialised by a call keeps its argument register from the next local',
+    body: `void *data = (void *)(long)ctx->data, *data_end = (void *)(long)ctx->data_end;
+	if (data + 20 > data_end)
+		return XDP_ABORTED;
+	__u32 s = bpf_csum_diff(0, 0, data, 20, 0);
+	__u32 t = s + 1;
+	__u32 d = t - s + *(__u8 *)data;
+	put(13, d);
+	return XDP_PASS;`,
+    // The packet's first byte is 2: (s + 1) - s + 2.
+    want: { 13: 3n },
+    ret: 2,
+  },
 ];
 
 function ourSpec(src: string): unknown {

@@ -101,6 +101,33 @@ describe('typeof_unqual', () => {
   });
 });
 
+describe('stores to a local nobody reads (clang\'s dead store elimination)', () => {
+  it('are gone with their loads: a loop reading one byte past its check into such a local is accepted', () => {
+    // `data + i > data_end` lets data[i] be one byte past the end; clang drops the loads with x, and so do we.
+    const s = accepted(`${PRE}SEC("xdp") int p(struct xdp_md *ctx) {
+  unsigned char *data = (void *)(long)ctx->data, *data_end = (void *)(long)ctx->data_end;
+  unsigned char x = 0;
+  for (int i = 0; i < 8; i++) { if (data + i > data_end) break; x ^= data[i]; }
+  unsigned int y = data[0];
+  y++;
+  return XDP_PASS;
+}`);
+    // No byte is read from the packet at all (the two ctx loads are 32-bit).
+    expect(insnsOf(s.insns).filter((i) => i.code === (O.BPF_LDX | O.BPF_MEM | O.BPF_B))).toEqual([]);
+  });
+  it('keep what else they do: a call in the value is still made, and a local read later keeps its stores', () => {
+    const s = ok(`${PRE}SEC("xdp") int p(struct xdp_md *ctx) {
+  __u32 r = bpf_get_prandom_u32();
+  __u32 n = ctx->data_end - ctx->data;
+  __u32 m = 0;
+  m += n;
+  return m == 64 ? XDP_DROP : XDP_PASS;
+}`);
+    expect(insnsOf(s.insns).some((i) => i.code === (O.BPF_JMP | O.BPF_CALL) && i.imm === 7)).toBe(true);
+    expect(runOnce(s)).toBe(1);
+  });
+});
+
 describe('global data', () => {
   const spec = ok(`${PRE}int counter = 7;
 const volatile int knob = 3;

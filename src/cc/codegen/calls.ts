@@ -60,9 +60,13 @@ export abstract class CallGen extends AsmGen {
       return v;
     });
     const targets = e.args.map((_, i) => i + 1);
+    // A local homed in an argument register holds no value across the call (its live range holds
+    // none: it is the local this call initialises, or dead): the argument may overwrite it, but the
+    // register stays that local's, or a later local would be given it while the first still lives there.
+    const localTargets = targets.filter((t) => this.regOwner[t] === 'local');
     this.parallelMove(vals, targets, e.args.map((a) => a.ty), parked);
     for (let r = 0; r <= 5; r++) if (this.regOwner[r] === 'temp' && !targets.includes(r)) this.fail('internal: value live across a call', e.span, 'cc-internal');
-    for (const t of targets) if (this.regOwner[t] === 'temp') this.regOwner[t] = 'free';
+    for (const t of targets) if (this.regOwner[t] === 'temp') this.regOwner[t] = localTargets.includes(t) ? 'local' : 'free';
     if (helperId !== undefined) this.emit(O.BPF_JMP | O.BPF_CALL, 0, 0, 0, helperId);
     else if (!callee!.body && callee!.attrs.section === '.ksyms') this.emit(O.BPF_JMP | O.BPF_CALL, 0, O.BPF_PSEUDO_KFUNC_CALL, 0, 0, { kfunc: callee!.name });
     else {

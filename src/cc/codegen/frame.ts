@@ -24,7 +24,8 @@
  *   calls.ts    helper and bpf-to-bpf calls; inlining
  *   stmt.ts     statement lowering and the function (FuncGen, used by index.ts)
  *   tree.ts     pure helpers over the typed tree
- * and two passes over the typed tree that decide what the verifier sees:
+ * and passes over the typed tree that decide what the verifier sees:
+ *   dse.ts      stores to locals nobody reads removed (clang's DSE)
  *   cse.ts      values read once as clang's GVN reads them (checked
  *               pointer sums, loads an if checks, loads sunk past exits)
  *   split.ts    small struct locals kept one member per stack slot (SROA)
@@ -38,6 +39,7 @@ import { alignOf, isInt, isPtr, sizeOf, type IntType, type Member, type Type } f
 import type { Insn } from '../../isa/insn';
 import { constOf, wrapInt, walkExprs, walkStmts } from './tree';
 import { reuseCheckedPointers } from './cse';
+import { removeDeadStores } from './dse';
 import { splittableStructs } from './split';
 import * as O from '../../isa/opcodes';
 
@@ -403,6 +405,7 @@ export abstract class FrameGen {
     return true;
   };
   protected prepare(fn: Sym): void {
+    removeDeadStores(fn.body!);
     reuseCheckedPointers(fn.body!);
     for (const [s, m] of splittableStructs({ inlineable: (f) => this.ctx.inlineable(f), calleeSym: (e) => this.calleeSym(e) }, fn.body!)) this.splitStructs.set(s, m);
     this.findAliases(fn);

@@ -74,7 +74,8 @@ export type Expr =
   | { k: 'cond'; c: Expr; t: Expr; f: Expr; ty: Type; span: Span }
   | { k: 'call'; fn: Expr; args: Expr[]; fty: FuncType; ty: Type; span: Span }
   | { k: 'member'; e: Expr; m: Member; offset: number; ty: Type; span: Span }
-  | { k: 'cast'; e: Expr; ty: Type; implicit: boolean; span: Span }
+  /** volatile: a cast to a pointer to volatile (`*(volatile __u32 *)p`): loads through it are volatile accesses, never removed, merged or moved. */
+  | { k: 'cast'; e: Expr; ty: Type; implicit: boolean; span: Span; volatile?: boolean }
   | { k: 'comma'; l: Expr; r: Expr; ty: Type; span: Span }
   /** GNU ({ … }); `keepsStack`: a compound literal's (its object lives to the end of the enclosing block, not of this expression). */
   | { k: 'stmtexpr'; body: Stmt[]; ty: Type; span: Span; keepsStack?: boolean }

@@ -1227,11 +1227,15 @@ export class Parser {
   private castExpr(): Expr {
     if (this.is('(') && this.isTypeName(this.peek(1))) {
       const start = this.advance().span;
-      const ty = this.typeName();
+      const spec = this.declSpec(false);
+      const ty = this.declarator(spec.type, true).type;
       this.expect(')');
       if (this.is('{')) return this.postfix(this.compoundLiteral(ty, start));
       const e = this.castExpr();
-      return this.sema.cast(e, ty, false, this.spanFrom(start));
+      const span = this.spanFrom(start);
+      const c = this.sema.cast(e, ty, false, span);
+      // A pointer to volatile: marked, so no pass drops, merges or moves the loads made through it (clang keeps them).
+      return spec.isVolatile && isPtr(ty) ? { k: 'cast', e: c, ty, implicit: false, span, volatile: true } : c;
     }
     return this.unaryExpr();
   }

@@ -126,6 +126,17 @@ describe('stores to a local nobody reads (clang\'s dead store elimination)', () 
     expect(insnsOf(s.insns).some((i) => i.code === (O.BPF_JMP | O.BPF_CALL) && i.imm === 7)).toBe(true);
     expect(runOnce(s)).toBe(1);
   });
+  it('keep a volatile access: a load through a cast to a pointer to volatile stays, as clang keeps it', () => {
+    // The idiom that forces a read the program does not otherwise use (a bounds probe, a barrier).
+    const s = accepted(`${PRE}SEC("xdp") int p(struct xdp_md *ctx) {
+  void *data = (void *)(long)ctx->data, *data_end = (void *)(long)ctx->data_end;
+  __u32 x;
+  if (data + 8 > data_end) return XDP_PASS;
+  x = *(volatile __u32 *)(data + 4);
+  return XDP_PASS;
+}`);
+    expect(insnsOf(s.insns).filter((i) => i.code === (O.BPF_LDX | O.BPF_MEM | O.BPF_W) && i.off === 4 && i.src !== 1)).toHaveLength(1);
+  });
 });
 
 describe('global data', () => {

@@ -442,6 +442,7 @@ function sinkable(s: Stmt): { v: Sym; e: Expr } | undefined {
   walkExprs({ k: 'expr', e, span: e.span }, (x) => {
     if (x.k === 'deref') loads = true;
     if (x.k === 'var' && (x.sym === v || x.sym.isVolatile || x.sym.pointsToVolatile)) pure = false;
+    if (x.k === 'cast' && x.volatile) pure = false;
     if (x.k === 'call' || x.k === 'stmtexpr' || x.k === 'inline' || x.k === 'assign' || x.k === 'incdec') pure = false;
     if (x.k === 'builtin' && !x.name.startsWith('__builtin_bswap')) pure = false;
   });

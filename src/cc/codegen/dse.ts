@@ -15,7 +15,8 @@
  * `x++`). Its assignments that stand as whole statements (an expression
  * statement or a `for` step), and its declaration's initialiser, are
  * dropped when their right side has no effect: no call, assignment,
- * increment, builtin, statement expression or volatile access. Anything
+ * increment, builtin, statement expression or volatile access (a volatile
+ * local, a pointer declared to volatile, a cast to one). Anything
  * else about them is left as written.
  */
 import type { Expr, Stmt, Sym } from '../ast';
@@ -79,6 +80,7 @@ function pure(e: Expr): boolean {
   walkExprs({ k: 'expr', e, span: e.span }, (x) => {
     if (x.k === 'call' || x.k === 'stmtexpr' || x.k === 'inline' || x.k === 'assign' || x.k === 'incdec' || x.k === 'builtin') ok = false;
     if (x.k === 'var' && (x.sym.isVolatile || x.sym.pointsToVolatile)) ok = false;
+    if (x.k === 'cast' && x.volatile) ok = false;
   });
   return ok;
 }

@@ -6,7 +6,8 @@
  * rules behind it must keep: a switch lowered as a chain in source order
  * keeps C's semantics (fall-through, several values an arm, a default
  * anywhere), and a constant peeled off a pointer's index never changes the
- * address (not where a 32-bit product would wrap).
+ * address nor what the verifier accepts (not off an index that may be
+ * negative, nor where a 32-bit product would wrap).
  */
 import { describe, expect, it } from 'vitest';
 import { compile, formatDiagnostic } from '../../src/cc';
@@ -174,19 +175,48 @@ char _license[] SEC("license") = "GPL";
 });
 
 describe('a constant peeled off a pointer index', () => {
-  it('addresses the same byte: (x - 3) * 4 is x * 4, then -12', () => {
+  it('addresses the same byte: p + (x + 3) * 4 - 1 is p + x * 4, then +11', () => {
     const spec = ok(`#include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
 SEC("xdp")
 int f(struct xdp_md *ctx)
 {
 	unsigned char *p = (void *)(long)ctx->data;
-	return *(p + (p[0] - 3) * 4 + 1);
+	return *(p + ((p[0] + 3) * 4 - 1));
 }
 `);
     const pkt = new Uint8Array(64).map((_, i) => i);
-    pkt[0] = 10; // (10 - 3) * 4 + 1 = 29
-    expect(runOnce(spec, pkt)).toBe(29);
+    pkt[0] = 10; // (10 + 3) * 4 - 1 = 51
+    expect(runOnce(spec, pkt)).toBe(51);
+  });
+
+  it('stays in an index that may be negative: the verifier refuses a packet pointer whose variable part may be negative', () => {
+    // (signed char)p[1] is -128..127; + 128 makes the index 0..255. Peeled, the pointer's variable part
+    // would be -128..127, which the verifier refuses ("value -2147483648 makes pkt pointer be out of bounds").
+    const src = `#include <linux/bpf.h>
+#include <bpf/bpf_helpers.h>
+SEC("xdp")
+int f(struct xdp_md *ctx)
+{
+	unsigned char *p = (void *)(long)ctx->data, *end = (void *)(long)ctx->data_end;
+	if (p + 2 > end)
+		return XDP_PASS;
+	unsigned char *q = p + ((signed char)p[1] + 128);
+	if (q + 1 > end)
+		return XDP_PASS;
+	return *q;
+}
+char _license[] SEC("license") = "GPL";
+`;
+    const spec = ok(src);
+    const parsed = parseSpec(JSON.parse(JSON.stringify(spec)));
+    if ('error' in parsed) throw new Error(parsed.error);
+    const r = verify(parsed, { logLevel: 0 });
+    expect(r.error).toBeUndefined();
+    expect(r.accepted).toBe(true);
+    const pkt = new Uint8Array(300).map((_, i) => i & 0xff);
+    pkt[1] = 0xfe; // -2 + 128 = 126
+    expect(runOnce(spec, pkt)).toBe(126);
   });
 
   it('is not peeled where the product alone would wrap in 32 bits', () => {

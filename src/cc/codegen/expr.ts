@@ -445,7 +445,7 @@ export abstract class ExprGen extends FrameGen {
     // Pointer arithmetic: scale the integer side.
     if (isPtr(ty) && isPtr(e.l.ty)) {
       // p + (x + c) * k is (p + x * k) + c * k: the constant joins the pointer's fixed offset.
-      const peeled = constOf(e.r) === undefined ? peelConst(e.r) : undefined;
+      const peeled = e.op === '+' && constOf(e.r) === undefined ? peelConst(e.r) : undefined;
       if (peeled && peeled.c !== 0n) {
         const inner: Expr = { ...e, r: peeled.e };
         return this.binary({ ...e, l: inner, r: { k: 'num', value: peeled.c, ty: T.long, span: e.r.span } });

@@ -210,14 +210,18 @@ export function walkStmts(s: Stmt | undefined, f: (s: Stmt) => void): void {
  * (overflow is undefined, so clang's nsw lets it distribute) or 64 bits wide
  * (they wrap as the pointer sum they index does), and the conversions widen
  * signed values. `(len + 1) * 8` is `len * 8` and 8. Undefined when no
- * constant comes out or e is constant itself. A product or shift it makes
+ * constant comes out or e is constant itself. Only a positive c, and x
+ * known not negative: the pointer then only ever moves forward, from the
+ * object's start to where the whole index put it, and the variable part
+ * the verifier checks stays >= 0 (a negative one is refused: "min value is
+ * negative"). A product or shift it makes
  * (`len * 8`) below 64 bits must be known not to overflow (its operands'
  * ranges bound it): it would wrap in a 32-bit register where the whole
  * never did.
  */
 export function peelConst(e: Expr): { e: Expr; c: bigint } | undefined {
   const p = peelConstRaw(e);
-  return p && p.c !== 0n ? p : undefined;
+  return p && p.c > 0n && (intRange(p.e)?.[0] ?? -1n) >= 0n ? p : undefined;
 }
 
 /** The values e can take, when its operands bound them and no step overflows its type. */

@@ -1,7 +1,8 @@
 /**
  * Expression lowering: values, addressing (constant offsets folded into
  * each access, as the verifier wants packet accesses), loads and stores,
- * conversions per the register conventions, arithmetic, conditions as
+ * conversions per the register conventions, arithmetic (a pointer's index
+ * with its constant peeled into the pointer's offset), conditions as
  * branches, assignment. Calls, statement expressions and builtins are
  * lowered by the modules above it (calls.ts, builtins.ts).
  */
@@ -10,7 +11,7 @@ import type { Span } from '../diagnostics';
 import { evalBinary } from '../sema';
 import { T, alignOf, isInt, isPtr, sizeOf, type IntType, type Member, type Type } from '../types';
 import { FrameGen, type Addr, type Val } from './frame';
-import { constOf, negateCmp, opType, sizeField, swapCmp, unitType, wrapInt } from './tree';
+import { constOf, negateCmp, opType, peelConst, sizeField, swapCmp, unitType, wrapInt } from './tree';
 import * as O from '../../isa/opcodes';
 
 export abstract class ExprGen extends FrameGen {
@@ -443,6 +444,12 @@ export abstract class ExprGen extends FrameGen {
     const ty = e.ty;
     // Pointer arithmetic: scale the integer side.
     if (isPtr(ty) && isPtr(e.l.ty)) {
+      // p + (x + c) * k is (p + x * k) + c * k: the constant joins the pointer's fixed offset.
+      const peeled = e.op === '+' && constOf(e.r) === undefined ? peelConst(e.r) : undefined;
+      if (peeled && peeled.c !== 0n) {
+        const inner: Expr = { ...e, r: peeled.e };
+        return this.binary({ ...e, l: inner, r: { k: 'num', value: peeled.c, ty: T.long, span: e.r.span } });
+      }
       const scale = sizeOf((e.l.ty as { to: Type }).to);
       const [lv, rv] = this.evalPair(e.l, e.r);
       if (rv.k === 'imm') {

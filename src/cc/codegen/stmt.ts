@@ -1,11 +1,12 @@
 /**
  * Statement lowering and the function as a whole: parameters claimed from
  * r1-r5, blocks, if/else, rotated loops (test at the bottom, as clang
- * emits), `#pragma unroll`, switch as a compare chain, goto and labels,
+ * emits), `#pragma unroll`, switch (on a local with its labels at the
+ * top: an if-chain in source order; else a compare chain), goto and labels,
  * return (straight into r0, or to the end of an inlined body), locals'
  * initialisers. FuncGen is the class index.ts drives.
  */
-import type { Init, Stmt, Sym } from '../ast';
+import type { Expr, Init, Stmt, Sym } from '../ast';
 import { alignOf, isInt, isPtr, sizeOf, type FuncType, type IntType, type Member } from '../types';
 import { CgError, type Addr } from './frame';
 import { constOf, sizeField, wrapInt, endsFlow, inductionPlan } from './tree';
@@ -302,9 +303,12 @@ export class FuncGen extends CallGen {
     };
     collect(s.body);
     const end = this.newLabel();
-    const v = this.expr(s.e);
     const is64 = sizeOf(s.e.ty) === 8;
     const signed = (s.e.ty as IntType).signed;
+    const local = this.evalStatic(s.e) === undefined ? readsLocal(s.e) : undefined;
+    const arms = local && switchArms(s.body, cases.length + (def ? 1 : 0));
+    if (local && arms) return this.switchChain(s, arms, local, end, is64, signed);
+    const v = this.expr(s.e);
     if (v.k === 'imm') {
       const hit = cases.find((c) => c.value === wrapInt(v.v, s.e.ty));
       this.jmp(hit ? hit.label : def ? def.label : end);
@@ -322,6 +326,73 @@ export class FuncGen extends CallGen {
     this.breakTargets.pop();
     this.caseLabels.pop();
     this.place(end);
+  }
+  /**
+   * A switch on a local whose case labels all sit at the top of its body, as
+   * an if/else-if chain in source order: each arm's test (`==` to the body for
+   * all its values but the last, `!=` to the next arm's test for the last)
+   * falls into that arm's body, and an arm that falls through jumps over the
+   * next test. The verifier explores a branch's fall-through first, so the
+   * arms are explored in the order written, each entered first on the path
+   * that tested it, as an if-chain is. A compare chain ahead of all the
+   * bodies (the other lowering) has it explore the default first and the
+   * cases last to first, every body entered by a path just popped off the
+   * stack; inside a loop, where the kernel adds few checkpoints, that left
+   * the arrivals of a multi-value case unpruned and the pointer states of
+   * the last case (often the narrowest) checked first, a few times the work
+   * (xdp-tutorial's IPv6 extension-header loop: 3.6x clang's). The value is
+   * read again at each test: tests run back to back, never after a body, so
+   * a local still holds the value the switch read.
+   */
+  protected switchChain(s: Stmt & { k: 'switch' }, arms: SwitchArm[], sym: Sym, end: number, is64: boolean, signed: boolean): void {
+    const home = this.homes.get(sym);
+    if (!home) this.fail(`internal: '${sym.name}' has no location here`, s.e.span, 'cc-internal');
+    const savedTop = this.stackTop;
+    const tests = arms.map((a) => (a.isDefault ? -1 : this.newLabel()));
+    const bodies = arms.map(() => this.newLabel());
+    const defIdx = arms.findIndex((a) => a.isDefault);
+    const missAfter = (k: number): number => {
+      for (let j = k + 1; j < arms.length; j++) if (!arms[j]!.isDefault) return tests[j]!;
+      return defIdx >= 0 ? bodies[defIdx]! : end;
+    };
+    // The default arm first: the tests of the others come before its body runs.
+    if (arms[0]?.isDefault) this.jmp(missAfter(0));
+    this.breakTargets.push(end);
+    arms.forEach((a, k) => {
+      if (!a.isDefault) {
+        if (k > 0 && !arms[k - 1]!.ends) this.jmp(bodies[k]!);
+        this.place(tests[k]!);
+        // The bodies before this test may have ended the local's live range (its register freed, its home
+        // gone): no path reaches the test through them, so where the local was still holds it.
+        const now = this.homes.get(sym);
+        this.homes.set(sym, home);
+        const held = home.k === 'reg' && this.regOwner[home.r] === 'free';
+        if (held) this.regOwner[home.r] = 'local';
+        const r = this.toReg(this.expr(s.e), s.e.ty);
+        a.values.forEach((value, i) => {
+          if (i < a.values.length - 1) this.cmpJump('==', r, { k: 'imm', v: value }, is64, signed, bodies[k]!);
+          else this.cmpJump('!=', r, { k: 'imm', v: value }, is64, signed, missAfter(k));
+        });
+        this.release(r);
+        if (held) this.regOwner[home.r] = 'free';
+        if (now) this.homes.set(sym, now);
+        else this.homes.delete(sym);
+      }
+      this.place(bodies[k]!);
+      let dead = false;
+      for (const b of a.stmts) {
+        if (dead && !this.diags.hasErrors && b.k !== 'label' && b.k !== 'empty' && b.k !== 'decl') {
+          this.diags.warning('sema-unreachable', 'code will never be executed', b.span);
+          dead = false;
+        }
+        this.stmt(b);
+        if (endsFlow(b)) dead = true;
+        else if (b.k === 'label' || b.k === 'block') dead = false;
+      }
+    });
+    this.breakTargets.pop();
+    this.place(end);
+    this.stackTop = savedTop;
   }
   // ---- locals ----------------------------------------------------------------------
   /** A split struct's initialiser (split.ts: whole members only): each member's slot, in the order written, the rest zeroed. */
@@ -397,4 +468,54 @@ export class FuncGen extends CallGen {
       this.release(v);
     }
   }
+}
+
+/** One arm of a switch: the values its labels name (none for the default's), then its statements. */
+interface SwitchArm {
+  values: bigint[];
+  isDefault: boolean;
+  stmts: Stmt[];
+  /** Its last statement leaves (break, return, continue, goto): it does not fall into the next arm. */
+  ends: boolean;
+}
+
+/** The local e reads (through integer conversions only): reading it again costs nothing and sees the same value. */
+function readsLocal(e: Expr): Sym | undefined {
+  while (e.k === 'cast' && isInt(e.ty) && isInt(e.e.ty)) e = e.e;
+  return e.k === 'var' && !e.sym.global && isInt(e.ty) ? e.sym : undefined;
+}
+
+/**
+ * A switch body as arms, when every one of its `labels` case and default
+ * labels is at its top level (`case 1: case 2: x;` parses as nested blocks,
+ * flattened here); undefined when one is nested deeper (Duff's device) or a
+ * statement comes before the first label.
+ */
+function switchArms(body: Stmt, labels: number): SwitchArm[] | undefined {
+  if (body.k !== 'block') return undefined;
+  const arms: SwitchArm[] = [];
+  let found = 0;
+  const flatten = (st: Stmt): boolean => {
+    if (st.k === 'block' && (st.body[0]?.k === 'case' || st.body[0]?.k === 'default')) {
+      const l = st.body[0];
+      let arm = arms[arms.length - 1];
+      if (!arm || arm.stmts.length) arms.push((arm = { values: [], isDefault: false, stmts: [], ends: false }));
+      if (l.k === 'case') arm.values.push(l.value);
+      else arm.isDefault = true;
+      found++;
+      return st.body.slice(1).every(flatten);
+    }
+    const arm = arms[arms.length - 1];
+    if (!arm) return st.k === 'empty';
+    arm.stmts.push(st);
+    return true;
+  };
+  if (!body.body.every(flatten) || found !== labels) return undefined;
+  for (const a of arms) {
+    const last = a.stmts[a.stmts.length - 1];
+    a.ends = last !== undefined && endsFlow(last);
+    // A default arm that also names values needs no test: every value no other arm names reaches it.
+    if (a.isDefault) a.values = [];
+  }
+  return arms;
 }

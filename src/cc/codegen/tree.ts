@@ -5,7 +5,7 @@
  * Nothing here emits code or holds state.
  */
 import type { Expr, Stmt, Sym } from '../ast';
-import { T, alignOf, isInt, isPtr, type Type } from '../types';
+import { T, alignOf, isInt, isPtr, sizeOf, type IntType, type Type } from '../types';
 import type { Home } from './frame';
 import * as O from '../../isa/opcodes';
 
@@ -202,4 +202,86 @@ export function walkStmts(s: Stmt | undefined, f: (s: Stmt) => void): void {
     case 'for': walkStmts(s.init, f); walkStmts(s.body, f); break;
     case 'switch': walkStmts(s.body, f); break;
   }
+}
+
+/**
+ * e as x + c with c a constant, when that holds for every value: the sums,
+ * differences, products and left shifts by a constant on the way are signed
+ * (overflow is undefined, so clang's nsw lets it distribute) or 64 bits wide
+ * (they wrap as the pointer sum they index does), and the conversions widen
+ * signed values. `(len + 1) * 8` is `len * 8` and 8. Undefined when no
+ * constant comes out or e is constant itself. Only a positive c, and x
+ * known not negative: the pointer then only ever moves forward, from the
+ * object's start to where the whole index put it, and the variable part
+ * the verifier checks stays >= 0 (a negative one is refused: "min value is
+ * negative"). A product or shift it makes
+ * (`len * 8`) below 64 bits must be known not to overflow (its operands'
+ * ranges bound it): it would wrap in a 32-bit register where the whole
+ * never did.
+ */
+export function peelConst(e: Expr): { e: Expr; c: bigint } | undefined {
+  const p = peelConstRaw(e);
+  return p && p.c > 0n && (intRange(p.e)?.[0] ?? -1n) >= 0n ? p : undefined;
+}
+
+/** The values e can take, when its operands bound them and no step overflows its type. */
+function intRange(e: Expr): [bigint, bigint] | undefined {
+  if (!isInt(e.ty)) return undefined;
+  const bits = BigInt(sizeOf(e.ty) * 8), signed = (e.ty as IntType).signed;
+  const fits = (r: [bigint, bigint]): [bigint, bigint] | undefined =>
+    (signed ? r[0] >= -(1n << (bits - 1n)) && r[1] < 1n << (bits - 1n) : r[0] >= 0n && r[1] < 1n << bits) ? r : undefined;
+  const c = constOf(e);
+  if (c !== undefined) return fits([c, c]);
+  if (e.k === 'cast' && isInt(e.e.ty)) {
+    const from = e.e.ty as IntType, fb = BigInt(sizeOf(from) * 8);
+    const whole: [bigint, bigint] = from.signed ? [-(1n << (fb - 1n)), (1n << (fb - 1n)) - 1n] : [0n, (1n << fb) - 1n];
+    return fits(intRange(e.e) ?? whole);
+  }
+  if (e.k !== 'binary') return undefined;
+  const l = intRange(e.l), r = intRange(e.r);
+  if (!l || !r) return undefined;
+  const span = (xs: bigint[]): [bigint, bigint] => [xs.reduce((a, b) => (b < a ? b : a)), xs.reduce((a, b) => (b > a ? b : a))];
+  if (e.op === '+') return fits([l[0] + r[0], l[1] + r[1]]);
+  if (e.op === '-') return fits([l[0] - r[1], l[1] - r[0]]);
+  if (e.op === '*') return fits(span([l[0] * r[0], l[0] * r[1], l[1] * r[0], l[1] * r[1]]));
+  if (e.op === '<<' && r[0] === r[1] && r[0] >= 0n && r[0] < bits && l[0] >= 0n) return fits([l[0] << r[0], l[1] << r[0]]);
+  return undefined;
+}
+
+function peelConstRaw(e: Expr): { e: Expr; c: bigint } | undefined {
+  const exact = (t: Type): boolean => isInt(t) && ((t as IntType).signed || sizeOf(t) === 8);
+  if (!exact(e.ty)) return undefined;
+  if (e.k === 'cast') {
+    if (!isInt(e.e.ty) || !(e.e.ty as IntType).signed || sizeOf(e.e.ty) > sizeOf(e.ty)) return undefined;
+    const p = peelConstRaw(e.e);
+    return p && { e: { ...e, e: p.e }, c: p.c };
+  }
+  if (e.k !== 'binary' || !isInt(e.l.ty) || sizeOf(e.l.ty) !== sizeOf(e.ty) || (e.l.ty as IntType).signed !== (e.ty as IntType).signed) return undefined;
+  const lc = constOf(e.l), rc = constOf(e.r);
+  if (lc !== undefined && rc !== undefined) return undefined;
+  const sameTy = (x: Expr): boolean => isInt(x.ty) && sizeOf(x.ty) === sizeOf(e.ty) && (x.ty as IntType).signed === (e.ty as IntType).signed;
+  if ((e.op === '+' || e.op === '-' || e.op === '*') && !sameTy(e.r)) return undefined;
+  if (e.op === '+' || e.op === '-') {
+    if (rc !== undefined) {
+      const p = peelConstRaw(e.l);
+      return { e: p ? p.e : e.l, c: (p ? p.c : 0n) + (e.op === '+' ? rc : -rc) };
+    }
+    if (lc !== undefined && e.op === '+') {
+      const p = peelConstRaw(e.r);
+      return { e: p ? p.e : e.r, c: (p ? p.c : 0n) + lc };
+    }
+    return undefined;
+  }
+  if (e.op === '*' && (rc !== undefined || lc !== undefined)) {
+    const k = rc ?? lc!;
+    const p = peelConstRaw(rc !== undefined ? e.l : e.r);
+    const m: Expr | undefined = p && { ...e, l: p.e, r: { k: 'num', value: k, ty: e.ty, span: e.span } };
+    return p && m && (sizeOf(e.ty) === 8 || intRange(m)) ? { e: m, c: p.c * k } : undefined;
+  }
+  if (e.op === '<<' && rc !== undefined && rc >= 0n && rc < BigInt(sizeOf(e.ty) * 8)) {
+    const p = peelConstRaw(e.l);
+    const m: Expr | undefined = p && { ...e, l: p.e };
+    return p && m && (sizeOf(e.ty) === 8 || intRange(m)) ? { e: m, c: p.c << rc } : undefined;
+  }
+  return undefined;
 }

@@ -154,29 +154,27 @@ function changesPktData(insn: Insn, kfunc: string | undefined): boolean {
   return insn.src === 0 && helperById(insn.imm)?.changesPktData === true;
 }
 
-/** The call at `pc` acquires a reference (check_helper_call's acquire_reference, KF_ACQUIRE): its name, as C calls it. */
-export function acquireName(insns: readonly Insn[], pc: number, kfuncs: ReadonlyMap<number, string>): string | undefined {
+/**
+ * The name of the call at `pc` when it takes a reference (`role` 'acquire': check_helper_call's acquire_reference,
+ * KF_ACQUIRE) or gives one back ('release': OBJ_RELEASE helpers, KF_RELEASE kfuncs), as C calls it.
+ */
+function refCallName(insns: readonly Insn[], pc: number, kfuncs: ReadonlyMap<number, string>, role: 'acquire' | 'release'): string | undefined {
   const i = insns[pc];
   if (!i || i.code !== 0x85) return undefined;
   if (i.src === BPF_PSEUDO_KFUNC_CALL) {
     const k = kfuncs.get(pc);
-    return k !== undefined && Object.hasOwn(XDP_KFUNCS, k) && XDP_KFUNCS[k]!.acquire === true ? k : undefined;
+    return k !== undefined && Object.hasOwn(XDP_KFUNCS, k) && XDP_KFUNCS[k]![role] === true ? k : undefined;
   }
   const h = i.src === 0 ? helperById(i.imm) : undefined;
-  return h && (h.ret === 'RET_PTR_TO_RINGBUF_MEM_OR_NULL' || h.ret === 'RET_PTR_TO_SOCKET_OR_NULL') ? helperDisplayName(i.imm) : undefined;
+  if (!h) return undefined;
+  const name = helperDisplayName(i.imm);
+  const takes = role === 'acquire' ? h.ret === 'RET_PTR_TO_RINGBUF_MEM_OR_NULL' || h.ret === 'RET_PTR_TO_SOCKET_OR_NULL' : h.args[0] === 'ARG_PTR_TO_RINGBUF_MEM' || name === 'bpf_sk_release';
+  return takes ? name : undefined;
 }
 
-/** The call at `pc` gives a reference back (OBJ_RELEASE helpers, KF_RELEASE kfuncs): its name. */
-function releaseCallName(insns: readonly Insn[], pc: number, kfuncs: ReadonlyMap<number, string>): string | undefined {
-  const i = insns[pc];
-  if (!i || i.code !== 0x85) return undefined;
-  if (i.src === BPF_PSEUDO_KFUNC_CALL) {
-    const k = kfuncs.get(pc);
-    return k !== undefined && Object.hasOwn(XDP_KFUNCS, k) && XDP_KFUNCS[k]!.release === true ? k : undefined;
-  }
-  const h = i.src === 0 ? helperById(i.imm) : undefined;
-  return h && (h.args[0] === 'ARG_PTR_TO_RINGBUF_MEM' || helperDisplayName(i.imm) === 'bpf_sk_release') ? helperDisplayName(i.imm) : undefined;
-}
+/** The call at `pc` acquires a reference: its name. */
+export const acquireName = (insns: readonly Insn[], pc: number, kfuncs: ReadonlyMap<number, string>): string | undefined => refCallName(insns, pc, kfuncs, 'acquire');
+const releaseCallName = (insns: readonly Insn[], pc: number, kfuncs: ReadonlyMap<number, string>): string | undefined => refCallName(insns, pc, kfuncs, 'release');
 
 /** What gives back a reference `acquire` took, as a learner writes it (the error paths' choice: a reservation is discarded). */
 export function releaseFor(acquire: string): string {

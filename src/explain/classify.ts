@@ -8,7 +8,7 @@
 import type { Insn } from '../isa/insn';
 import type { MapSpec } from '../isa/spec';
 import type { RegView, StateView, VerifyResult } from '../verifier';
-import { BPF_FUNC, helperById, helperDisplayName, resolveMapArgType, type ArgKind } from '../helpers/table';
+import { BPF_FUNC, helperById, helperDisplayName, NO_PKT_ACCESS, resolveMapArgType, type ArgKind } from '../helpers/table';
 import { BPF_PSEUDO_KFUNC_CALL } from '../isa/opcodes';
 import { XDP_KFUNCS } from '../verifier/kfunc';
 
@@ -50,6 +50,8 @@ export interface Facts {
   helper?: string;
   arg?: number;
   wanted?: ArgKind;
+  /** Packet memory passed to a helper that may not read the packet (helper-arg). */
+  pktDenied?: boolean;
   /** A size argument the helper cannot take (helper-arg): why, and the bytes the memory before it holds (when known). */
   sizeIssue?: SizeIssue;
   sizeCap?: number;
@@ -457,6 +459,8 @@ export function classify(insns: readonly Insn[], maps: readonly MapSpec[], v: Ve
       for (let a = 0; a < proto.args.length; a++) {
         const k = resolveMapArgType(proto.id, mapType, proto.args[a]!);
         const r = regOf(st, a + 1);
+        // Packet memory given to a helper whose prototype lacks pkt_access (may_access_direct_pkt_data), checked in argument order.
+        if (r && (r.type === 'pkt' || r.type === 'pkt_meta') && NO_PKT_ACCESS.has(proto.name)) return { pc, kind: 'helper-arg', helper: name, arg: a + 1, regno: a + 1, reg: r, pktDenied: true };
         // A size whose range the helper cannot take (check_mem_size_reg), measured against the memory argument before it.
         if ((k === 'ARG_CONST_SIZE' || k === 'ARG_CONST_SIZE_OR_ZERO') && r?.type === 'scalar' && a > 0) {
           const cap = memCap(regOf(st, a), maps);

@@ -232,6 +232,24 @@ function largerReservation(lines: readonly string[], causeLine: number | undefin
   return [need, Math.ceil(need / 8) * 8].filter((v, i, a) => a.indexOf(v) === i).map((v) => ({ line: causeLine, insert: text.replace(m[0], `${m[1]}${v}${m[3]}`), replace: true }));
 }
 
+/** For each `name[index]` on `line` whose name is an array declared in the function (`T name[N]`): `index >= N`, the test that keeps it inside. */
+function localArrayGuards(lines: readonly string[], fnStart: number, line: number): string[] {
+  const out: string[] = [];
+  const re = /\b([A-Za-z_]\w*)\s*\[([^\[\]]+)\]/g;
+  const text = lines[line - 1] ?? '';
+  for (let m = re.exec(text); m; m = re.exec(text)) {
+    const [, name, index] = m;
+    for (let l = line - 1; l >= fnStart; l--) {
+      const d = new RegExp(`\\b${name}\\s*\\[\\s*(\\d+)\\s*\\]`).exec(lines[l - 1] ?? '');
+      if (!d) continue;
+      const idx = index!.trim();
+      out.push(`${/^[\w.>-]+$/.test(idx) ? idx : `(${idx})`} >= ${d[1]}`);
+      break;
+    }
+  }
+  return [...new Set(out)];
+}
+
 /** The arguments of the call to `fn` on `text`, split at its top-level commas (`a, f(b, c), d` is three); undefined when the line does not call it. */
 function callArgs(text: string, fn: string): string[] | undefined {
   const m = new RegExp(`\\b${fn}\\s*\\(`).exec(text);
@@ -484,6 +502,8 @@ export function fixCandidates(f: Facts, lines: readonly string[], line: number, 
       break;
     case 'stack-access':
       if (f.size !== undefined && r && (r.off + (f.insnOff ?? 0)) % f.size !== 0) out.push(...unalignedCopies(text, line));
+      // A local array indexed by an unbounded value: the index tested against the array's length first.
+      if (r && r.varOff.mask !== '0x0') insertAll(localArrayGuards(lines, fn.start, line).map((g) => guard(g)));
       break;
     case 'scalar-deref': {
       // A pointer read back from memory (a map value) is only a number: keep an offset from data there instead.
@@ -515,9 +535,10 @@ export function fixCandidates(f: Facts, lines: readonly string[], line: number, 
       if (f.sizeIssue !== undefined && f.helper !== undefined && f.arg !== undefined) {
         const arg = callArgs(text, f.helper)?.[f.arg - 1]?.trim();
         if (arg && /^\w+$/.test(arg)) {
-          const low = f.wanted === 'ARG_CONST_SIZE' ? `${arg} < 1` : `${arg} < 0`;
           const caps = f.sizeCap !== undefined ? [f.sizeCap] : [64, 256, 1500];
-          insertAll(caps.map((c) => guard(`${low} || ${arg} > ${c}`)));
+          // The upper end alone first (an unsigned length cannot be negative); a signed one needs the lower end too.
+          const tests = f.wanted === 'ARG_CONST_SIZE' ? caps.map((c) => `${arg} < 1 || ${arg} > ${c}`) : caps.flatMap((c) => [`${arg} > ${c}`, `${arg} < 0 || ${arg} > ${c}`]);
+          insertAll(tests.map((t) => guard(t)));
         }
         break;
       }
@@ -526,7 +547,7 @@ export function fixCandidates(f: Facts, lines: readonly string[], line: number, 
         out.push(...mapTypeChanges(lines, text, f.mapTypes ?? []));
         break;
       }
-      if (call && !f.wanted?.startsWith('ARG_CONST') && f.wanted !== 'ARG_ANYTHING') for (const n of identifiers(call[1]!)) {
+      if (call && !f.pktDenied && !f.wanted?.startsWith('ARG_CONST') && f.wanted !== 'ARG_ANYTHING') for (const n of identifiers(call[1]!)) {
         const re = new RegExp(`([(,]\\s*)${n}\\b`);
         if (re.test(text)) out.push({ line, insert: text.replace(re, `$1&${n}`), replace: true });
       }

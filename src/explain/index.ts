@@ -179,6 +179,14 @@ function describe(f: Facts, names: ReturnType<typeof namesAround>, code: string,
           summary: `${at} accesses ${plural(f.size, 'byte')} of the stack at offset ${off}, which is not a multiple of ${f.size}.`,
           detail: `The verifier requires every stack access to be aligned to its size (a ${f.size}-byte access at an offset divisible by ${f.size}). Casting \`buf + k\` to a wider pointer type breaks that; copy the bytes with \`__builtin_memcpy\` instead, which the compiler turns into accesses of the alignment it can prove.`,
         };
+      // A variable offset (an array indexed by a value the verifier cannot bound to it): it may reach outside the array.
+      if (r && r.varOff.mask !== '0x0')
+        return {
+          summary: `${at} indexes a stack array with a value the verifier cannot keep inside it (${R} is the stack pointer plus a variable up to ${r.umax}).`,
+          detail:
+            `The verifier checks a variable stack access at every offset the index may give (var_off ${r.varOff.value}/${r.varOff.mask} on top of ${off}): all of them must be inside the initialised array. ` +
+            'Here the index comes from a value it cannot bound (a packet field, a map value): compare the index with the number of elements right before the access and leave when it is too large.',
+        };
       return {
         summary: `${at} accesses ${plural(f.size ?? 0, 'byte')} of the stack at offset ${off}, outside the function's 512-byte frame.`,
         detail: `A BPF function's stack is the 512 bytes below the frame pointer (offsets -512..-1). The access falls outside them: check the array index against the array's size.`,
@@ -210,8 +218,15 @@ function describe(f: Facts, names: ReturnType<typeof namesAround>, code: string,
               ? `${f.helper ?? 'It'} takes only ${f.mapTypes.map((t) => `BPF_MAP_TYPE_${t.toUpperCase()}`).join(', ')}: declare the map with one of those types, or use the helper meant for this map's type.`
               : 'Use the helper meant for that map type, or another map type.'),
         };
+      if (f.pktDenied)
+        return {
+          summary: `${at} passes packet memory to ${f.helper ?? 'a helper'} (argument ${f.arg ?? '?'}), which may not read or write the packet directly.`,
+          detail:
+            `Only some helpers may be given a pointer into the packet (their prototype says pkt_access: the map lookups and updates, bpf_csum_diff, the socket lookups, the syncookie helpers); ${f.helper ?? 'this one'} is not among them (${R} is ${r?.type ?? 'pkt'}). ` +
+            'Copy the bytes to the stack first (a local struct filled with __builtin_memcpy after the bounds check, or bpf_xdp_load_bytes into a stack buffer) and pass its address. To send the packet itself to user space, bpf_perf_event_output takes the packet length in the upper 32 bits of its flags.',
+        };
       if (f.sizeIssue !== undefined) {
-        const range = `${R} is in [${r?.smin ?? '?'}, ${r?.umax ?? '?'}]`;
+        const range = r && BigInt(r.smin) < 0n ? `${R} may be anything from ${r.smin} to ${r.smax}` : `${R} is in [${r?.umin ?? '?'}, ${r?.umax ?? '?'}]`;
         const cap = f.sizeCap !== undefined ? ` the ${plural(f.sizeCap, 'byte')} the memory before it holds` : ' what any helper takes';
         const why = f.sizeIssue === 'negative' ? 'may be negative' : f.sizeIssue === 'zero' ? `may be 0, and ${f.helper ?? 'the helper'} needs at least one byte` : `may be more than${cap}`;
         return {

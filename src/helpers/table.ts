@@ -74,6 +74,19 @@ export interface HelperProto {
   readonly refusal?: string;
 }
 
+/**
+ * Helpers whose prototype lacks pkt_access, measured against this machine's kernel (6.18) with a bounds-checked
+ * packet pointer as their first memory argument: check_func_arg refuses it ("helper access to the packet is not
+ * allowed", may_access_direct_pkt_data). The map helpers, bpf_csum_diff, the socket lookups and the raw syncookie
+ * helpers take packet memory. Not measured (the oracle cannot make their maps or arguments), so left as they were:
+ * bpf_map_push/pop/peek_elem, bpf_dynptr_read/write.
+ */
+export const NO_PKT_ACCESS: ReadonlySet<string> = new Set([
+  'trace_printk', 'get_current_comm', 'perf_event_output', 'perf_event_read_value', 'fib_lookup', 'strtol', 'strtoul',
+  'probe_read_user', 'probe_read_kernel', 'probe_read_user_str', 'probe_read_kernel_str', 'get_ns_current_pid_tgid',
+  'ringbuf_output', 'trace_vprintk', 'xdp_load_bytes', 'xdp_store_bytes',
+]);
+
 /** Every helper name by id (Linux 6.18), as the kernel prints them without "bpf_". */
 export const HELPER_NAMES: readonly string[] = KERNEL_HELPER_NAMES;
 

@@ -6,7 +6,7 @@
 import { markChainPrecision, markStackSlotPrecision } from './precision';
 import * as O from '../isa/opcodes';
 import type { Insn } from '../isa/insn';
-import { helperById, helperDisplayName, MAP_TYPE_HELPERS, resolveMapArgType, type ArgKind, type HelperProto } from '../helpers/table';
+import { helperById, helperDisplayName, MAP_TYPE_HELPERS, NO_PKT_ACCESS, resolveMapArgType, type ArgKind, type HelperProto } from '../helpers/table';
 import { MAP_TYPES, type MapSpec } from '../isa/spec';
 import type { Env } from './env';
 import {
@@ -290,6 +290,8 @@ function checkFuncArg(env: Env, arg: number, fn: HelperProto, meta: CallMeta): v
     if (argMayBeNull(k) && t === 'map_value_or_null') t = 'map_value';
     if (!compat.types.includes(t)) env.reject(`R${regno} type=${reg.type} expected=${compat.text}`);
     if (reg.type === 'ctx') checkPtrOffReg(env, reg, regno, false);
+    // may_access_direct_pkt_data: only a helper whose prototype says pkt_access may be given packet memory.
+    if ((reg.type === 'pkt' || reg.type === 'pkt_meta') && NO_PKT_ACCESS.has(fn.name)) env.reject('helper access to the packet is not allowed');
   }
   switch (k) {
     case 'ARG_CONST_MAP_PTR':

@@ -59,6 +59,11 @@ export const EXPLAIN_CASES: { file: string; kind: string; line: number; fix: boo
   // A length a helper cannot take: maybe 0 (ARG_CONST_SIZE), maybe more than the stack buffer before it.
   { file: 'helper_len_zero.c', kind: 'helper-arg', line: 10, fix: true },
   { file: 'helper_len_big.c', kind: 'helper-arg', line: 13, fix: true },
+  { file: 'perf_output_signed_len.c', kind: 'helper-arg', line: 19, fix: true },
+  // Packet memory given to a helper without pkt_access (bpf_perf_event_output).
+  { file: 'perf_output_len.c', kind: 'helper-arg', line: 16, fix: false },
+  // A local array indexed by a packet field.
+  { file: 'stack_index.c', kind: 'stack-access', line: 14, fix: true },
   // egress_ifindex outside a devmap program.
   { file: 'ctx_egress.c', kind: 'ctx-access', line: 6, fix: false },
 ];

@@ -175,7 +175,7 @@ function refCallName(insns: readonly Insn[], pc: number, kfuncs: ReadonlyMap<num
 }
 
 /** The call at `pc` acquires a reference: its name. */
-export const acquireName = (insns: readonly Insn[], pc: number, kfuncs: ReadonlyMap<number, string>): string | undefined => refCallName(insns, pc, kfuncs, 'acquire');
+const acquireName = (insns: readonly Insn[], pc: number, kfuncs: ReadonlyMap<number, string>): string | undefined => refCallName(insns, pc, kfuncs, 'acquire');
 const releaseCallName = (insns: readonly Insn[], pc: number, kfuncs: ReadonlyMap<number, string>): string | undefined => refCallName(insns, pc, kfuncs, 'release');
 
 /** What gives back a reference `acquire` took, as a learner writes it (the error paths' choice: a reservation is discarded). */
@@ -228,7 +228,7 @@ const BPF_MAX_VAR_SIZ = 1 << 29;
  * check_mem_size_reg's refusals of a size argument: it may be negative, it may be 0 where the helper wants at least
  * one byte (ARG_CONST_SIZE), or it may be more than the memory before it holds (`cap`, when known) or than any helper takes.
  */
-export function sizeProblem(k: ArgKind, r: RegView, cap: number | undefined): SizeIssue | undefined {
+function sizeProblem(k: ArgKind, r: RegView, cap: number | undefined): SizeIssue | undefined {
   if (big(r.smin) < 0n) return 'negative';
   if (big(r.umin) === 0n && k === 'ARG_CONST_SIZE') return 'zero';
   if (big(r.umax) >= BigInt(BPF_MAX_VAR_SIZ) || (cap !== undefined && big(r.umax) > BigInt(cap))) return 'too-big';

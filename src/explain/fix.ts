@@ -291,8 +291,8 @@ function dropConst(lines: readonly string[], line: number): Fix[] {
   const out: Fix[] = [];
   for (const n of identifiers(lines[line - 1] ?? '')) {
     lines.forEach((d, i) => {
-      // A file-scope declaration: no indentation, `const` before the name.
-      if (!new RegExp(`^(?:static\\s+)?(?:volatile\\s+)?const\\b[^;()]*\\b${n}\\s*(?:=|;|\\[)`).test(d) && !new RegExp(`^(?:static\\s+)?const\\s+volatile\\b[^;()]*\\b${n}\\s*(?:=|;|\\[)`).test(d)) return;
+      // A file-scope declaration: no indentation, `const` before the name (`const volatile` included).
+      if (!new RegExp(`^(?:static\\s+)?(?:volatile\\s+)?const\\b[^;()]*\\b${n}\\s*(?:=|;|\\[)`).test(d)) return;
       out.push({ line: i + 1, insert: d.replace(/\bconst\s+/, ''), replace: true });
     });
   }

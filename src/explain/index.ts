@@ -14,7 +14,7 @@
 import type { ParsedSpec } from '../isa/spec';
 import type { VerifyResult } from '../verifier';
 import { XDP_METADATA_KFUNCS } from '../verifier/kfunc';
-import { classify, lastBackEdge, type ExplainKind, type Facts } from './classify';
+import { classify, lastBackEdge, releaseFor, type ExplainKind, type Facts } from './classify';
 import { fixCandidates, type Fix } from './fix';
 import { applyFix as applyFixText, functionAround, lineAfterFix, namesAround, pathLines, posOfPc, takenReturn } from './source';
 
@@ -53,9 +53,10 @@ function plural(n: number, w: string): string {
 
 /** What an acquired reference is, in a learner's words. */
 function heldThing(acquire: string | undefined): string {
-  if (acquire === 'bpf_ringbuf_reserve') return 'a ring buffer record';
-  if (acquire?.startsWith('bpf_xdp_ct_') || acquire === 'bpf_ct_insert_entry') return 'a reference to a conntrack entry';
-  return acquire ? 'a reference to a socket' : 'a reference';
+  if (acquire === undefined) return 'a reference';
+  // What gives it back says what it is (releaseFor knows the acquiring calls).
+  const release = releaseFor(acquire);
+  return release === 'bpf_ringbuf_discard' ? 'a ring buffer record' : release === 'bpf_ct_release' ? 'a reference to a conntrack entry' : 'a reference to a socket';
 }
 
 function describe(f: Facts, names: ReturnType<typeof namesAround>, code: string, causeLine?: number): { summary: string; detail: string } {
@@ -123,7 +124,8 @@ function describe(f: Facts, names: ReturnType<typeof namesAround>, code: string,
       };
     case 'null-deref':
       if (f.acquire !== undefined) {
-        const when = f.acquire === 'bpf_ringbuf_reserve' ? 'when the ring buffer has no room left for the record' : f.acquire.startsWith('bpf_xdp_ct_') ? 'when no conntrack entry matches (or none can be made)' : 'when no socket matches the tuple';
+        const release = releaseFor(f.acquire);
+        const when = release === 'bpf_ringbuf_discard' ? 'when the ring buffer has no room left for the record' : release === 'bpf_ct_release' ? 'when no conntrack entry matches (or none can be made)' : 'when no socket matches the tuple';
         return {
           summary: `${at} ${f.helper ? `passes ${R} to ${f.helper}` : `dereferences ${R}`}, the result of ${f.acquire}${atCause}, which may be NULL.`,
           detail: `${f.acquire} returns NULL ${when}; on this path nothing has compared the result with NULL (${R} is ${r?.type}). Test it and leave when it is NULL (there is then nothing to release).`,

@@ -6,7 +6,7 @@
 import type { TrafficSpec } from '../net/traffic';
 import type { HardwareProfile } from './hw';
 import { MAX_FRAME_BUFFER, type XdpHook } from './program';
-import { PAGE_SIZE } from './page_alloc';
+import { MAX_ORDER, PAGE_STRIDE } from './page_alloc';
 import { HARDWARE_PROFILES, SEED2016_E5 } from './hw';
 
 /** What the network stack does with an skb (XDP_PASS, or every packet without XDP). */
@@ -121,7 +121,7 @@ function pow2(n: number): boolean {
 }
 
 /** The page pool's limit: frames live in buffers of at most MAX_FRAME_BUFFER bytes (program.ts). */
-export const MAX_MEMORY_PAGES = MAX_FRAME_BUFFER / PAGE_SIZE;
+export const MAX_MEMORY_PAGES = (Math.floor(MAX_FRAME_BUFFER / PAGE_STRIDE) >> MAX_ORDER) << MAX_ORDER;
 
 /** Fill defaults and check ranges; throws Error with one line naming the problem. */
 export function resolveConfig(c: SimConfig): ResolvedConfig {

@@ -25,7 +25,7 @@
  */
 import type { Cpu, Machine } from './machine';
 import { J } from './journey';
-import { PAGE_SIZE as PAGE_SIZE_, PageLoc as PageLocEnum } from './page_alloc';
+import { PAGE_SIZE as PAGE_SIZE_, PageLoc as PageLocEnum, pageAddr as pageAddr_ } from './page_alloc';
 import { XdpBuff, type XdpHook } from './program';
 import { TxWire, wireCyclesPerByte } from './wire';
 import { XdpTxRing } from './nic/xdp_tx_ring';
@@ -41,6 +41,7 @@ const LOC_TX = PageLocEnum.TX_RING;
 const LOC_IN_FLIGHT = PageLocEnum.IN_FLIGHT;
 // Read for every frame a devmap or veth program runs on: local copies (an imported binding is a getter call under tsx/vitest).
 const PAGE_SIZE = PAGE_SIZE_;
+const pageAddr = pageAddr_;
 /** enum xdp_action (include/uapi/linux/bpf.h). */
 const enum xdp_action { XDP_ABORTED = 0, XDP_DROP = 1, XDP_PASS = 2, XDP_TX = 3, XDP_REDIRECT = 4 }
 const bpf_prog_run_xdp = runXdp;
@@ -153,7 +154,7 @@ export class DevmapTarget {
     const m = this.m;
     const x = this.x;
     // The devmap's own xdp_buff: rx_queue_index 0 (no rx queue of this device).
-    xdp_prepare_buff(x, m.alloc.memory, page * PAGE_SIZE, data, len, PAGE_SIZE, 0);
+    xdp_prepare_buff(x, m.alloc.memory, pageAddr(page), data, len, PAGE_SIZE, 0);
     let act = bpf_prog_run_xdp(m, cpu, prog, x);
     if (x.fault !== undefined) act = xdp_action.XDP_ABORTED;
     if (act === xdp_action.XDP_PASS) return true;
@@ -334,7 +335,7 @@ export class DevmapTarget {
       let act = xdp_action.XDP_PASS;
       if (prog) {
         // The peer's verdict is all that counts here: a fault is not told apart.
-        xdp_prepare_buff(x, m.alloc.memory, page * PAGE_SIZE, tx.slotData[s]!, tx.slotLen[s]!, PAGE_SIZE, 0);
+        xdp_prepare_buff(x, m.alloc.memory, pageAddr(page), tx.slotData[s]!, tx.slotLen[s]!, PAGE_SIZE, 0);
         act = bpf_prog_run_xdp(m, cpu, prog, x);
       }
       if (tr.on) tr.emit(K.xdp_drop, cpu.now, cpu.id, -1, s, packet, page, act);

@@ -17,7 +17,7 @@
  */
 import type { Cpu, Machine } from '../machine';
 import { J } from '../journey';
-import { PAGE_SIZE as PAGE_SIZE_, PageLoc as PageLocEnum } from '../page_alloc';
+import { PAGE_SIZE as PAGE_SIZE_, PageLoc as PageLocEnum, pageAddr as pageAddr_ } from '../page_alloc';
 import { PagePool, PpSource as PpSourceEnum, PP_ALLOC_CACHE_SIZE } from '../page_pool';
 import { XdpBuff, type XdpHook } from '../program';
 import { SocketQueue } from '../stack';
@@ -33,6 +33,7 @@ import { napi_complete_arm as arm, napi_poll_step as pollStep, type NapiDriver, 
 const enum S { dma_sync_cpu = 5, alloc_order0 = 14, dma_map = 18, rx_doorbell = 21, stack_rx = 27, stack_drop = 28, stack_deliver = 29, xdp_redirect = 30, vmx_rx_complete = 31, pkt_line_miss = 32, copy_line = 33, pp_alloc_fast = 34, pp_refill = 35, pp_alloc_slow = 36, pp_recycle_direct = 37, pp_put_ring = 38, skb_alloc = 39, build_skb = 40, skb_free = 41, generic_xdp = 42, pskb_expand_head = 43, generic_xdp_tx = 44, vmx_skb_xmit = 45, vmx_xdp_xmit = 46, vmx_tx_complete = 47, vmx_tx_line = 48, xdp_return_frame = 49 }
 const enum K { xdp_run = 6, xdp_exception = 7, xdp_drop = 8, xdp_pass = 9, xdp_tx = 10, xdp_redirect = 11, xdp_unknown = 12, page_cache_put = 13, page_cache_get = 14, page_alloc = 15, page_free = 16, rx_refill = 17, rx_doorbell = 18, skb_build = 23, stack_free = 24, oom = 25 }
 const PAGE_SIZE = PAGE_SIZE_;
+const pageAddr = pageAddr_;
 const LOC = {
   RX_RING: PageLocEnum.RX_RING,
   PAGE_CACHE: PageLocEnum.PAGE_CACHE,
@@ -232,7 +233,7 @@ export class Vmxnet3 implements NicDriver, NapiDriver, RxDma {
       }
       this.dataLen[r.index]![s] = frame.length;
     } else {
-      this.m.alloc.memory.set(frame, page * PAGE_SIZE + this.headroom);
+      this.m.alloc.memory.set(frame, pageAddr(page) + this.headroom);
       this.dataLen[r.index]![s] = -1;
     }
     return page;
@@ -304,7 +305,7 @@ export class Vmxnet3 implements NicDriver, NapiDriver, RxDma {
         }
         m.charge(cpu, S.pkt_line_miss);
         m.charge(cpu, S.copy_line, lines(len));
-        a.memory.set(this.dataRingFrame(qi, s, len), page * PAGE_SIZE + XDP_PACKET_HEADROOM);
+        a.memory.set(this.dataRingFrame(qi, s, len), pageAddr(page) + XDP_PACKET_HEADROOM);
         this.dataLen[qi]![s] = -1;
       } else {
         page = r.slotPage[s]!;
@@ -313,7 +314,7 @@ export class Vmxnet3 implements NicDriver, NapiDriver, RxDma {
         m.charge(cpu, S.pkt_line_miss);
       }
       a.loc[page] = LOC.IN_FLIGHT;
-      data = page * PAGE_SIZE + XDP_PACKET_HEADROOM;
+      data = pageAddr(page) + XDP_PACKET_HEADROOM;
       this.runNative(cpu, r, prog, page, packet, data, len, s);
       return;
     }
@@ -329,7 +330,7 @@ export class Vmxnet3 implements NicDriver, NapiDriver, RxDma {
       m.charge(cpu, S.skb_alloc);
       m.charge(cpu, S.pkt_line_miss);
       m.charge(cpu, S.copy_line, lines(len));
-      a.memory.set(this.dataRingFrame(qi, s, len), page * PAGE_SIZE + NET_SKB_PAD);
+      a.memory.set(this.dataRingFrame(qi, s, len), pageAddr(page) + NET_SKB_PAD);
       this.dataLen[qi]![s] = -1;
     } else {
       page = r.slotPage[s]!;
@@ -337,7 +338,7 @@ export class Vmxnet3 implements NicDriver, NapiDriver, RxDma {
       m.charge(cpu, S.pkt_line_miss, lines(len));
     }
     a.loc[page] = LOC.IN_FLIGHT;
-    data = page * PAGE_SIZE + NET_SKB_PAD;
+    data = pageAddr(page) + NET_SKB_PAD;
     if (!prog) {
       r.c.rx_no_xdp++;
       this.deliverSkb(cpu, r, page, packet, false);
@@ -363,7 +364,7 @@ export class Vmxnet3 implements NicDriver, NapiDriver, RxDma {
   private runNative(cpu: Cpu, r: RxRing, prog: XdpHook, page: number, packet: number, data: number, len: number, s: number): void {
     const m = this.m;
     const tr = m.trace;
-    const act = this.run(cpu, r, prog, page * PAGE_SIZE, data, len, s, page, packet);
+    const act = this.run(cpu, r, prog, pageAddr(page), data, len, s, page, packet);
     const x = this.xdp;
     switch (act) {
       case xdp_action.XDP_PASS:
@@ -425,11 +426,11 @@ export class Vmxnet3 implements NicDriver, NapiDriver, RxDma {
     }
     m.charge(cpu, S.pskb_expand_head);
     m.charge(cpu, S.copy_line, lines(len));
-    a.memory.copyWithin(head * PAGE_SIZE + XDP_PACKET_HEADROOM, data, data + len);
+    a.memory.copyWithin(pageAddr(head) + XDP_PACKET_HEADROOM, data, data + len);
     a.free(page);
     a.loc[head] = LOC.IN_FLIGHT;
     page = head;
-    const act = this.run(cpu, r, prog, head * PAGE_SIZE, head * PAGE_SIZE + XDP_PACKET_HEADROOM, len, s, head, packet);
+    const act = this.run(cpu, r, prog, pageAddr(head), pageAddr(head) + XDP_PACKET_HEADROOM, len, s, head, packet);
     const x = this.xdp;
     switch (act) {
       case xdp_action.XDP_PASS:

@@ -17,7 +17,7 @@
  * nothing here computes a rate.
  */
 import type { Cpu, Machine } from '../machine';
-import { PAGE_SIZE as PAGE_SIZE_, PageLoc as PageLocEnum } from '../page_alloc';
+import { PAGE_SIZE as PAGE_SIZE_, PageLoc as PageLocEnum, pageAddr as pageAddr_ } from '../page_alloc';
 import { XdpBuff, type XdpHook } from '../program';
 import { SocketQueue } from '../stack';
 import type { AttachResult, MtuResult, NicDriver, RedirectHandler, RedirectTarget } from './driver';
@@ -36,6 +36,7 @@ import { napi_complete_arm as arm, napi_poll_step as pollStep, type NapiDriver, 
 const enum S { rx_cqe = 4, dma_sync_cpu = 5, rx_alloc_frag = 11, rx_alloc_page = 12, order0_page_miss = 13, alloc_order0 = 14, free_order0 = 15, alloc_order3 = 16, free_order3 = 17, dma_map = 18, dma_unmap = 19, rx_frag_free = 20, rx_doorbell = 21, tx_post = 22, tx_complete = 25, skb_build = 26, stack_rx = 27, stack_drop = 28, stack_deliver = 29, xdp_redirect = 30, pkt_line_miss = 32, xdp_do_flush = 53 }
 const enum K { dma_sync = 5, xdp_run = 6, xdp_exception = 7, xdp_drop = 8, xdp_pass = 9, xdp_tx = 10, xdp_redirect = 11, xdp_unknown = 12, page_alloc = 15, page_free = 16, rx_refill = 17, rx_doorbell = 18, skb_build = 23, stack_free = 24, oom = 25 }
 const PAGE_SIZE = PAGE_SIZE_;
+const pageAddr = pageAddr_;
 const enum PageLoc { RX_RING = 1, TX_RING = 3, STACK = 4, IN_FLIGHT = 5, FRAGS = 6 }
 const enum DmaDir { NONE = 0, FROM_DEVICE = 1, BIDIRECTIONAL = 3 }
 const enum SlotState { EMPTY = 0, HW = 1 }
@@ -297,7 +298,7 @@ export abstract class XdpPageDriver implements NicDriver, NapiDriver, RxDma {
    */
   rx_dma(r: RxRing, s: number, frame: Uint8Array): number {
     const page = r.slotPage[s]!;
-    const at = page * PAGE_SIZE + r.slotOff[s]! + this.headroom;
+    const at = pageAddr(page) + r.slotOff[s]! + this.headroom;
     const a = this.m.alloc;
     if (this.dmaKeep && this.redirect === null) {
       if (a.dmaFrame[page] === frame && a.dmaAt[page] === at) return page;
@@ -382,7 +383,7 @@ export abstract class XdpPageDriver implements NicDriver, NapiDriver, RxDma {
     this.packetsDone++;
 
     const prog = r.prog;
-    const base = page * PAGE_SIZE + off;
+    const base = pageAddr(page) + off;
     if (!prog) {
       r.c.rx_no_xdp++;
       this.deliverSkb(cpu, r, page, packet, base + this.headroom, len);

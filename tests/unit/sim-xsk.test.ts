@@ -119,3 +119,25 @@ describe('UMEM chunk conservation', () => {
     expect(checkUmemChunks(umem, { ...rings, cq: new XskQueue('completion', 8) }, {}, 3)).toEqual(['UMEM: 3 chunks in use but 2 accounted for']);
   });
 });
+
+describe('where a UMEM address is in XdpUmem.data (xp_mem)', () => {
+  it('aligned mode: each chunk contiguous, none overlapping, chunk starts spread over the 4 KiB cache colours; unaligned mode: the address', () => {
+    for (const chunkSize of [2048, 4096]) {
+      const umem = new XdpUmem({ size: 64 * chunkSize, chunkSize, headroom: 0, unaligned: false });
+      const colours = new Set<number>();
+      for (let c = 0; c < umem.chunks; c++) {
+        const a = c * chunkSize;
+        // Every byte of the chunk one after the other, and the whole chunk inside data.
+        expect(umem.xp_mem(a + chunkSize - 1) - umem.xp_mem(a)).toBe(chunkSize - 1);
+        expect(umem.xp_mem(a + chunkSize - 1)).toBeLessThan(umem.data.length);
+        if (c > 0) expect(umem.xp_mem(a)).toBeGreaterThan(umem.xp_mem(a - 1));
+        colours.add(umem.xp_mem(a + 256) % 4096);
+      }
+      // 64 chunks, 64 different offsets modulo 4 KiB for their frames' first bytes (end to end: 1 or 2).
+      expect(colours.size).toBe(64);
+    }
+    const un = new XdpUmem({ size: 16 * 4096, chunkSize: 3000, headroom: 0, unaligned: true });
+    for (const a of [0, 1, 2999, 3000, 4095, 4096, 16 * 4096 - 1]) expect(un.xp_mem(a)).toBe(a);
+    expect(un.data.length).toBe(16 * 4096);
+  });
+});

@@ -262,7 +262,7 @@ export class I40eXsk implements NicDriver, NapiDriver, RxDma, AfXdpSocket {
 
   /** Zero-copy: the NIC writes into the UMEM chunk the slot was posted with; copy/skb: into the driver's own buffer. */
   rx_dma(_r: RxRing, s: number, frame: Uint8Array): number {
-    if (this.zc) this.umem.data.set(frame, this.slotAddr[s]! + this.frameOff);
+    if (this.zc) this.umem.data.set(frame, this.umem.xp_mem(this.slotAddr[s]! + this.frameOff));
     else this.slotBuf[s]!.set(frame.length <= SLOT_BUF_SIZE - XDP_PACKET_HEADROOM ? frame : frame.subarray(0, SLOT_BUF_SIZE - XDP_PACKET_HEADROOM), XDP_PACKET_HEADROOM);
     return -1;
   }
@@ -337,7 +337,7 @@ export class I40eXsk implements NicDriver, NapiDriver, RxDma, AfXdpSocket {
       // Copy mode: the slot's buffer within slotMem, unless a chunk is larger than the buffer (then the
       // buffer alone, so the program's frame ends where the buffer does).
       const own = !zc && this.umem.chunkSize > SLOT_BUF_SIZE;
-      const hardStart = zc ? chunk + this.umem.headroom : own ? 0 : s * SLOT_BUF_SIZE;
+      const hardStart = zc ? this.umem.xp_mem(chunk + this.umem.headroom) : own ? 0 : s * SLOT_BUF_SIZE;
       xdp_prepare_buff(x, zc ? this.umem.data : own ? this.slotBuf[s]! : this.slotMem, hardStart, hardStart + XDP_PACKET_HEADROOM, len, this.umem.chunkSize, 0);
       act = bpf_prog_run_xdp(m, cpu, prog, x);
       if (x.fault !== undefined) act = xdp_action.XDP_ABORTED;
@@ -417,7 +417,7 @@ export class I40eXsk implements NicDriver, NapiDriver, RxDma, AfXdpSocket {
     m.charge(cpu, S.xsk_rcv_copy);
     const addr = xskq_cons_read_addr(this.fq, this.umem);
     if (addr < 0) return -1;
-    this.umem.data.set(this.slotFrame(s, len), addr + this.frameOff);
+    this.umem.data.set(this.slotFrame(s, len), this.umem.xp_mem(addr + this.frameOff));
     m.charge(cpu, S.copy_line, (len + 63) >> 6);
     return addr;
   }
@@ -585,7 +585,7 @@ export class I40eXsk implements NicDriver, NapiDriver, RxDma, AfXdpSocket {
       if (m.journey.on) this.journeyChunk(cpu, J.xsk_rx_consume, addr_base(lo, hi), fwd ? 1 : 0);
       if (fwd) {
         // swap_mac_addresses on the frame in the UMEM (the first touch of the data on this CPU).
-        const start = this.umem.xp_raw_addr(lo, hi);
+        const start = this.umem.xp_mem(this.umem.xp_raw_addr(lo, hi));
         // Each 6-byte address as a u32 and a u16, both read before either is written: the same bytes, 8 accesses instead of 24.
         const v = this.umem.view;
         const dst0 = v.getUint32(start, true);

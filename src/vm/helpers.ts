@@ -104,6 +104,51 @@ export function valueRegion(m: Machine, map: BpfMap, v: Uint8Array): Region {
   return r;
 }
 
+/** bpf_redirect_map's work once its arguments are numbers: map index, key (u32), flags (r3's low and high words); what it returns (r0). */
+export type RedirectMapFn = (mapIndex: number, key: number, flagsLo: number, flagsHi: number) => number;
+
+/**
+ * bpf_redirect_map (the helper's body, also called straight from the JIT's
+ * translation when the verifier pins the map: no registers handed over):
+ * an entry at the key records the redirect; none, the action in the flags'
+ * low bits; a flag the map type does not take, XDP_ABORTED. What it records
+ * is preallocated (a redirect per packet allocates nothing); a caller that
+ * keeps it past the next run copies it (runXdp does).
+ */
+export function xdpRedirectMap(ctx: XdpHelperContext): RedirectMapFn {
+  const toMap = { map: 0, key: 0, flags: 0 };
+  const redirectKey = new Uint8Array(4);
+  return (index, key, flags, flagsHi) => {
+    const map = ctx.maps[index]!;
+    const broadcastOk = map.type === 'devmap' || map.type === 'devmap_hash';
+    // BPF_F_ACTION_MASK (the low 2 bits: the action when the key is missing) plus BROADCAST/EXCLUDE_INGRESS for devmaps.
+    const allowed = 3 | (broadcastOk ? 8 | 16 : 0);
+    if (flagsHi !== 0 || (flags & ~allowed) !== 0) return XDP_ABORTED;
+    const x = ctx.xdp();
+    if (!(broadcastOk && flags & 8)) {
+      if (map.lookupCounter) map.lookupCounter.n++;
+      // Whether the key holds an entry is all the redirect needs: the live presence array of a devmap,
+      // cpumap or xskmap (no value view made, a load per packet), else (devmap_hash) a lookup.
+      const presence = map.presence;
+      let present: boolean;
+      if (presence !== undefined) present = key < map.maxEntries && presence[key] !== 0;
+      else {
+        redirectKey[0] = key & 0xff;
+        redirectKey[1] = (key >>> 8) & 0xff;
+        redirectKey[2] = (key >>> 16) & 0xff;
+        redirectKey[3] = key >>> 24;
+        present = map.lookup(redirectKey, ctx.env.cpu) !== undefined;
+      }
+      if (!present) return flags & 3;
+    }
+    toMap.map = index;
+    toMap.key = key;
+    toMap.flags = flags;
+    x.redirect = toMap;
+    return XDP_REDIRECT;
+  };
+}
+
 export function xdpHelpers(ctx: XdpHelperContext): Map<number, HelperFn> {
   const h = new Map<number, HelperFn>();
   const mapIndexOf = (m: Machine, pc: number, reg: number): number => {
@@ -230,11 +275,9 @@ export function xdpHelpers(ctx: XdpHelperContext): Map<number, HelperFn> {
     }
     printk(m, fmt, args);
   });
-  // What the redirect helpers record, preallocated: a redirect per packet allocates nothing. The
-  // result hands out these objects; a caller that keeps one past the next run copies it (runXdp does).
+  // What bpf_redirect records, preallocated: a redirect per packet allocates nothing. The result hands
+  // out this object; a caller that keeps one past the next run copies it (runXdp does).
   const toIfindex = { ifindex: 0, flags: 0 };
-  const toMap = { map: 0, key: 0, flags: 0 };
-  const redirectKey = new Uint8Array(4);
   h.set(BPF_FUNC.redirect, (m) => {
     const x = ctx.xdp();
     // Any flag is invalid for XDP (no BigInt: both halves of r2 must be zero).
@@ -244,38 +287,8 @@ export function xdpHelpers(ctx: XdpHelperContext): Map<number, HelperFn> {
     x.redirect = toIfindex;
     m.setReg(0, XDP_REDIRECT);
   });
-  h.set(BPF_FUNC.redirect_map, (m, pc) => {
-    const index = mapIndexOf(m, pc, 1);
-    const map = ctx.maps[index]!;
-    const key = m.regU32(2);
-    const flags = m.lo[3]! >>> 0;
-    const broadcastOk = map.type === 'devmap' || map.type === 'devmap_hash';
-    // BPF_F_ACTION_MASK (the low 2 bits: the action when the key is missing) plus BROADCAST/EXCLUDE_INGRESS for devmaps.
-    const allowed = 3 | (broadcastOk ? 8 | 16 : 0);
-    if (m.hi[3] !== 0 || (flags & ~allowed) !== 0) return m.setReg(0, XDP_ABORTED);
-    const x = ctx.xdp();
-    if (!(broadcastOk && flags & 8)) {
-      if (map.lookupCounter) map.lookupCounter.n++;
-      // Whether the key holds an entry is all the redirect needs: the live presence array of a devmap,
-      // cpumap or xskmap (no value view made, a load per packet), else (devmap_hash) a lookup.
-      const presence = map.presence;
-      let present: boolean;
-      if (presence !== undefined) present = key < map.maxEntries && presence[key] !== 0;
-      else {
-        redirectKey[0] = key & 0xff;
-        redirectKey[1] = (key >>> 8) & 0xff;
-        redirectKey[2] = (key >>> 16) & 0xff;
-        redirectKey[3] = key >>> 24;
-        present = map.lookup(redirectKey, ctx.env.cpu) !== undefined;
-      }
-      if (!present) return m.setReg(0, flags & 3);
-    }
-    toMap.map = index;
-    toMap.key = key;
-    toMap.flags = flags;
-    x.redirect = toMap;
-    m.setReg(0, XDP_REDIRECT);
-  });
+  const redirectMap = xdpRedirectMap(ctx);
+  h.set(BPF_FUNC.redirect_map, (m, pc) => m.setReg(0, redirectMap(mapIndexOf(m, pc, 1), m.regU32(2), m.lo[3]! >>> 0, m.hi[3]!)));
   h.set(BPF_FUNC.csum_diff, (m, pc) => {
     // Linux 6.12+ (homogenized across archs): no size restrictions, and the
     // result is folded to 16 bits: to-only pushes, from-only pulls, both diff.

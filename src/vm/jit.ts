@@ -147,6 +147,8 @@ export interface JitTarget {
   maxLoops: number;
   /** Completes runInto's result after a fault or a pending tail call (the owner's general path). */
   finish(fault: VmFault | undefined, out: object): void;
+  /** bpf_redirect_map with its arguments as numbers (map index, u32 key, flags' words); absent: the helper is called. */
+  redirectMap?: (mapIndex: number, key: number, flagsLo: number, flagsHi: number) => number;
 }
 
 /**
@@ -1093,6 +1095,12 @@ function emitHelperCall(t: Translator, k: number, id: number): string {
   // bpf_tail_call does not come back when it succeeds: the owner runs the target next.
   const unwind = id === BPF_FUNC.tail_call ? ` if (m.unwound) { m.executed = count; return; }` : '';
   const call = `${pass.join('')}HELPER[${id}](m, ${k}); l0 = lo[0]; h0 = hi[0];${reloadPkt}${unwind}`;
+  // bpf_redirect_map on the one map the verifier saw at this call: its body called with the numbers (r1 is that
+  // map, so nothing to resolve), no registers handed over. It returns an action: r0's high word is 0.
+  if (id === BPF_FUNC.redirect_map && t.target.redirectMap && t.proof.callMap[k]! >= 0) {
+    t.consts.add('const RMAP = T.redirectMap;');
+    return `l0 = RMAP(${t.proof.callMap[k]!}, ${L(2)} >>> 0, ${L(3)} >>> 0, ${H(3)}); h0 = 0;`;
+  }
   if (id === BPF_FUNC.map_lookup_elem) {
     const mi = t.proof.callMap[k]!;
     const arr = mi >= 0 ? t.target.arrays[mi] : undefined;

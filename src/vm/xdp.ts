@@ -27,7 +27,7 @@ import { HI_BASE, LO_BASE, VmFault, type Region } from './memory';
 import type { EventLog } from './helpers_objects';
 import { FibTable } from './fib';
 import { parseSpec } from '../isa/spec';
-import { valueRegion, xdpHelpers, type HelperEnv, type RedirectInfo, type XdpBuffState } from './helpers';
+import { valueRegion, xdpHelpers, xdpRedirectMap, type HelperEnv, type RedirectInfo, type RedirectMapFn, type XdpBuffState } from './helpers';
 
 export interface XdpFrame {
   /** The page holding the frame (e.g. 4096 B); data offsets index into it. */
@@ -156,6 +156,8 @@ export class XdpVm {
   packetWrites = true;
   /** What the JIT was bound to (for tests and experiments that translate again). */
   lastTarget: JitTarget | undefined;
+  /** bpf_redirect_map's body, for the JIT's calls that name their map (./helpers.ts xdpRedirectMap). */
+  private readonly redirectMap: RedirectMapFn;
 
   /** perf_event_output and ringbuf records, newest last (EVENTS_KEPT at most; `dropped` counts the rest). */
   readonly log: EventLog;
@@ -211,6 +213,7 @@ export class XdpVm {
       fib: opts.fib ?? (this.fib = new FibTable()),
     };
     for (const [id, fn] of xdpHelpers(helpersCtx)) lazy.set(id, fn);
+    this.redirectMap = xdpRedirectMap(helpersCtx);
     for (const [id, fn] of syncookieHelpers()) if (!lazy.has(id)) lazy.set(id, fn);
     for (const [id, fn] of dynptrHelpers({ xdp: () => this.state })) lazy.set(id, fn);
     // lddw of a map: relocations first, else src_reg says imm is a map (index) or a map value.
@@ -299,7 +302,7 @@ export class XdpVm {
       };
     });
     const finish = (f: VmFault | undefined, out: object): void => this.finishRun(f, out as XdpResult);
-    const target = { packet: this.packet, ctx: this.ctxRegion, arrays, hashes, env: this.env, state: this.state, maxLoops: BPF_MAX_LOOPS, finish };
+    const target = { packet: this.packet, ctx: this.ctxRegion, arrays, hashes, env: this.env, state: this.state, maxLoops: BPF_MAX_LOOPS, finish, redirectMap: this.redirectMap };
     this.lastTarget = target;
     const entry = compileJit(m, proof, target, this.opts.jitShare);
     if (typeof entry === 'string') return entry;

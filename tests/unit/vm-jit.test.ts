@@ -260,6 +260,47 @@ char _license[] SEC("license") = "GPL";`;
     expect([...seen].sort()).toEqual([2, 3, 4]);
   });
 
+  it('calls bpf_redirect_map\'s body with numbers when the verifier pins the map: entries, missing keys, fallback actions, bad flags and broadcast alike', () => {
+    // Three maps, each call site naming one: the redirect result (map, key, flags), r0 and the lookup
+    // counters must be the helper's. Flags come from the packet: action bits, BROADCAST (devmaps only),
+    // bits no map takes, and a set high word (ABORTED).
+    const src = `#include <linux/bpf.h>
+#include <bpf/bpf_helpers.h>
+struct { __uint(type, BPF_MAP_TYPE_DEVMAP); __uint(key_size, 4); __uint(value_size, 4); __uint(max_entries, 8); } ports SEC(".maps");
+struct { __uint(type, BPF_MAP_TYPE_DEVMAP_HASH); __uint(key_size, 4); __uint(value_size, 4); __uint(max_entries, 8); } hports SEC(".maps");
+struct { __uint(type, BPF_MAP_TYPE_XSKMAP); __uint(key_size, 4); __uint(value_size, 4); __uint(max_entries, 8); } xsks SEC(".maps");
+SEC("xdp") int prog(struct xdp_md *ctx) {
+  void *data = (void *)(long)ctx->data, *end = (void *)(long)ctx->data_end;
+  if (data + 4 > end) return XDP_ABORTED;
+  __u8 *p = data;
+  __u32 key = p[0] & 15;
+  __u64 flags = p[1] & 31;
+  if (p[2] & 1) flags |= 1ULL << 32;
+  switch (p[3] & 3) {
+  case 0: return bpf_redirect_map(&ports, key, flags);
+  case 1: return bpf_redirect_map(&hports, key, flags);
+  default: return bpf_redirect_map(&xsks, key, flags & 3);
+  }
+}
+char _license[] SEC("license") = "GPL";`;
+    const { vms, js } = translatedPair(src);
+    expect(js.match(/RMAP\(/g)?.length).toBeGreaterThanOrEqual(3);
+    expect(js).not.toContain(`HELPER[51]`);
+    const key = (i: number): Uint8Array => new Uint8Array([i, 0, 0, 0]);
+    for (const vm of vms) for (const k of [1, 3, 6]) for (const m of vm.maps) m.userUpdate(key(k), key(k));
+    const rnd = rng(23);
+    const seen = new Set<number>();
+    for (let i = 0; i < 400; i++) {
+      const pkt = Uint8Array.from({ length: 64 }, () => rnd() & 0xff);
+      compare(vms, pkt, () => `packet ${i}`);
+      const [a, b] = vms.map((vm) => vm.runXdp(testRunFrame(pkt)));
+      expect(a!.redirect, `packet ${i}`).toEqual(b!.redirect);
+      seen.add(a!.retval);
+    }
+    // Every outcome happened: ABORTED (bad flags), the fallback actions DROP/PASS/TX, REDIRECT.
+    expect([...seen].sort()).toEqual([0, 1, 2, 3, 4]);
+  });
+
   it('translates loops as labelled loops (nested, a continue of the outer loop, exits from the inner one, a forward entry at a header), budget overruns included', () => {
     // Sums packet bytes in nested bounded loops; the inner loop is entered by a forward jump to its header,
     // continues the outer loop from inside, and is left by jumping past the outer loop's end.

@@ -1,9 +1,9 @@
 /**
  * Traffic: pktgen-like flow sources (sizes, MAC/IP/port ranges, rates up to
  * line rate, bursts) and pcap replay, merged onto one wire. The generator is
- * the NIC's view of the world: "the next frame arrives at time t", computed
- * lazily one packet ahead so the simulation never materializes a packet
- * list. Frames come from prebuilt templates (one per flow), so generating a
+ * the NIC's view of the world: "the next frame arrives at time t", worked
+ * out a few hundred frames ahead (AHEAD) so the simulation never
+ * materializes a packet list. Frames come from prebuilt templates (one per flow), so generating a
  * packet allocates nothing. Flows whose frames are byte for byte the same
  * (pktgen threads sending one flow each) share one template array, and no
  * template is ever written: the same array is the same bytes, which a

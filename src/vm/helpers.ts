@@ -149,7 +149,8 @@ export function xdpRedirectMap(ctx: XdpHelperContext): RedirectMapFn {
   };
 }
 
-export function xdpHelpers(ctx: XdpHelperContext): Map<number, HelperFn> {
+/** The XDP helpers; bpf_redirect_map's body is `redirectMap` (the owner's, shared with its JIT translation). */
+export function xdpHelpers(ctx: XdpHelperContext, redirectMap: RedirectMapFn): Map<number, HelperFn> {
   const h = new Map<number, HelperFn>();
   const mapIndexOf = (m: Machine, pc: number, reg: number): number => {
     const r = m.regions.get(m.pv[reg]!);
@@ -287,7 +288,6 @@ export function xdpHelpers(ctx: XdpHelperContext): Map<number, HelperFn> {
     x.redirect = toIfindex;
     m.setReg(0, XDP_REDIRECT);
   });
-  const redirectMap = xdpRedirectMap(ctx);
   h.set(BPF_FUNC.redirect_map, (m, pc) => m.setReg(0, redirectMap(mapIndexOf(m, pc, 1), m.regU32(2), m.lo[3]! >>> 0, m.hi[3]!)));
   h.set(BPF_FUNC.csum_diff, (m, pc) => {
     // Linux 6.12+ (homogenized across archs): no size restrictions, and the

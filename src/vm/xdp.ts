@@ -212,8 +212,8 @@ export class XdpVm {
       log: this.log,
       fib: opts.fib ?? (this.fib = new FibTable()),
     };
-    for (const [id, fn] of xdpHelpers(helpersCtx)) lazy.set(id, fn);
     this.redirectMap = xdpRedirectMap(helpersCtx);
+    for (const [id, fn] of xdpHelpers(helpersCtx, this.redirectMap)) lazy.set(id, fn);
     for (const [id, fn] of syncookieHelpers()) if (!lazy.has(id)) lazy.set(id, fn);
     for (const [id, fn] of dynptrHelpers({ xdp: () => this.state })) lazy.set(id, fn);
     // lddw of a map: relocations first, else src_reg says imm is a map (index) or a map value.

@@ -76,7 +76,7 @@ export class CpumapTarget {
     this.flushHist[q.n] = (this.flushHist[q.n] ?? 0) + 1;
     const j = this.m.journey;
     if (j.on) for (let k = 0; k < q.n; k++) j.add(J.bq_flush_to_queue, cpu.now, cpu.id, q.packets[k]!, q.pages[k]!, q.n, full ? 1 : 0);
-    this.m.charge(cpu, S.cpumap_flush, q.n);
+    this.m.chargeTimes(cpu, S.cpumap_flush, q.n);
     for (let k = 0; k < q.n; k++) this.consume(cpu, r, q.pages[k]!, true, q.packets[k]!);
     q.n = 0;
   }

@@ -7,7 +7,7 @@ import { CompiledCosts } from './cost';
 import { PageAllocator } from './page_alloc';
 import { Trace } from './trace';
 import { Journey } from './journey';
-import { column } from './column';
+import { doubleColumn } from './column';
 import type { ResolvedConfig } from './config';
 
 export const enum CpuState {
@@ -34,7 +34,7 @@ export class Cpu {
   wakeAt = Infinity;
   /** Cycles per profile symbol added as they happen: the idle stretches (chargeIdle); see `sym`. */
   readonly idleCycles: Float64Array;
-  /** How many times each cost step was charged (Machine.charge): the profile is these counts times the steps' cycles, made when read. A plain array (./column.ts says why). */
+  /** How many times each cost step was charged (Machine.charge): the profile is these counts times the steps' cycles, made when read. A plain array of doubles (./column.ts says why). */
   readonly stepTimes: number[];
   pollDone = 0;
   /** The last IDLE_HISTORY idle stretches (cycles), for the idle governor's prediction; no history yet predicts a long stretch (the next timer). */
@@ -47,7 +47,7 @@ export class Cpu {
     private readonly costs: CompiledCosts | null = null,
   ) {
     this.idleCycles = new Float64Array(nsyms);
-    this.stepTimes = column(nsteps, 0);
+    this.stepTimes = doubleColumn(nsteps);
   }
 
   /**
@@ -97,8 +97,15 @@ export class Machine {
   }
 
   /** Charge one cost step to a CPU: its clock advances, its profile grows (a count: Cpu.sym). */
-  charge(cpu: Cpu, step: number, times = 1): void {
-    // Kept this small on purpose: V8 inlines it into the per-packet path.
+  charge(cpu: Cpu, step: number): void {
+    // Kept this small on purpose: V8 inlines it into the per-packet path, and every byte of it counts against
+    // each caller's inlining budget at each call site (hence no `times` parameter: chargeTimes).
+    cpu.stepTimes[step]! += 1;
+    cpu.now += this.totals[step]!;
+  }
+
+  /** charge `times` times at once (per cache line copied, per frame of a bulk): the same clock and counts. */
+  chargeTimes(cpu: Cpu, step: number, times: number): void {
     cpu.stepTimes[step]! += times;
     cpu.now += this.totals[step]! * times;
   }

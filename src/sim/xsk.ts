@@ -231,7 +231,11 @@ export class XdpUmem {
   xp_validate_desc(lo: number, hi: number, len: number, options: number): number {
     // No option bits are defined for a single-buffer descriptor.
     if (options !== 0) return -1;
-    return this.unaligned ? this.xp_unaligned_validate_desc(lo, hi, len) : this.xp_aligned_validate_desc(lo, hi, len);
+    if (this.unaligned) return this.xp_unaligned_validate_desc(lo, hi, len);
+    // xp_aligned_validate_desc written out for the common case, a UMEM below 4 GiB with power-of-two chunks (the
+    // per-packet tx path inlines this method, and the call it made stayed a call: its caller's inlining budget is spent).
+    if (hi === 0 && this.chunkPow2) return (lo & (this.chunkSize - 1)) + len > this.chunkSize || lo >= this.size ? -1 : lo;
+    return this.xp_aligned_validate_desc(lo, hi, len);
   }
 
   private xp_aligned_validate_desc(lo: number, hi: number, len: number): number {
@@ -329,7 +333,8 @@ export class XskQueue {
 
   /** produceAddr with the address as its halves (the per-packet callers: no record in between). */
   xskq_prod_reserve_addr(lo: number, hi: number): boolean {
-    if (this.free === 0) return false;
+    // Full: `free === 0` written out (the getters are two calls deep, and this runs inside per-packet loops whose inlining budget is spent).
+    if ((this.producer - this.consumer) >>> 0 >= this.size) return false;
     const o = this.at(this.producer);
     this.words[o] = lo >>> 0;
     this.words[o + 1] = hi >>> 0;
@@ -339,7 +344,7 @@ export class XskQueue {
 
   /** produceDesc with the address as its halves. */
   xskq_prod_reserve_desc(lo: number, hi: number, len: number, options: number): boolean {
-    if (this.free === 0) return false;
+    if ((this.producer - this.consumer) >>> 0 >= this.size) return false;
     const o = this.at(this.producer);
     const w = this.words;
     w[o] = lo >>> 0;
@@ -382,7 +387,8 @@ export class XskQueue {
  * skipping (and counting) invalid ones. -1 when the ring is empty.
  */
 export function xskq_cons_read_addr(fq: XskQueue, umem: XdpUmem): number {
-  while (fq.entries > 0) {
+  // Not empty: `entries > 0` written out (a getter call where the per-packet callers' inlining budget is spent).
+  while (fq.producer !== fq.consumer) {
     const i = fq.consumer;
     const lo = fq.peekLo(i);
     const hi = fq.peekHi(i);
@@ -400,7 +406,7 @@ export function xskq_cons_read_addr(fq: XskQueue, umem: XdpUmem): number {
  * The descriptor is consumed: the caller owns it.
  */
 export function xskq_cons_peek_desc(tx: XskQueue, umem: XdpUmem, out: XskDesc = { addr: 0, len: 0 }): XskDesc | null {
-  while (tx.entries > 0) {
+  while (tx.producer !== tx.consumer) {
     // struct xdp_desc read in place (this module's layout): the tx path is inlined whole, and four accessor calls would not fit its budget.
     const w = tx.words;
     const o = tx.at(tx.consumer);

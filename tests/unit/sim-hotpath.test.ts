@@ -26,14 +26,15 @@ describe('Machine.charge', () => {
     for (let i = 0; i < 200_000; i++) {
       const step = rng.below(COST_STEPS.length);
       const times = rng.below(4) === 0 ? 1 + rng.below(40) : 1;
-      // The three ways the drivers charge: one step, two, or a program's run (a step, then two with counts).
+      // The ways the drivers charge: one step (once, or a count at once), two, or a program's run (a step, then two with counts).
       const add = (n: number): void => {
         counts[step]! += n;
         for (let k = c.start[step]!; k < c.start[step + 1]!; k++) running[c.partSym[k]!]! += c.partCycles[k]! * n;
         now += c.total[step]! * n;
       };
       if (i % 3 === 0) {
-        m.charge(cpu, step, times);
+        if (times === 1) m.charge(cpu, step);
+        else m.chargeTimes(cpu, step, times);
         add(times);
       } else if (i % 3 === 1) {
         m.charge2(cpu, step, step);

@@ -124,7 +124,7 @@ export class I40e extends XdpPageDriver {
     m.charge(cpu, S.skb_build);
     m.charge(cpu, S.generic_xdp);
     m.charge(cpu, S.pskb_expand_head);
-    m.charge(cpu, S.copy_line, (len + 63) >> 6);
+    m.chargeTimes(cpu, S.copy_line, (len + 63) >> 6);
     const x = this.xdp;
     xdp_prepare_buff(x, m.alloc.memory, base, base + this.headroom, len, PAGE_SIZE, r.index);
     let act = bpf_prog_run_xdp(m, cpu, prog, x);

@@ -399,13 +399,15 @@ export class I40eXsk implements NicDriver, NapiDriver, RxDma, AfXdpSocket {
   // inlined body stays small (TurboFan's inlining budget counts whole
   // functions, untaken branches too).
   private xsk_rcv(cpu: Cpu, chunk: number, s: number, len: number, packet: number): boolean {
-    if (this.rx.free === 0) return false;
+    const rx = this.rx;
+    // The socket's rx ring full (`rx.free === 0`, written out: this is inlined into the per-packet rx step).
+    if ((rx.producer - rx.consumer) >>> 0 >= rx.size) return false;
     let base = chunk;
     if (chunk >= 0) this.m.charge(cpu, S.xsk_rcv_zc);
     else if ((base = this.__xsk_rcv(cpu, s, len)) < 0) return false;
     // The descriptor: aligned mode the frame's address; unaligned mode the base with the headroom as the offset.
     if (this.umem.unaligned) this.xsk_rcv_unaligned_desc(cpu, base, len);
-    else this.rx.xskq_prod_reserve_desc(addr_lo(base + this.frameOff), addr_hi(base + this.frameOff), len, 0);
+    else rx.xskq_prod_reserve_desc(addr_lo(base + this.frameOff), addr_hi(base + this.frameOff), len, 0);
     this.rxProduced++;
     if (this.m.journey.on) this.journeyRcv(cpu, base, packet);
     return true;
@@ -418,7 +420,7 @@ export class I40eXsk implements NicDriver, NapiDriver, RxDma, AfXdpSocket {
     const addr = xskq_cons_read_addr(this.fq, this.umem);
     if (addr < 0) return -1;
     this.umem.data.set(this.slotFrame(s, len), this.umem.xp_mem(addr + this.frameOff));
-    m.charge(cpu, S.copy_line, (len + 63) >> 6);
+    m.chargeTimes(cpu, S.copy_line, (len + 63) >> 6);
     return addr;
   }
 
@@ -536,7 +538,7 @@ export class I40eXsk implements NicDriver, NapiDriver, RxDma, AfXdpSocket {
       if (napi.state === CpuState.IDLE) napi.wakeAt = Math.min(napi.wakeAt, cpu.now);
     }
     let n = 0;
-    while (this.cq.entries > 0 && n < BATCH_SIZE) {
+    while (this.cq.producer !== this.cq.consumer && n < BATCH_SIZE) {
       const i = this.cq.consumer;
       const lo = this.cq.peekLo(i);
       const hi = this.cq.peekHi(i);
@@ -558,7 +560,7 @@ export class I40eXsk implements NicDriver, NapiDriver, RxDma, AfXdpSocket {
       const d = xskq_cons_peek_desc(this.tx, this.umem, this.txDesc);
       if (!d) break;
       m.charge(cpu, S.xsk_generic_xmit);
-      m.charge(cpu, S.copy_line, (d.len + 63) >> 6);
+      m.chargeTimes(cpu, S.copy_line, (d.len + 63) >> 6);
       if (this.umem.unaligned) m.charge(cpu, S.xsk_unaligned_addr);
       this.postTx(cpu, d.addr, d.len);
       m.charge(cpu, S.tx_doorbell);
@@ -571,7 +573,9 @@ export class I40eXsk implements NicDriver, NapiDriver, RxDma, AfXdpSocket {
   /** rx_drop / l2fwd: a batch from the rx ring; l2fwd swaps MACs and puts each frame on the tx ring. */
   private rx_batch(cpu: Cpu, fwd: boolean): void {
     const m = this.m;
-    const n = Math.min(this.rx.entries, BATCH_SIZE, fwd ? this.tx.free : BATCH_SIZE, fwd ? BATCH_SIZE : this.fq.free);
+    // Up to a batch of what rx holds and what the ring it goes to (tx, or the fill ring) has room for.
+    const out = fwd ? this.tx : this.fq;
+    const n = Math.min((this.rx.producer - this.rx.consumer) >>> 0, BATCH_SIZE, out.size - ((out.producer - out.consumer) >>> 0));
     if (n === 0) return;
     m.charge(cpu, S.xsk_app_batch);
     for (let k = 0; k < n; k++) {

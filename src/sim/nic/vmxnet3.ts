@@ -304,7 +304,7 @@ export class Vmxnet3 implements NicDriver, NapiDriver, RxDma {
           return;
         }
         m.charge(cpu, S.pkt_line_miss);
-        m.charge(cpu, S.copy_line, lines(len));
+        m.chargeTimes(cpu, S.copy_line, lines(len));
         a.memory.set(this.dataRingFrame(qi, s, len), pageAddr(page) + XDP_PACKET_HEADROOM);
         this.dataLen[qi]![s] = -1;
       } else {
@@ -329,13 +329,13 @@ export class Vmxnet3 implements NicDriver, NapiDriver, RxDma {
       }
       m.charge(cpu, S.skb_alloc);
       m.charge(cpu, S.pkt_line_miss);
-      m.charge(cpu, S.copy_line, lines(len));
+      m.chargeTimes(cpu, S.copy_line, lines(len));
       a.memory.set(this.dataRingFrame(qi, s, len), pageAddr(page) + NET_SKB_PAD);
       this.dataLen[qi]![s] = -1;
     } else {
       page = r.slotPage[s]!;
       r.slotPage[s] = -1;
-      m.charge(cpu, S.pkt_line_miss, lines(len));
+      m.chargeTimes(cpu, S.pkt_line_miss, lines(len));
     }
     a.loc[page] = LOC.IN_FLIGHT;
     data = pageAddr(page) + NET_SKB_PAD;
@@ -425,7 +425,7 @@ export class Vmxnet3 implements NicDriver, NapiDriver, RxDma {
       return;
     }
     m.charge(cpu, S.pskb_expand_head);
-    m.charge(cpu, S.copy_line, lines(len));
+    m.chargeTimes(cpu, S.copy_line, lines(len));
     a.memory.copyWithin(pageAddr(head) + XDP_PACKET_HEADROOM, data, data + len);
     a.free(page);
     a.loc[head] = LOC.IN_FLIGHT;
@@ -498,7 +498,7 @@ export class Vmxnet3 implements NicDriver, NapiDriver, RxDma {
         this.m.charge(cpu, S.alloc_order0);
         this.m.charge(cpu, S.dma_map);
       } else if (src !== PpSource.FAIL) {
-        if (pool.lastRefill) this.m.charge(cpu, S.pp_refill, pool.lastRefill);
+        if (pool.lastRefill) this.m.chargeTimes(cpu, S.pp_refill, pool.lastRefill);
         this.m.charge(cpu, S.pp_alloc_fast);
       }
     }
@@ -616,7 +616,7 @@ export class Vmxnet3 implements NicDriver, NapiDriver, RxDma {
   private xmit(cpu: Cpu, r: RxRing, page: number, packet: number, data: number, len: number, pooled: boolean): void {
     if (this.xdpTx.xmit(cpu, r, page, packet, data, len)) {
       // ESXi processes a vNIC's tx in the context of the vCPU that writes TXPROD: the frame's bytes cost the guest.
-      this.m.charge(cpu, S.vmx_tx_line, lines(len));
+      this.m.chargeTimes(cpu, S.vmx_tx_line, lines(len));
       return;
     }
     if (pooled) this.ppRecycleDirect(cpu, r, page, packet);

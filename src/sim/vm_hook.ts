@@ -77,6 +77,40 @@ export function vmHook(parsed: ParsedSpec, opts: VmHookOptions = {}): VmHook | {
     frame.buf = mem;
     frame.dv = dv;
   };
+  /** What a run leaves beyond the frame's bounds, rare on most paths: a fault's message, a redirect's target. */
+  const finishRare = (x: XdpBuff): void => {
+    if (r.fault) x.fault = r.fault.message;
+    if (r.redirect) {
+      if ('ifindex' in r.redirect) x.redirectIfindex = r.redirect.ifindex;
+      else {
+        x.redirectMap = r.redirect.map;
+        x.redirectKey = r.redirect.key;
+      }
+    }
+  };
+  // The run every packet takes, kept small: V8 inlines it into the driver's rx step only while its bytecode
+  // fits what is left of that step's inlining budget (an observer's copy and the rare results are calls).
+  const run = (x: XdpBuff): number => {
+    // The running CPU's slot of every per-CPU map (the env is read at each helper call).
+    vm.env.cpu = x.cpu;
+    if (frame.buf !== x.mem) bindBuffer(x.mem);
+    frame.hardStart = x.hardStart;
+    frame.data = x.data;
+    frame.dataEnd = x.dataEnd;
+    frame.dataMeta = x.dataMeta;
+    frame.rxQueueIndex = x.rxQueueIndex;
+    frame.ingressIfindex = x.ingressIfindex;
+    frame.frameSize = x.frameSz;
+    lookups.n = 0;
+    vm.runXdpInto(frame, r);
+    x.insns = r.insns;
+    x.mapLookups = lookups.n;
+    x.data = r.data;
+    x.dataEnd = r.dataEnd;
+    x.dataMeta = r.dataMeta;
+    if (r.fault !== undefined || r.redirect !== undefined) finishRare(x);
+    return r.retval;
+  };
   return {
     name,
     engine: 'vm',
@@ -84,36 +118,14 @@ export function vmHook(parsed: ParsedSpec, opts: VmHookOptions = {}): VmHook | {
     maps,
     // The verifier's proof says no store or helper can reach the packet.
     packetReadOnly: !vm.packetWrites,
-    run(x: XdpBuff): number {
-      // The running CPU's slot of every per-CPU map (the env is read at each helper call).
-      vm.env.cpu = x.cpu;
-      if (frame.buf !== x.mem) bindBuffer(x.mem);
-      frame.hardStart = x.hardStart;
-      frame.data = x.data;
-      frame.dataEnd = x.dataEnd;
-      frame.dataMeta = x.dataMeta;
-      frame.rxQueueIndex = x.rxQueueIndex;
-      frame.ingressIfindex = x.ingressIfindex;
-      frame.frameSize = x.frameSz;
-      lookups.n = 0;
-      const before = observe ? x.mem.slice(x.data, x.dataEnd) : empty;
-      vm.runXdpInto(frame, r);
-      x.insns = r.insns;
-      x.mapLookups = lookups.n;
-      x.data = r.data;
-      x.dataEnd = r.dataEnd;
-      x.dataMeta = r.dataMeta;
-      if (r.fault) x.fault = r.fault.message;
-      if (r.redirect) {
-        if ('ifindex' in r.redirect) x.redirectIfindex = r.redirect.ifindex;
-        else {
-          x.redirectMap = r.redirect.map;
-          x.redirectKey = r.redirect.key;
+    run: observe
+      ? (x: XdpBuff): number => {
+          const before = x.mem.slice(x.data, x.dataEnd);
+          const retval = run(x);
+          observe(before, x, r);
+          return retval;
         }
-      }
-      if (observe) observe(before, x, r);
-      return r.retval;
-    },
+      : run,
     mapsSummary: () => Object.fromEntries(maps.map((m) => [m.name, m.dump()])),
   };
 }

@@ -210,6 +210,9 @@ export class I40eXsk implements NicDriver, NapiDriver, RxDma, AfXdpSocket {
   // A buffer address as user space writes it to a ring is (addr_lo(addr),
   // addr_hi(addr)): in unaligned mode too, where it is xsk_umem_encode_addr
   // with offset 0, the same bits. Ring entries travel as those two numbers.
+  // This model's UMEM is at most 2^31 bytes (the constructor refuses a larger
+  // one): every address is below 2^32, its high word 0, so the per-packet
+  // paths write (addr, 0) without the conversion.
 
   // Scratch records for the per-packet ring traffic: each is filled and
   // consumed at once, so nothing is allocated per packet.
@@ -407,7 +410,7 @@ export class I40eXsk implements NicDriver, NapiDriver, RxDma, AfXdpSocket {
     else if ((base = this.__xsk_rcv(cpu, s, len)) < 0) return false;
     // The descriptor: aligned mode the frame's address; unaligned mode the base with the headroom as the offset.
     if (this.umem.unaligned) this.xsk_rcv_unaligned_desc(cpu, base, len);
-    else rx.xskq_prod_reserve_desc(addr_lo(base + this.frameOff), addr_hi(base + this.frameOff), len, 0);
+    else rx.xskq_prod_reserve_desc(base + this.frameOff, 0, len, 0);
     this.rxProduced++;
     if (this.m.journey.on) this.journeyRcv(cpu, base, packet);
     return true;
@@ -498,7 +501,7 @@ export class I40eXsk implements NicDriver, NapiDriver, RxDma, AfXdpSocket {
 
   private readonly xsk_tx_completed = (_page: number, _packet: number, s: number, sentAt: number): void => {
     const addr = this.hwTx.slotData[s]!;
-    this.cq.xskq_prod_reserve_addr(addr_lo(addr), addr_hi(addr));
+    this.cq.xskq_prod_reserve_addr(addr, 0);
     if (this.m.journey.on) {
       const cpu = this.rings[0]!.cpu;
       const packet = this.m.journey.chunkPacket(this.hwTx.slotData[s]!);
@@ -603,7 +606,7 @@ export class I40eXsk implements NicDriver, NapiDriver, RxDma, AfXdpSocket {
       } else {
         const addr = this.umem.unaligned ? addr_base(lo, hi) : addr_value(lo, hi);
         const chunk = addr - this.umem.chunkOffset(addr);
-        this.fq.xskq_prod_reserve_addr(addr_lo(chunk), addr_hi(chunk));
+        this.fq.xskq_prod_reserve_addr(chunk, 0);
         if (m.journey.on) this.journeyChunk(cpu, J.xsk_fq, addr, this.fq.entries);
         this.ring.c.redirect_done++;
       }
@@ -619,7 +622,7 @@ export class I40eXsk implements NicDriver, NapiDriver, RxDma, AfXdpSocket {
     for (let k = 0; k < n; k++) {
       const addr = this.appFree.pop()!;
       this.m.charge(cpu, S.xsk_app_pkt);
-      this.tx.xskq_prod_reserve_desc(addr_lo(addr), addr_hi(addr), 60, 0);
+      this.tx.xskq_prod_reserve_desc(addr, 0, 60, 0);
     }
   }
 

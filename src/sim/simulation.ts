@@ -254,16 +254,16 @@ export class Simulation {
     const cyclesPerNs = this.machine.cyclesPerNs;
     const m = this.machine;
     const ring = nic.rings[0]!;
-    // The next frame's arrival moves only when a frame is received (nothing a CPU step does touches the
-    // traffic), so it is worked out then, not again for each CPU step: the same number either way.
-    let arrival = tr.nextNs * cyclesPerNs;
     while (this.offered < stopOffered && this.steps < stopSteps) {
       if (this.steps === this.nextOpAt) this.applyPending();
+      // The next frame's arrival, worked out afresh each time round: carried over from the last round, a local
+      // double is boxed by V8 (a heap number per frame: the loop's on-stack-replaced entry takes it tagged).
+      const arrival = tr.nextNs * cyclesPerNs;
       const t = cpu.state === CpuState.IDLE ? cpu.wakeAt : cpu.now;
       if (arrival <= t) {
         if (arrival === Infinity) return;
-        this.receiveNext(m, ring, arrival);
-        arrival = tr.nextNs * cyclesPerNs;
+        this.lastArrival = arrival;
+        this.receiveNext(m, ring);
       } else nic.step(cpu);
       this.steps++;
     }
@@ -282,27 +282,32 @@ export class Simulation {
     const cyclesPerNs = this.machine.cyclesPerNs;
     const m = this.machine;
     const ring = nic.rings[0]!;
-    // As in runOneCpu: the arrival is worked out when it moves.
-    let arrival = tr.nextNs * cyclesPerNs;
     while (this.offered < stopOffered && this.steps < stopSteps) {
       if (this.steps === this.nextOpAt) this.applyPending();
+      // As in runOneCpu: the arrival afresh each time round.
+      const arrival = tr.nextNs * cyclesPerNs;
       const t0 = c0.state === CpuState.IDLE ? c0.wakeAt : c0.now;
       const t1 = c1.state === CpuState.IDLE ? c1.wakeAt : c1.now;
       if (arrival <= (t1 < t0 ? t1 : t0)) {
         if (arrival === Infinity) return;
-        this.receiveNext(m, ring, arrival);
-        arrival = tr.nextNs * cyclesPerNs;
+        this.lastArrival = arrival;
+        this.receiveNext(m, ring);
       } else nic.step(t1 < t0 ? c1 : c0);
       this.steps++;
     }
   }
 
-  /** The traffic's next frame reaches queue 0 at `arrival` (cycles): the fast run loops' wire event. */
-  private receiveNext(m: Machine, ring: RxRing, arrival: number): void {
+  /**
+   * The traffic's next frame reaches queue 0 at lastArrival (cycles, set by
+   * the caller): the fast run loops' wire event. The time travels in the
+   * field, not as an argument: a double passed to a call V8 did not inline
+   * is boxed, a heap number per frame (the loops' on-stack-replaced code
+   * does not always inline this).
+   */
+  private receiveNext(m: Machine, ring: RxRing): void {
     const tr = this.traffic;
-    nic_receive(m, ring, this.nic, tr.nextFrame, tr.produced - 1, arrival);
+    nic_receive(m, ring, this.nic, tr.nextFrame, tr.produced - 1, this.lastArrival);
     this.offered++;
-    this.lastArrival = arrival;
     tr.advance();
   }
 

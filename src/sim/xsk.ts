@@ -232,15 +232,9 @@ export class XdpUmem {
     // No option bits are defined for a single-buffer descriptor.
     if (options !== 0) return -1;
     if (this.unaligned) return this.xp_unaligned_validate_desc(lo, hi, len);
-    // xp_aligned_validate_desc written out for the common case, a UMEM below 4 GiB with power-of-two chunks (the
-    // per-packet tx path inlines this method, and the call it made stayed a call: its caller's inlining budget is spent).
-    if (hi === 0 && this.chunkPow2) return (lo & (this.chunkSize - 1)) + len > this.chunkSize || lo >= this.size ? -1 : lo;
-    return this.xp_aligned_validate_desc(lo, hi, len);
-  }
-
-  private xp_aligned_validate_desc(lo: number, hi: number, len: number): number {
+    // xp_aligned_validate_desc, written here: the per-packet tx path inlines this method, and a call from it stayed
+    // a call (its caller's inlining budget is spent). The frame may not cross its chunk, and the chunk must be in the UMEM.
     const v = addr_value(lo, hi);
-    // The frame may not cross its chunk, and the chunk must be in the UMEM.
     return this.chunkOffset(v) + len > this.chunkSize || v >= this.size ? -1 : v;
   }
 
@@ -313,7 +307,8 @@ export class XskQueue {
   }
 
   get free(): number {
-    return this.size - this.entries;
+    // entries written out, not read through its getter: one flat getter V8 inlines into the per-packet loops.
+    return this.size - ((this.producer - this.consumer) >>> 0);
   }
 
   /** Where entry i (absolute index) starts in words. */
@@ -333,8 +328,7 @@ export class XskQueue {
 
   /** produceAddr with the address as its halves (the per-packet callers: no record in between). */
   xskq_prod_reserve_addr(lo: number, hi: number): boolean {
-    // Full: `free === 0` written out (the getters are two calls deep, and this runs inside per-packet loops whose inlining budget is spent).
-    if ((this.producer - this.consumer) >>> 0 >= this.size) return false;
+    if (this.free === 0) return false;
     const o = this.at(this.producer);
     this.words[o] = lo >>> 0;
     this.words[o + 1] = hi >>> 0;
@@ -344,7 +338,7 @@ export class XskQueue {
 
   /** produceDesc with the address as its halves. */
   xskq_prod_reserve_desc(lo: number, hi: number, len: number, options: number): boolean {
-    if ((this.producer - this.consumer) >>> 0 >= this.size) return false;
+    if (this.free === 0) return false;
     const o = this.at(this.producer);
     const w = this.words;
     w[o] = lo >>> 0;
@@ -387,8 +381,7 @@ export class XskQueue {
  * skipping (and counting) invalid ones. -1 when the ring is empty.
  */
 export function xskq_cons_read_addr(fq: XskQueue, umem: XdpUmem): number {
-  // Not empty: `entries > 0` written out (a getter call where the per-packet callers' inlining budget is spent).
-  while (fq.producer !== fq.consumer) {
+  while (fq.entries > 0) {
     const i = fq.consumer;
     const lo = fq.peekLo(i);
     const hi = fq.peekHi(i);
@@ -406,7 +399,7 @@ export function xskq_cons_read_addr(fq: XskQueue, umem: XdpUmem): number {
  * The descriptor is consumed: the caller owns it.
  */
 export function xskq_cons_peek_desc(tx: XskQueue, umem: XdpUmem, out: XskDesc = { addr: 0, len: 0 }): XskDesc | null {
-  while (tx.producer !== tx.consumer) {
+  while (tx.entries > 0) {
     // struct xdp_desc read in place (this module's layout): the tx path is inlined whole, and four accessor calls would not fit its budget.
     const w = tx.words;
     const o = tx.at(tx.consumer);

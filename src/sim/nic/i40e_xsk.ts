@@ -403,8 +403,7 @@ export class I40eXsk implements NicDriver, NapiDriver, RxDma, AfXdpSocket {
   // functions, untaken branches too).
   private xsk_rcv(cpu: Cpu, chunk: number, s: number, len: number, packet: number): boolean {
     const rx = this.rx;
-    // The socket's rx ring full (`rx.free === 0`, written out: this is inlined into the per-packet rx step).
-    if ((rx.producer - rx.consumer) >>> 0 >= rx.size) return false;
+    if (rx.free === 0) return false;
     let base = chunk;
     if (chunk >= 0) this.m.charge(cpu, S.xsk_rcv_zc);
     else if ((base = this.__xsk_rcv(cpu, s, len)) < 0) return false;
@@ -541,7 +540,7 @@ export class I40eXsk implements NicDriver, NapiDriver, RxDma, AfXdpSocket {
       if (napi.state === CpuState.IDLE) napi.wakeAt = Math.min(napi.wakeAt, cpu.now);
     }
     let n = 0;
-    while (this.cq.producer !== this.cq.consumer && n < BATCH_SIZE) {
+    while (this.cq.entries > 0 && n < BATCH_SIZE) {
       const i = this.cq.consumer;
       const lo = this.cq.peekLo(i);
       const hi = this.cq.peekHi(i);
@@ -578,7 +577,7 @@ export class I40eXsk implements NicDriver, NapiDriver, RxDma, AfXdpSocket {
     const m = this.m;
     // Up to a batch of what rx holds and what the ring it goes to (tx, or the fill ring) has room for.
     const out = fwd ? this.tx : this.fq;
-    const n = Math.min((this.rx.producer - this.rx.consumer) >>> 0, BATCH_SIZE, out.size - ((out.producer - out.consumer) >>> 0));
+    const n = Math.min(this.rx.entries, BATCH_SIZE, out.free);
     if (n === 0) return;
     m.charge(cpu, S.xsk_app_batch);
     for (let k = 0; k < n; k++) {

@@ -39,6 +39,12 @@ export interface FlowSourceSpec {
   dportCount?: number;
   /** Packets sent back to back at wire speed, then a pause that keeps the average rate. */
   burst?: number;
+  /**
+   * The sender's timing noise, 0..1 (default 0): this fraction of each
+   * pause after a burst is drawn (exponential, seeded) instead of fixed, with
+   * the same mean, so the average rate is kept and only the spacing varies.
+   */
+  jitter?: number;
   /** Pick flows at random (seeded) instead of in order. */
   randomFlows?: boolean;
 }
@@ -72,6 +78,7 @@ interface SourceState {
   wireBare: number[];
   gapNs: number;
   burst: number;
+  jitter: number;
   inBurst: number;
   nextNs: number;
   flow: number;
@@ -148,11 +155,22 @@ function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
  * a burst, then the pause that keeps the source's average rate (the burst
  * starts are gap*burst apart).
  */
-function burstNext(s: SourceState, at: number, bare: number): number {
+function burstNext(s: SourceState, at: number, bare: number, rng: Rng): number {
   s.inBurst++;
   if (s.inBurst < s.burst) return at + bare;
   s.inBurst = 0;
-  return at + s.gapNs * s.burst - (s.burst - 1) * bare;
+  return at + burstPause(s, bare, rng);
+}
+
+/**
+ * The pause from a burst's last frame to the next burst's first: fixed, or
+ * with `jitter` of it exponential (1 - u is in (0, 1], so the log is finite
+ * and the pause positive). Drawn once per burst, not per frame.
+ */
+function burstPause(s: SourceState, bare: number, rng: Rng): number {
+  const pause = s.gapNs * s.burst - (s.burst - 1) * bare;
+  const j = s.jitter;
+  return j > 0 ? pause * (1 - j) - pause * j * Math.log(1 - rng.float()) : pause;
 }
 
 /** Offered rate of a source when it does not say (line rate for its first size). */
@@ -231,6 +249,8 @@ export class TrafficGenerator {
       const rate = sourceRate(s, spec.linkGbps);
       if (!(rate > 0)) throw new Error(`traffic: source ${s.name ?? ''} has no positive rate`);
       const burst = Math.max(1, s.burst ?? 1);
+      const jitter = s.jitter ?? 0;
+      if (!(jitter >= 0 && jitter <= 1)) throw new Error(`traffic: source ${s.name ?? ''} has jitter ${jitter}; it is a fraction of the pause, 0 to 1`);
       const st: SourceState = {
         templates,
         hashes: templates.map((t) => rssHash(t) >>> 0),
@@ -238,6 +258,7 @@ export class TrafficGenerator {
         wireBare: templates.map((t) => wireNs(t.length, spec.linkGbps)),
         gapNs: 1e9 / rate,
         burst,
+        jitter,
         inBurst: 0,
         nextNs: 0,
         flow: 0,
@@ -262,6 +283,7 @@ export class TrafficGenerator {
         wireBare: recs.map((r) => wireNs(r.data.length, spec.linkGbps)),
         gapNs: spec.pcap.ratePps ? 1e9 / spec.pcap.ratePps : last / Math.max(1, recs.length - 1),
         burst: 1,
+        jitter: 0,
         inBurst: 0,
         nextNs: 0,
         flow: 0,
@@ -382,7 +404,7 @@ export class TrafficGenerator {
         if (inBurst < burst) at = at + bare;
         else {
           inBurst = 0;
-          at = at + s.gapNs * s.burst - (s.burst - 1) * bare;
+          at = at + burstPause(s, bare, this.rng);
         }
       } while (k < lim && (at < other || (at === other && best < otherSrc)));
       s.inBurst = inBurst;
@@ -427,7 +449,7 @@ export class TrafficGenerator {
         s.nextNs = s.times[s.flow]!;
       } else {
         s.flow = s.flow + 1 >= s.templates.length ? 0 : s.flow + 1;
-        s.nextNs = burstNext(s, bestNs, s.wireBare[idx]!);
+        s.nextNs = burstNext(s, bestNs, s.wireBare[idx]!, this.rng);
       }
       next[best] = s.nextNs;
       this.siftDown();

@@ -5,6 +5,7 @@
  * and print the model next to the paper. Later seeds (AF_XDP, devmap
  * redirect, vmxnet3) add entries here with their own drivers and metrics.
  */
+import { PKTGEN_JITTER } from '../net/profiles';
 import type { FlowSourceSpec, TrafficSpec } from '../net/traffic';
 import type { SimConfig } from './config';
 import type { ProfileEntry } from './cost';
@@ -71,7 +72,12 @@ export interface ScenarioResult {
  * Each thread sends as fast as its CPU allows, so the threads' rates differ
  * a little (patch 06 prints them: 5,056,638 / 5,133,311 / 5,077,431 /
  * 5,043,067 pps, 20.31 Mpps in all) and their bursts drift past each other
- * instead of arriving in lockstep: the receiver's idle gaps vary in length.
+ * instead of arriving in lockstep. Nor does one thread send like a clock:
+ * between its bursts the sending CPU takes its own tx-completion interrupts
+ * and timer ticks, and the sending NIC arbitrates between the threads' tx
+ * rings, so the pause before each burst varies (PKTGEN_JITTER). That is what
+ * makes the receiver's idle gaps vary in length, and the idle governor's
+ * choice with them (src/sim/hw.ts, pollIdleNs).
  */
 export const SEED000_PKTGEN_THREAD_PPS = [5_056_638, 5_133_311, 5_077_431, 5_043_067] as const;
 function pktgenSample03(threadPps: readonly number[]): FlowSourceSpec[] {
@@ -86,6 +92,7 @@ function pktgenSample03(threadPps: readonly number[]): FlowSourceSpec[] {
     sport: 9,
     dport: 9,
     burst: 32,
+    jitter: PKTGEN_JITTER,
   }));
 }
 

@@ -49,6 +49,30 @@ describe('traffic generator', () => {
     expect(p[8]!.t - p[0]!.t).toBeCloseTo(8000, 6); // burst starts keep the 1 Mpps average
   });
 
+  it("jitter varies the pause between bursts and keeps the rate and the bursts' spacing", () => {
+    const wire = 1e9 / lineRatePps(40, 60);
+    const pause = 8000 - 7 * wire; // a burst's last frame to the next burst's first at 1 Mpps in bursts of 8
+    const p = take({ linkGbps: 40, sources: [{ ratePps: 1e6, burst: 8, jitter: 0.4 }] }, 8 * 20_000 + 1);
+    for (let i = 1; i < 8; i++) expect(p[i]!.t - p[i - 1]!.t).toBeCloseTo(wire, 6);
+    const pauses = Array.from({ length: 20_000 }, (_, b) => p[8 * b + 8]!.t - p[8 * b + 7]!.t);
+    // 60% of each pause fixed, 40% exponential of the same mean: never shorter than the fixed part, mean kept.
+    expect(Math.min(...pauses)).toBeGreaterThanOrEqual(0.6 * pause - 1e-6);
+    const mean = pauses.reduce((a, x) => a + x, 0) / pauses.length;
+    const sd = Math.sqrt(pauses.reduce((a, x) => a + (x - mean) ** 2, 0) / pauses.length);
+    expect(mean / pause).toBeCloseTo(1, 1);
+    expect(sd / (0.4 * pause)).toBeCloseTo(1, 1); // an exponential's spread is its mean
+    const pps = (8 * 20_000) / ((p[8 * 20_000]!.t - p[0]!.t) / 1e9);
+    expect(pps / 1e6).toBeCloseTo(1, 1);
+    // Seeded: the same seed, the same pauses; none without jitter.
+    expect(take({ linkGbps: 40, sources: [{ ratePps: 1e6, burst: 8, jitter: 0.4 }] }, 8 * 20_000 + 1).map((x) => x.t)).toEqual(p.map((x) => x.t));
+    const even = take({ linkGbps: 40, sources: [{ ratePps: 1e6, burst: 8 }] }, 800);
+    for (let b = 1; b < 100; b++) expect(even[8 * b]!.t - even[8 * b - 8]!.t).toBeCloseTo(8000, 6);
+  });
+
+  it('jitter outside 0..1 is refused with the source named', () => {
+    for (const jitter of [-0.1, 1.5, NaN]) expect(() => new TrafficGenerator({ linkGbps: 10, sources: [{ name: 'pg0', ratePps: 1e6, jitter }] }, 1)).toThrow(/source pg0 has jitter .*0 to 1/);
+  });
+
   it('address and port ranges cycle like pktgen flows; sizes cycle', () => {
     const p = take({ linkGbps: 10, sources: [{ ratePps: 1e6, src: '10.0.0.1', srcCount: 3, dport: 100, dportCount: 2, sizes: [60, 1000] }] }, 12);
     const d = p.map((x) => decodePacket(x.frame));
@@ -91,6 +115,7 @@ describe('advance: the one-template fast paths', () => {
   it.each([
     ['one source', { linkGbps: 25, sources: [{ ratePps: 37.2e6, frameLen: 60, burst: 32 }] }],
     ['four pktgen threads', { linkGbps: 40, sources: Array.from({ length: 4 }, (_, i) => ({ ratePps: 5e6 + i * 1e5, frameLen: 60, burst: 32 })) }],
+    ['four pktgen threads with timing noise', { linkGbps: 40, sources: Array.from({ length: 4 }, (_, i) => ({ ratePps: 5e6 + i * 1e5, frameLen: 60, burst: 32, jitter: 0.4 })) }],
     ['ten threads, an end at 5000', { linkGbps: 10, maxPackets: 5000, sources: Array.from({ length: 10 }, () => ({ ratePps: 1.488e6, frameLen: 60, burst: 32 })) }],
   ] as [string, TrafficSpec][])('%s: the times and sources of the general step', (_n, spec) => {
     const a = run(spec, 9, 6000);

@@ -359,7 +359,8 @@ export class TrafficGenerator {
    * one stays ahead of every other source's, which do not move meanwhile:
    * one heap step per run, not per frame. The same times as one frame at a
    * time: burstNext's arithmetic, written out on a local place in the burst
-   * (calling burstNext-like helpers here cost ~10 instructions a packet).
+   * (calling burstNext-like helpers here cost ~10 instructions a packet);
+   * only the pause after a burst is a call (burstPause, once per burst).
    */
   private fillSingles(lim: number): number {
     const next = this.srcNext;

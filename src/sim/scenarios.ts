@@ -5,8 +5,8 @@
  * and print the model next to the paper. Later seeds (AF_XDP, devmap
  * redirect, vmxnet3) add entries here with their own drivers and metrics.
  */
-import { PKTGEN_JITTER } from '../net/profiles';
-import type { FlowSourceSpec, TrafficSpec } from '../net/traffic';
+import { pktgenSample03 } from '../net/profiles';
+import type { TrafficSpec } from '../net/traffic';
 import type { SimConfig } from './config';
 import type { ProfileEntry } from './cost';
 import { SEED2016_E5, SEED2016_I7, SEED2019_GOLD6140_I40E, SEED2021_I40E, SEED2023_VMXNET3 } from './hw';
@@ -75,27 +75,12 @@ export interface ScenarioResult {
  * instead of arriving in lockstep. Nor does one thread send like a clock:
  * between its bursts the sending CPU takes its own tx-completion interrupts
  * and timer ticks, and the sending NIC arbitrates between the threads' tx
- * rings, so the pause before each burst varies (PKTGEN_JITTER). That is what
+ * rings, so the pause before each burst varies (src/net/profiles.ts,
+ * PKTGEN_JITTER). That is what
  * makes the receiver's idle gaps vary in length, and the idle governor's
  * choice with them (src/sim/hw.ts, pollIdleNs).
  */
 export const SEED000_PKTGEN_THREAD_PPS = [5_056_638, 5_133_311, 5_077_431, 5_043_067] as const;
-function pktgenSample03(threadPps: readonly number[]): FlowSourceSpec[] {
-  return threadPps.map((ratePps, i) => ({
-    name: `pktgen thread ${i}`,
-    ratePps,
-    frameLen: 60,
-    l3: 'ipv4' as const,
-    l4: 'udp' as const,
-    src: '198.18.0.1',
-    dst: '198.19.0.1',
-    sport: 9,
-    dport: 9,
-    burst: 32,
-    jitter: PKTGEN_JITTER,
-  }));
-}
-
 const seed000Traffic = (): TrafficSpec => ({ linkGbps: 40, sources: pktgenSample03(SEED000_PKTGEN_THREAD_PPS) });
 
 const E5 = SEED2016_E5.name;
